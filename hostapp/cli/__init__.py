@@ -1,0 +1,63 @@
+"""The ``towerear`` command line.
+
+Each subcommand lives in its own module of this package and exposes
+``register(subparsers) -> None``, which adds its parser and sets
+``func=callable(args) -> int`` as the parser's default. Modules are
+discovered, so adding a subcommand touches no shared file.
+
+With no subcommand, ``towerear`` opens the desktop app.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+from hostapp import __version__
+from hostapp.errors import TowerearError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser, with every discovered subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="towerear",
+        description="Hear where the cubes land in the Mord im Arosa tower.",
+    )
+    parser.add_argument("--version", action="version", version=f"towerear {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        register = getattr(module, "register", None)
+        if register is not None:
+            register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``towerear`` console script; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func = getattr(args, "func", None)
+    if func is None:
+        from hostapp.cli._app import run_app
+
+        func = run_app
+    try:
+        return int(func(args) or 0)
+    except TowerearError as exc:
+        print(f"towerear: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("towerear: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

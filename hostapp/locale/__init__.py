@@ -1,0 +1,1 @@
+"""Message catalogs: one ``de_<area>.py`` module per area of the app."""
