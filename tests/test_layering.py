@@ -26,7 +26,9 @@ def _modules(package: str, exclude: tuple[str, ...] = ()) -> list[str]:
     return names
 
 
-def _import_with_blocked(modules: list[str], blocked: list[str]) -> subprocess.CompletedProcess[str]:
+def _import_with_blocked(
+    modules: list[str], blocked: list[str]
+) -> subprocess.CompletedProcess[str]:
     code = textwrap.dedent(
         f"""
         import importlib, sys
