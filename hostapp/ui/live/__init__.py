@@ -1,0 +1,1 @@
+"""The live view: eight piezo scopes, eight load traces, events as they come."""
