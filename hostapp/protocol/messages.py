@@ -99,7 +99,7 @@ class Piezo:
     def body(self) -> bytes:
         samples = np.asarray(self.samples)
         if samples.ndim != 2 or not 1 <= samples.shape[0] <= c.PIEZO_MAX_SETS:
-            raise BodyError(f"PIEZO needs 1..{c.PIEZO_MAX_SETS} sample sets as an (n, channels) array")
+            raise BodyError(f"PIEZO needs an (n, channels) array with n in 1..{c.PIEZO_MAX_SETS}")
         return _PIEZO_HEAD.pack(self.t_us, samples.shape[0]) + samples.astype("<u2").tobytes()
 
     @classmethod

@@ -1,0 +1,181 @@
+"""The streaming frame decoder: bytes in, in chunks of any size; messages out.
+
+It never raises on any input. Every problem becomes a counter in
+:class:`DecoderStats` and the decoder carries on at the next 0x00.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import NamedTuple
+
+from hostapp.protocol import constants as c
+from hostapp.protocol.cobs import CobsError, cobs_decode
+from hostapp.protocol.crc import crc16
+from hostapp.protocol.messages import MESSAGE_CLASSES, BodyError, Message
+
+_MIN_MESSAGE_SIZE = c.HEADER_SIZE + c.CRC_SIZE
+
+
+class Frame(NamedTuple):
+    """One decoded message with the sequence number it arrived with."""
+
+    seq: int
+    msg: Message
+
+
+@dataclass
+class DecoderStats:
+    """Counters of everything the decoder saw.
+
+    Attributes
+    ----------
+    bytes_in : int
+        Bytes fed so far.
+    frames_ok : int
+        Messages decoded and returned.
+    crc_errors : int
+        Frames whose COBS was valid but whose CRC did not match.
+    framing_errors : int
+        Frames that were not valid COBS or shorter than a header and a CRC.
+    oversize : int
+        Frames longer than a 254-byte message can encode to.
+    bad_length : int
+        Frames with a good CRC and a known type whose body does not fit the type.
+    unknown_types : int
+        Frames with a good CRC and an unknown type (skipped).
+    lost_messages : int
+        Messages missing according to the sequence numbers (mod 65536).
+    partial_start : int
+        1 if the stream began mid-frame and that partial frame was dropped.
+    resets : int
+        Device reboots seen (HELLO with seq 0 after other messages).
+    """
+
+    bytes_in: int = 0
+    frames_ok: int = 0
+    crc_errors: int = 0
+    framing_errors: int = 0
+    oversize: int = 0
+    bad_length: int = 0
+    unknown_types: int = 0
+    lost_messages: int = 0
+    partial_start: int = 0
+    resets: int = 0
+
+    @property
+    def damaged_frames(self) -> int:
+        """Frames dropped because they were damaged (not counting a partial start)."""
+        return self.crc_errors + self.framing_errors + self.oversize + self.bad_length
+
+    def as_dict(self) -> dict[str, int]:
+        """The counters as a plain dict (for JSON and printing)."""
+        return asdict(self)
+
+
+class FrameDecoder:
+    """Decode a byte stream of COBS frames into :class:`Frame` objects.
+
+    One decoder follows one sender's stream (its sequence numbers). It works
+    for both directions: the host decodes device messages, the simulated
+    device decodes host commands with the same class.
+    """
+
+    def __init__(self) -> None:
+        self.stats = DecoderStats()
+        self._pending = b""
+        self._discarding = False
+        self._seen_delimiter = False
+        self._last_seq: int | None = None
+
+    def feed(self, data: bytes | bytearray | memoryview) -> list[Frame]:
+        """Take the next chunk of the stream and return the messages it completed.
+
+        Parameters
+        ----------
+        data : bytes-like
+            Any number of bytes, cut anywhere.
+
+        Returns
+        -------
+        list of Frame
+            The messages whose closing 0x00 was in ``data``, in order.
+        """
+        stats = self.stats
+        stats.bytes_in += len(data)
+        buffer = self._pending + bytes(data) if self._pending else bytes(data)
+        pieces = buffer.split(c.FRAME_DELIMITER)
+        tail = pieces.pop()
+        frames: list[Frame] = []
+        for piece in pieces:
+            first = not self._seen_delimiter
+            self._seen_delimiter = True
+            if self._discarding:
+                # The end of a frame already counted as oversize.
+                self._discarding = False
+                continue
+            if not piece:
+                continue  # back-to-back delimiters carry nothing
+            frame = self._decode_piece(piece, first)
+            if frame is not None:
+                frames.append(frame)
+        if len(tail) > c.MAX_ENCODED_SIZE:
+            if self._seen_delimiter:
+                stats.oversize += 1
+            else:
+                stats.partial_start = 1
+            self._seen_delimiter = True
+            self._discarding = True
+            tail = b""
+        self._pending = tail
+        return frames
+
+    def _decode_piece(self, piece: bytes, first: bool) -> Frame | None:
+        stats = self.stats
+        if len(piece) > c.MAX_ENCODED_SIZE:
+            if first:
+                stats.partial_start = 1
+            else:
+                stats.oversize += 1
+            return None
+        try:
+            raw = cobs_decode(piece)
+        except CobsError:
+            raw = b""
+        if len(raw) < _MIN_MESSAGE_SIZE:
+            if first:
+                stats.partial_start = 1
+            else:
+                stats.framing_errors += 1
+            return None
+        if crc16(raw[:-2]) != raw[-2] | raw[-1] << 8:
+            if first:
+                stats.partial_start = 1
+            else:
+                stats.crc_errors += 1
+            return None
+        msg_type = raw[0]
+        seq = raw[1] | raw[2] << 8
+        self._track_seq(msg_type, seq)
+        cls = MESSAGE_CLASSES.get(msg_type)
+        if cls is None:
+            stats.unknown_types += 1
+            return None
+        try:
+            msg = cls.from_body(raw[3:-2])
+        except BodyError:
+            stats.bad_length += 1
+            return None
+        stats.frames_ok += 1
+        return Frame(seq, msg)
+
+    def _track_seq(self, msg_type: int, seq: int) -> None:
+        last = self._last_seq
+        self._last_seq = seq
+        if last is None:
+            return
+        if msg_type == c.HELLO and seq == 0:
+            # A rebooted device starts counting again: not a loss.
+            self.stats.resets += 1
+            return
+        self.stats.lost_messages += (seq - last - 1) % c.SEQ_MODULUS
