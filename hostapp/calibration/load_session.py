@@ -101,8 +101,11 @@ class LevelLoadCalibration:
         """The instruction for the user, in the current language."""
         level = self.plan.level
         if self.disconnected:
-            return tr("Level {level}'s load cell is not connected: close the tower below it.",
-                      level=level)
+            return tr(
+                "Level {level}'s load cell is not connected: "
+                "put the modules below it back on the tower.",
+                level=level,
+            )
         texts = {
             Step.EMPTY: tr("Level {level}: leave the plate empty and do not touch the tower.",
                            level=level),

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from hostapp.errors import IllegalMoveError
 from hostapp.games.arosa.events import Action, Cover, Event, Inspect, Suspect, Throw, event_kind
-from hostapp.games.arosa.rules import FLOORS, N_FLOORS, SHEET_LIMIT, VICTIM
+from hostapp.games.arosa.rules import FLOORS, N_VICTIMS, SHEET_LIMIT, VICTIM
 from hostapp.games.arosa.scoring import Scores, score
 from hostapp.games.arosa.state import GameState, Outcome, Phase
 from hostapp.i18n import tr
@@ -288,7 +288,7 @@ def _inspect(table: _Table, action: Inspect) -> None:
         from_floor=from_floor,
         taken_out=taken,
     )
-    if sum(table.victims_on_sheet) == sum(table.victims_on_sheet) + sum(table.tower[VICTIM]):
+    if sum(table.victims_on_sheet) == N_VICTIMS:
         # both victims found: the search is over; Act II begins with the next player
         table.phase = "act2"
 
@@ -374,14 +374,10 @@ def _cover(table: _Table, action: Cover) -> None:
     taken = table.take_out(floor)
     penalty = 0 if own else 1  # sloppy job: none of his own clues there
     table.owe(by, penalty)
-    table.last = Outcome(
-        "cover", by, floor, taken_out=taken, penalty=penalty, removed=remove
-    )
+    table.last = Outcome("cover", by, floor, taken_out=taken, penalty=penalty, removed=remove)
 
 
 def final_scores(state: GameState) -> Scores:
     """Suspicion points, culprits and winners of the sheet as it stands."""
     return score(state.players, state.sheet, state.crime_scenes)
 
-
-__all__ = ["N_FLOORS", "apply", "cover_limit", "describe_owed", "final_scores"]
