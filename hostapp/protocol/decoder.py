@@ -119,7 +119,9 @@ class FrameDecoder:
             frame = self._decode_piece(piece, first)
             if frame is not None:
                 frames.append(frame)
-        if len(tail) > c.MAX_ENCODED_SIZE:
+        if self._discarding:
+            tail = b""  # still inside a frame already counted as oversize
+        elif len(tail) > c.MAX_ENCODED_SIZE:
             if self._seen_delimiter:
                 stats.oversize += 1
             else:

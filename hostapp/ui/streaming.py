@@ -94,7 +94,6 @@ class StreamStatus:
     hello: Hello | None
     recording: str | None
     messages_per_s: float
-    detection_backlog: int
 
 
 class DetectionWorker(threading.Thread):
@@ -155,7 +154,31 @@ class DetectionWorker(threading.Thread):
         self._stop.set()
 
 
-SourceOpener = Callable[[str], LiveSource]
+@dataclass(frozen=True)
+class SourceChoice:
+    """Which source to open.
+
+    Attributes
+    ----------
+    kind
+        ``"sim"`` (simulated tower), ``"device"`` (serial, found by USB id),
+        ``"simavr"`` (firmware in simavr), ``"audio"`` (audio interface) or
+        ``"replay"`` (a recording).
+    path
+        The recording for ``"replay"``.
+    speed
+        Replay speed, 1 to 100 times real time.
+    """
+
+    kind: str
+    path: str = ""
+    speed: float = 1.0
+
+
+SOURCE_KINDS = ("sim", "device", "simavr", "audio", "replay")
+REPLAY_SPEEDS = (1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0)
+
+SourceOpener = Callable[[SourceChoice], LiveSource]
 DetectorFactory = Callable[[], Detector]
 
 
@@ -165,7 +188,7 @@ class StreamHub(QObject):
     Parameters
     ----------
     open_source
-        Builds a source from its choice key (see :mod:`hostapp.ui.sources_adapter`).
+        Builds a source from a :class:`SourceChoice`.
     make_detector
         Builds a fresh detection pipeline for each new source.
     drain_interval_ms
@@ -178,8 +201,8 @@ class StreamHub(QObject):
     """Detection events (landing, removal, lift, closed, disturbance)."""
     status = pyqtSignal(object)
     """A :class:`StreamStatus`, about twice a second."""
-    source_changed = pyqtSignal(str)
-    """The choice key of the new source."""
+    source_changed = pyqtSignal(object)
+    """The :class:`SourceChoice` of the new source."""
 
     def __init__(
         self,
@@ -193,7 +216,7 @@ class StreamHub(QObject):
         self._make_detector = make_detector
         self._source: LiveSource | None = None
         self._worker: DetectionWorker | None = None
-        self._choice = ""
+        self._choice: SourceChoice | None = None
         self._recording: str | None = None
         self.hello: Hello | None = None
         self._rate_count = 0
@@ -207,8 +230,8 @@ class StreamHub(QObject):
         self._status_timer.timeout.connect(self._emit_status)
 
     @property
-    def choice(self) -> str:
-        """The choice key of the active source ("" when none)."""
+    def choice(self) -> SourceChoice | None:
+        """The active source's choice, ``None`` when idle."""
         return self._choice
 
     @property
@@ -221,7 +244,7 @@ class StreamHub(QObject):
         """The path being recorded to, or ``None``."""
         return self._recording
 
-    def switch_to(self, choice: str) -> None:
+    def switch_to(self, choice: SourceChoice) -> None:
         """Close the active source and open ``choice``.
 
         Raises
@@ -261,7 +284,7 @@ class StreamHub(QObject):
         self._source = None
         self._worker = None
         self._recording = None
-        self._choice = ""
+        self._choice = None
 
     def start_recording(self, path: str) -> None:
         """Write the active source's raw bytes to ``path`` (contracts.md section 2)."""
@@ -311,6 +334,5 @@ class StreamHub(QObject):
                 hello=self.hello,
                 recording=self._recording,
                 messages_per_s=self._rate,
-                detection_backlog=0,
             )
         )
