@@ -119,10 +119,12 @@ def parse_pinout(data: Any) -> Pinout:
         raise HardwareError("pinout: the file must hold one JSON object")
     piezo_entries = _per_level(data, "piezo")
     piezo = tuple(_pin(e, f"piezo level {k}") for k, e in enumerate(piezo_entries))
-    adc = tuple(e.get("adc") for e in piezo_entries)
-    for k, (ref, channel) in enumerate(zip(piezo, adc, strict=True)):
-        if not isinstance(channel, int) or ref.pin != f"A{channel}":
+    adc: list[int] = []
+    for k, (ref, entry) in enumerate(zip(piezo, piezo_entries, strict=True)):
+        channel = entry.get("adc")
+        if not isinstance(channel, int) or ref.pin != f"A{channel}" or not 0 <= channel < 8:
             raise HardwareError(f"pinout: piezo level {k} must be an analogue pin A0..A7")
+        adc.append(channel)
     dout = tuple(
         _pin(e, f"hx711_dout level {k}") for k, e in enumerate(_per_level(data, "hx711_dout"))
     )
@@ -135,7 +137,7 @@ def parse_pinout(data: Any) -> Pinout:
     pinout = Pinout(
         board=str(data.get("board", "")),
         piezo=piezo,
-        piezo_adc=tuple(int(c) for c in adc),
+        piezo_adc=tuple(adc),
         hx711_dout=dout,
         hx711_sck=_pin(data.get("hx711_sck"), "hx711_sck"),
         uart_rx=_pin(uart.get("rx"), "uart rx"),

@@ -316,43 +316,49 @@ class LoadChannelProcessor:
     ) -> list[LoadStep]:
         w = self.window
         win_v = sliding_window_view(all_v, w, axis=0)[skip:]  # (k, n, w)
-        win_ok = sliding_window_view(all_ok, w, axis=0).all(axis=2)[skip:]
+        win_ok = np.asarray(sliding_window_view(all_ok, w, axis=0).all(axis=2))[skip:]
         win_t = sliding_window_view(all_t, w)[skip:]
         contiguous = (win_t[:, -1] - win_t[:, 0]) <= self._max_window_span_s
         spread = win_v.max(axis=2) - win_v.min(axis=2)
         means = win_v.mean(axis=2)
         stable = win_ok & contiguous[:, None] & (spread <= self.stable_range_sigmas * self.sigma)
         threshold = self.step_threshold_counts()
-        steps: list[LoadStep] = []
-        for ch in np.flatnonzero(stable.any(axis=0)):
-            idx = np.flatnonzero(stable[:, ch])
-            m = means[idx, ch]
-            prev = np.concatenate([[self.level[ch]], m[:-1]])
-            prev_t = np.concatenate([[self.level_t[ch]], win_t[idx[:-1], -1]])
+        k, n = stable.shape
+        rows = np.arange(k)[:, None]
+        # For every stable window, the index of the stable window before it
+        # on the same channel (-1: the one remembered from earlier blocks).
+        last_incl = np.maximum.accumulate(np.where(stable, rows, -1), axis=0)
+        prev_idx = np.vstack([np.full((1, n), -1), last_incl[:-1]])
+        cols = np.arange(n)[None, :]
+        prev_mean = np.where(prev_idx >= 0, means[np.maximum(prev_idx, 0), cols], self.level)
+        prev_t = np.where(prev_idx >= 0, win_t[np.maximum(prev_idx, 0), -1], self.level_t)
+        for ch in range(n):
             for reset_t in self._pending_resets[ch]:
                 # The module was lifted between these windows: its level is
                 # re-learnt, never compared across the lift.
-                after = np.flatnonzero(win_t[idx, 0] >= reset_t)
+                after = np.flatnonzero(stable[:, ch] & (win_t[:, 0] >= reset_t))
                 if after.size:
-                    prev[after[0]] = np.nan
-            self._pending_resets[ch] = [
-                r for r in self._pending_resets[ch] if r > win_t[idx[-1], 0]
-            ]
-            jumps = np.flatnonzero(np.abs(m - prev) > threshold[ch])
-            for j in jumps:
-                k = idx[j]
-                steps.append(
-                    LoadStep(
-                        level=int(ch),
-                        t_before_s=float(prev_t[j]),
-                        t_settled_s=float(win_t[k, 0]),
-                        t_decided_s=float(win_t[k, -1]),
-                        delta_counts=float(m[j] - prev[j]),
-                        before_counts=float(prev[j]),
-                        after_counts=float(m[j]),
-                    )
+                    prev_mean[after[0], ch] = np.nan
+            if self._pending_resets[ch] and stable[:, ch].any():
+                last_start = win_t[last_incl[-1, ch], 0]
+                self._pending_resets[ch] = [r for r in self._pending_resets[ch] if r > last_start]
+        with np.errstate(invalid="ignore"):
+            jumps = stable & (np.abs(means - prev_mean) > threshold[None, :])
+        steps: list[LoadStep] = []
+        for j, ch in zip(*np.nonzero(jumps), strict=True):
+            steps.append(
+                LoadStep(
+                    level=int(ch),
+                    t_before_s=float(prev_t[j, ch]),
+                    t_settled_s=float(win_t[j, 0]),
+                    t_decided_s=float(win_t[j, -1]),
+                    delta_counts=float(means[j, ch] - prev_mean[j, ch]),
+                    before_counts=float(prev_mean[j, ch]),
+                    after_counts=float(means[j, ch]),
                 )
-            self.level[ch] = m[-1]
-            self.level_t[ch] = win_t[idx[-1], -1]
+            )
+        seen = last_incl[-1] >= 0
+        self.level = np.where(seen, means[np.maximum(last_incl[-1], 0), np.arange(n)], self.level)
+        self.level_t = np.where(seen, win_t[np.maximum(last_incl[-1], 0), -1], self.level_t)
         steps.sort(key=lambda s: (s.t_decided_s, s.level))
         return steps

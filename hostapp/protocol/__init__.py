@@ -13,7 +13,7 @@
 """
 
 from hostapp.protocol import constants
-from hostapp.protocol.clock import ClockUnwrapper, unwrap_t_us
+from hostapp.protocol.clock import ClockUnwrapper, StreamClock, unwrap_t_us
 from hostapp.protocol.cobs import CobsError, cobs_decode, cobs_encode
 from hostapp.protocol.codec import decode_body, encode_frame, encode_message
 from hostapp.protocol.crc import crc16
@@ -58,6 +58,7 @@ __all__ = [
     "Reset",
     "Start",
     "Status",
+    "StreamClock",
     "Stop",
     "cobs_decode",
     "cobs_encode",

@@ -6,6 +6,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hostapp.protocol.constants import T_US_MODULUS
+from hostapp.protocol.messages import Hello, Load, Piezo, Pong
 
 _HALF = T_US_MODULUS // 2
 
@@ -64,3 +65,64 @@ def unwrap_t_us(t_us: npt.ArrayLike) -> npt.NDArray[np.int64]:
     np.cumsum(delta, out=out[1:])
     out[1:] += raw[0]
     return out
+
+
+class StreamClock:
+    """Stream time in seconds of device messages (contracts.md section 2).
+
+    Stream time is ``(unwrapped t_us - t_us of the first PIEZO or LOAD) / 1e6``.
+    Feed every decoded message in arrival order to :meth:`stamp`. When the
+    device reboots (a HELLO with seq 0 after other messages) its clock starts
+    again; stream time then carries on from the last time seen instead of
+    jumping back, so it never runs backwards by a whole session.
+    """
+
+    def __init__(self) -> None:
+        self._unwrapper = ClockUnwrapper()
+        self._origin_us: int | None = None
+        # Stream time at the start of the current boot of the device, and the
+        # raw t_us that boot's first timed message carried.
+        self._epoch_start_us = 0
+        self._epoch_ref_us: int | None = None
+        self._last_us = 0
+        self._seen_any = False
+
+    @property
+    def origin_us(self) -> int | None:
+        """Raw ``t_us`` of the first PIEZO or LOAD message, once seen."""
+        return self._origin_us
+
+    def stamp(self, seq: int, msg: object) -> float | None:
+        """Stream time of ``msg`` in seconds, or None if it carries no time yet.
+
+        Parameters
+        ----------
+        seq : int
+            The message's sequence number (a HELLO with seq 0 marks a reboot).
+        msg : Message
+            A decoded message; PIEZO and LOAD set the origin, PONG is stamped
+            once the origin is known, every other type gives None.
+
+        Returns
+        -------
+        float or None
+            Seconds since the first PIEZO or LOAD message.
+        """
+        if isinstance(msg, Hello):
+            if seq == 0 and self._seen_any:
+                self._epoch_start_us = self._last_us
+                self._epoch_ref_us = None
+                self._unwrapper.reset()
+            return None
+        if not isinstance(msg, Piezo | Load | Pong):
+            return None
+        if self._epoch_ref_us is None:
+            if isinstance(msg, Pong):
+                return None
+            self._epoch_ref_us = msg.t_us
+            if self._origin_us is None:
+                self._origin_us = msg.t_us
+        self._seen_any = True
+        elapsed = self._epoch_start_us + self._unwrapper.unwrap(msg.t_us) - self._epoch_ref_us
+        self._last_us = max(self._last_us, elapsed)
+        return elapsed / 1e6

@@ -6,6 +6,7 @@ It never raises on any input. Every problem becomes a counter in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import NamedTuple
 
@@ -79,14 +80,33 @@ class FrameDecoder:
     One decoder follows one sender's stream (its sequence numbers). It works
     for both directions: the host decodes device messages, the simulated
     device decodes host commands with the same class.
+
+    Parameters
+    ----------
+    on_rejected : callable, optional
+        Called as ``on_rejected(msg_type, seq, reason)`` for a frame with a
+        good CRC that is not returned: ``reason`` is ``"unknown_type"`` or
+        ``"bad_length"``. A device uses it to answer an unknown command.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, on_rejected: Callable[[int, int, str], None] | None = None) -> None:
         self.stats = DecoderStats()
+        self._on_rejected = on_rejected
         self._pending = b""
         self._discarding = False
         self._seen_delimiter = False
         self._last_seq: int | None = None
+
+    def resync(self) -> None:
+        """Forget the partial frame and the last seq, keep the counters.
+
+        For a transport that reconnected: the new byte stream may start
+        mid-frame and the sender may have rebooted, neither of which is damage.
+        """
+        self._pending = b""
+        self._discarding = False
+        self._seen_delimiter = False
+        self._last_seq = None
 
     def feed(self, data: bytes | bytearray | memoryview) -> list[Frame]:
         """Take the next chunk of the stream and return the messages it completed.
@@ -162,11 +182,15 @@ class FrameDecoder:
         cls = MESSAGE_CLASSES.get(msg_type)
         if cls is None:
             stats.unknown_types += 1
+            if self._on_rejected is not None:
+                self._on_rejected(msg_type, seq, "unknown_type")
             return None
         try:
             msg = cls.from_body(raw[3:-2])
         except BodyError:
             stats.bad_length += 1
+            if self._on_rejected is not None:
+                self._on_rejected(msg_type, seq, "bad_length")
             return None
         stats.frames_ok += 1
         return Frame(seq, msg)

@@ -54,16 +54,14 @@ def install_excepthook(show: ShowError, log_path: Path | None) -> None:
         Where the traceback is written (named in the sentence for bugs).
     """
 
-    def hook(
-        exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None
-    ) -> None:
+    def hook(exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
         if issubclass(exc_type, KeyboardInterrupt):
             sys.__excepthook__(exc_type, exc, tb)
             return
         log.error("uncaught: %s", "".join(traceback.format_exception(exc_type, exc, tb)))
         try:
             show(user_sentence(exc, log_path))
-        except Exception:  # noqa: BLE001 - the hook must never raise itself
+        except Exception:  # the hook must never raise itself
             log.exception("could not show the error dialog")
 
     sys.excepthook = hook

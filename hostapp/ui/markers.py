@@ -116,11 +116,11 @@ class ColourMarker(QWidget):
             return f"{letters}\u00d7{self._count}"
         return letters
 
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+    def sizeHint(self) -> QSize:
         width = self._size if self._count in (None, 1) else int(self._size * 1.8)
         return QSize(width, self._size)
 
-    def paintEvent(self, event: QPaintEvent | None) -> None:  # noqa: N802 - Qt's name
+    def paintEvent(self, event: QPaintEvent | None) -> None:
         style = STYLES[self._colour]
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)

@@ -27,5 +27,5 @@ class CatalogTranslator(QTranslator):
         # An empty string tells Qt "no translation here", so it keeps the source.
         return i18n.catalog(i18n.current_language()).get(source_text, "")
 
-    def isEmpty(self) -> bool:  # noqa: N802 - Qt's name
+    def isEmpty(self) -> bool:
         return False

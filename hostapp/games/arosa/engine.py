@@ -380,4 +380,3 @@ def _cover(table: _Table, action: Cover) -> None:
 def final_scores(state: GameState) -> Scores:
     """Suspicion points, culprits and winners of the sheet as it stands."""
     return score(state.players, state.sheet, state.crime_scenes)
-

@@ -1,0 +1,110 @@
+"""Counting cubes in a load step: the size of one cube per level, learnt or given.
+
+Load cells of one kind differ by some percent in sensitivity, so the size
+of one cube in counts is kept per level. Until a level has seen its own
+landings it borrows the median of the levels that have; until any level
+has, the first lasting step is taken as one cube (contracts.md section 3:
+the detector learns the load step of one cube from the first landings).
+The sign is learnt too: a cell wired the other way reads landings as
+negative counts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# Why 15: a running median over the last 15 single-cube steps follows a
+# slow change in sensitivity (temperature) and ignores a few odd ones.
+_HISTORY = 15
+# Why 0.35..0.65: a step this fraction of the learnt cube means the cube was
+# learnt from a double step; with few samples learnt, start again.
+_HALF_RANGE = (0.35, 0.65)
+_TRUST_SAMPLES = 3
+
+
+class CubeScale:
+    """Per-level size of one cube in HX711 counts.
+
+    Parameters
+    ----------
+    n_levels : int
+        Number of load channels.
+    cube_counts : sequence of float, optional
+        Known signed counts per cube on each level (from a calibration).
+    """
+
+    def __init__(self, *, n_levels: int, cube_counts: tuple[float, ...] | None = None) -> None:
+        self.n_levels = int(n_levels)
+        self._history: list[list[float]] = [[] for _ in range(self.n_levels)]
+        self._given: np.ndarray | None = None
+        self.sign = 0.0  # +1 or -1 once known
+        self._units: np.ndarray | None = None  # cache, cleared on every change
+        #: Incremented on every change, so users can tell when to re-read units.
+        self.version = 0
+        if cube_counts is not None:
+            given = np.asarray(cube_counts, dtype=np.float64)
+            self._given = np.abs(given)
+            self.sign = 1.0 if float(np.median(given)) > 0 else -1.0
+
+    @property
+    def known(self) -> bool:
+        """True once a cube's size is given or learnt on some level."""
+        return self._given is not None or any(self._history)
+
+    def unit(self, level: int) -> float | None:
+        """Unsigned counts per cube on ``level`` (borrowed if not learnt there)."""
+        own = self._history[level]
+        if len(own) >= _TRUST_SAMPLES:
+            return float(np.median(own))
+        if self._given is not None:
+            return float(self._given[level])
+        pooled = [v for h in self._history for v in h]
+        if pooled:
+            return float(np.median(pooled))
+        return None
+
+    def units(self) -> np.ndarray:
+        """Unsigned counts per cube of every level (NaN where unknown)."""
+        if self._units is None:
+            self._units = np.array([self.unit(k) or np.nan for k in range(self.n_levels)])
+        return self._units.copy()
+
+    def _changed(self) -> None:
+        self._units = None
+        self.version += 1
+
+    def count(self, level: int, delta_counts: float) -> tuple[int, float]:
+        """Cubes in a step and how far the step is from a whole number of cubes.
+
+        Returns
+        -------
+        (int, float)
+            Signed number of cubes (+ added, - taken away) and the residual
+            ``|delta/unit - n|`` (0.5 at worst). Before anything is known the
+            step counts as one cube added, residual 0.
+        """
+        if self.sign == 0.0:
+            self.sign = 1.0 if delta_counts > 0 else -1.0
+        unit = self.unit(level)
+        if unit is None or unit <= 0:
+            return (1 if delta_counts * self.sign > 0 else -1), 0.0
+        x = self.sign * delta_counts / unit
+        pooled = sum(len(h) for h in self._history)
+        if self._given is None and pooled < _TRUST_SAMPLES:
+            if _HALF_RANGE[0] <= abs(x) <= _HALF_RANGE[1]:
+                # The first cube was learnt from a double step: start again.
+                for h in self._history:
+                    h.clear()
+                self._changed()
+                return (1 if x > 0 else -1), 0.0
+        n = int(np.round(x))
+        return n, float(abs(x - n))
+
+    def learn(self, level: int, delta_counts: float, n: int) -> None:
+        """Remember a confirmed step of ``n`` cubes (only single cubes teach)."""
+        if abs(n) != 1:
+            return
+        own = self._history[level]
+        own.append(abs(delta_counts))
+        del own[:-_HISTORY]
+        self._changed()

@@ -1,0 +1,356 @@
+"""Fusion: impacts and load changes in, landings and the other events out.
+
+Load evidence decides where cubes are (a lasting step of whole cubes on
+exactly one level is a landing, a lasting drop is a removal); piezo
+impacts time the landing and teach the acoustic model; when no load
+channel can tell (acoustic-only sources) the acoustic model decides.
+Disconnected load channels are lifted modules; steps on many levels at
+once and tower-wide impacts are disturbances, never landings.
+
+All decisions are taken against the stream clock ``now`` that the caller
+advances (:meth:`Fusion.advance`): an event is decided once the data up to
+its deadline has been seen, so results do not depend on block sizes.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dsp.detect.acoustic import AcousticLevelModel, loudness_profile
+from dsp.detect.cubes import CubeScale
+from dsp.detect.events import Closed, Disturbance, Event, Landing, Lift, Removal
+from dsp.detect.loadcell import LoadConnection, LoadStep
+from dsp.detect.piezo import TimedImpact
+
+# Why 60 ms: steps of one disturbance (a hand, a knock) on several levels
+# are decided within a reading or two of each other; waiting 60 ms more
+# than the step itself sees them together at little latency cost.
+DEFAULT_HOLD_S = 0.06
+# Why 0.35 s: the settling of one disturbance differs by level (ringing);
+# steps of different levels closer than this belong together.
+DEFAULT_COINCIDENCE_S = 0.35
+# Why 3: a knock-down changes two levels (one loses, one gains); three or
+# more levels changing together is something outside the tower.
+DEFAULT_DISTURBANCE_LEVELS = 3
+# Why 1.5 s: a knock-down's removal and landing happen within the fall time
+# of a cube through a few levels plus settling, well under 1.5 s.
+DEFAULT_KNOCK_WINDOW_S = 1.5
+# Why 0.15 s: modules lifted together lose contact within a few readings.
+DEFAULT_LIFT_GATHER_S = 0.15
+# Why 0.3 s: a falling cube strikes again within ~0.1 s (one level of fall or
+# a bounce); 0.3 s of silence means it has come to rest.
+DEFAULT_DROP_GAP_S = 0.3
+# Why 6 of 8: a strike inside the tower is heard on its level and a few
+# neighbours; a table knock or a hand on the tower reaches (almost) all.
+DEFAULT_WIDE_IMPACT_CHANNELS = 6
+# Why 6 dB: a wide impact is a disturbance only if it is also flat (no level
+# stands out by more than this over the median level).
+DEFAULT_WIDE_IMPACT_FLATNESS_DB = 6.0
+# Why 2 s: impacts older than the longest unstable stretch before a step are
+# of no use for timing it.
+_IMPACT_MEMORY_S = 4.0
+# Why 1 s: without a load reading for this long the load channels are
+# absent and the acoustic model has to decide on its own.
+_LOAD_ABSENT_S = 1.0
+
+
+@dataclass
+class FusionStats:
+    """Counters for diagnostics (stderr of ``towerear detect``)."""
+
+    impacts: int = 0
+    load_steps: int = 0
+    steps_below_one_cube: int = 0
+    steps_in_disturbance: int = 0
+    acoustic_landings: int = 0
+    acoustic_learnt: int = 0
+    acoustic_agreed: int = 0
+    acoustic_checked: int = 0
+
+
+@dataclass
+class _Drop:
+    impacts: list[TimedImpact] = field(default_factory=list)
+
+
+class Fusion:
+    """Decision stage of the detector (see the module docstring).
+
+    Parameters
+    ----------
+    n_levels : int
+        Levels of the tower (load and piezo channels).
+    scale : CubeScale
+        Cube size per level (learnt or calibrated).
+    acoustic : AcousticLevelModel
+        The self-learning acoustic model.
+    hold_s, coincidence_s, disturbance_levels, knock_window_s, lift_gather_s, drop_gap_s
+        See the module constants for the defaults and why.
+    """
+
+    def __init__(
+        self,
+        *,
+        n_levels: int,
+        scale: CubeScale,
+        acoustic: AcousticLevelModel,
+        hold_s: float = DEFAULT_HOLD_S,
+        coincidence_s: float = DEFAULT_COINCIDENCE_S,
+        disturbance_levels: int = DEFAULT_DISTURBANCE_LEVELS,
+        knock_window_s: float = DEFAULT_KNOCK_WINDOW_S,
+        lift_gather_s: float = DEFAULT_LIFT_GATHER_S,
+        drop_gap_s: float = DEFAULT_DROP_GAP_S,
+    ) -> None:
+        self.n_levels = int(n_levels)
+        self.scale = scale
+        self.acoustic = acoustic
+        self.hold_s = hold_s
+        self.coincidence_s = coincidence_s
+        self.disturbance_levels = disturbance_levels
+        self.knock_window_s = knock_window_s
+        self.lift_gather_s = lift_gather_s
+        self.drop_gap_s = drop_gap_s
+        self.stats = FusionStats()
+        self._impacts: deque[TimedImpact] = deque()
+        self._pending_steps: list[LoadStep] = []
+        self._recent_steps: deque[tuple[LoadStep, int]] = deque()  # (step, signed cubes)
+        self._disturbance_until = -np.inf
+        self._last_disturbance_t = -np.inf
+        self.disconnected: set[int] = set()
+        self._disconnect_t: dict[int, float] = {}
+        self._pending_lift_deadline: float | None = None
+        self.exposed: int | None = None
+        self._last_load_t = -np.inf
+        self._drop = _Drop()
+        self._load_seen = False
+
+    # -- inputs ------------------------------------------------------------
+    def add_impacts(self, impacts: list[TimedImpact]) -> list[Event]:
+        """Take new impacts (time order); returns disturbances they reveal."""
+        out: list[Event] = []
+        for imp in impacts:
+            self.stats.impacts += 1
+            self._impacts.append(imp)
+            if self._is_wide(imp):
+                out.extend(self._disturbance(imp.t_s, imp.t_s))
+            elif not self._load_present(imp.t_s):
+                if self._drop.impacts and imp.t_s - self._drop.impacts[-1].t_s > self.drop_gap_s:
+                    out.extend(self._decide_drop(self._drop.impacts[-1].t_s + self.drop_gap_s))
+                self._drop.impacts.append(imp)
+        while self._impacts and self._impacts[0].t_s < self._impacts[-1].t_s - _IMPACT_MEMORY_S:
+            self._impacts.popleft()
+        return out
+
+    def add_load(
+        self, steps: list[LoadStep], connections: list[LoadConnection], t_last_s: float
+    ) -> list[Event]:
+        """Take load steps and connection changes up to reading time ``t_last_s``."""
+        self._load_seen = True
+        self._last_load_t = max(self._last_load_t, t_last_s)
+        out: list[Event] = []
+        for conn in connections:
+            out.extend(self._connection(conn))
+        for step in steps:
+            self.stats.load_steps += 1
+            if step.level in self.disconnected:
+                continue
+            self._pending_steps.append(step)
+        return out
+
+    def advance(self, now_s: float) -> list[Event]:
+        """Decide everything whose deadline is at or before ``now_s``."""
+        out: list[Event] = []
+        if self._pending_lift_deadline is not None and now_s >= self._pending_lift_deadline:
+            out.extend(self._emit_lift(now_s))
+        ready = [s for s in self._pending_steps if now_s >= s.t_decided_s + self.hold_s]
+        if ready:
+            out.extend(self._resolve_steps(ready, now_s))
+        if (
+            self._drop.impacts
+            and not self._load_present(now_s)
+            and now_s >= self._drop.impacts[-1].t_s + self.drop_gap_s
+        ):
+            out.extend(self._decide_drop(now_s))
+        return out
+
+    def flush(self, now_s: float) -> list[Event]:
+        """Decide whatever is still pending at the end of the stream."""
+        out = self.advance(now_s + max(self.hold_s, self.drop_gap_s, self.lift_gather_s))
+        return out
+
+    # -- load ----------------------------------------------------------------
+    def _load_present(self, t_s: float) -> bool:
+        return self._load_seen and t_s - self._last_load_t <= _LOAD_ABSENT_S
+
+    def _resolve_steps(self, ready: list[LoadStep], now_s: float) -> list[Event]:
+        out: list[Event] = []
+        for step in sorted(ready, key=lambda s: s.t_settled_s):
+            if step not in self._pending_steps:
+                continue
+            group = [
+                s
+                for s in self._pending_steps
+                if abs(s.t_settled_s - step.t_settled_s) <= self.coincidence_s
+            ]
+            levels = {s.level for s in group}
+            if len(levels) >= self.disturbance_levels:
+                for s in group:
+                    self._pending_steps.remove(s)
+                self.stats.steps_in_disturbance += len(group)
+                t0 = min(s.t_before_s for s in group)
+                out.extend(self._disturbance(t0, now_s, settle_until=step.t_settled_s))
+                continue
+            self._pending_steps.remove(step)
+            if step.t_settled_s <= self._disturbance_until:
+                self.stats.steps_in_disturbance += 1
+                continue
+            out.extend(self._step_event(step, now_s))
+        return out
+
+    def _step_event(self, step: LoadStep, now_s: float) -> list[Event]:
+        n, residual = self.scale.count(step.level, step.delta_counts)
+        if n == 0:
+            self.stats.steps_below_one_cube += 1
+            return []
+        # Confidence from how well the step matches whole cubes: a clean
+        # step is within 0.1 cube; at 0.5 it is a coin toss between n and n+1.
+        confidence = float(np.clip(1.0 - 0.9 * max(0.0, residual - 0.1) / 0.4, 0.5, 0.99))
+        if not self.scale.known:
+            confidence = min(confidence, 0.8)
+        self._recent_steps.append((step, n))
+        while self._recent_steps and (
+            self._recent_steps[0][0].t_settled_s < step.t_settled_s - self.knock_window_s
+        ):
+            self._recent_steps.popleft()
+        if n > 0:
+            return [self._landing(step, n, confidence, now_s)]
+        knocked = self._exposed_level() != step.level
+        if knocked:
+            # A cube cannot leave a closed level except by a knock-down.
+            confidence *= 0.9
+        self.scale.learn(step.level, step.delta_counts, n)
+        return [
+            Removal(
+                t=self._removal_time(step),
+                t_decided=now_s,
+                floor=step.level,
+                cubes=-n,
+                confidence=confidence,
+                knocked=knocked,
+            )
+        ]
+
+    def _exposed_level(self) -> int | None:
+        return self.exposed if self.disconnected else None
+
+    def _landing(self, step: LoadStep, n: int, confidence: float, now_s: float) -> Landing:
+        impact = self._landing_impact(step)
+        knocked_from = None
+        for other, m in self._recent_steps:
+            if m < 0 and other.level > step.level and other is not step:
+                knocked_from = other.level
+        t = step.t_settled_s
+        if impact is not None:
+            t = min(impact.t_s, t)
+            if n == 1:
+                decision = self.acoustic.classify(impact.peaks)
+                self.stats.acoustic_checked += 1
+                if decision.level == step.level:
+                    self.stats.acoustic_agreed += 1
+                    confidence = 1.0 - 0.5 * (1.0 - confidence)
+                self.acoustic.learn(impact.peaks, step.level)
+                self.stats.acoustic_learnt += 1
+        self.scale.learn(step.level, step.delta_counts, n)
+        return Landing(
+            t=t,
+            t_decided=now_s,
+            floor=step.level,
+            cubes=n,
+            confidence=confidence,
+            source="load",
+            knocked_from=knocked_from,
+        )
+
+    def _landing_impact(self, step: LoadStep) -> TimedImpact | None:
+        """The last impact of the unstable stretch that sounds loudest near the level."""
+        candidates = [
+            imp
+            for imp in self._impacts
+            if step.t_before_s - self.drop_gap_s <= imp.t_s <= step.t_settled_s
+        ]
+        near = [c for c in candidates if abs(int(np.argmax(c.peaks)) - step.level) <= 1]
+        pick = near or candidates
+        return pick[-1] if pick else None
+
+    def _removal_time(self, step: LoadStep) -> float:
+        return step.t_before_s
+
+    # -- connections -------------------------------------------------------
+    def _connection(self, conn: LoadConnection) -> list[Event]:
+        if not conn.connected:
+            self.disconnected.add(conn.level)
+            self._disconnect_t[conn.level] = conn.t_s
+            if self._pending_lift_deadline is None:
+                self._pending_lift_deadline = conn.t_decided_s + self.lift_gather_s
+            # Steps of a lifted level (hands gripping the module) are moot.
+            self._pending_steps = [s for s in self._pending_steps if s.level != conn.level]
+            return []
+        self.disconnected.discard(conn.level)
+        self._disconnect_t.pop(conn.level, None)
+        if self.disconnected:
+            return []
+        self._pending_lift_deadline = None
+        if self.exposed is None:
+            return []
+        self.exposed = None
+        return [Closed(t=conn.t_s, t_decided=conn.t_decided_s)]
+
+    def _emit_lift(self, now_s: float) -> list[Event]:
+        self._pending_lift_deadline = None
+        if not self.disconnected:
+            return []
+        exposed = max(0, min(self.disconnected) - 1)
+        if exposed == self.exposed:
+            return []
+        self.exposed = exposed
+        t = min(self._disconnect_t.values())
+        return [Lift(t=t, t_decided=now_s, exposed=exposed)]
+
+    # -- disturbances and acoustic-only ----------------------------------------
+    def _is_wide(self, imp: TimedImpact) -> bool:
+        if len(imp.channels) < DEFAULT_WIDE_IMPACT_CHANNELS:
+            return False
+        profile = loudness_profile(imp.peaks)
+        return bool(-float(np.median(profile)) <= DEFAULT_WIDE_IMPACT_FLATNESS_DB)
+
+    def _disturbance(
+        self, t_s: float, now_s: float, settle_until: float | None = None
+    ) -> list[Event]:
+        until = max(t_s, settle_until or t_s) + self.coincidence_s
+        self._disturbance_until = max(self._disturbance_until, until)
+        self._drop = _Drop()
+        if t_s - self._last_disturbance_t < self.coincidence_s:
+            return []
+        self._last_disturbance_t = t_s
+        return [Disturbance(t=t_s, t_decided=max(now_s, t_s))]
+
+    def _decide_drop(self, now_s: float) -> list[Event]:
+        impacts, self._drop = self._drop.impacts, _Drop()
+        if not impacts:
+            return []
+        last = impacts[-1]
+        decision = self.acoustic.classify(last.peaks)
+        self.stats.acoustic_landings += 1
+        return [
+            Landing(
+                t=last.t_s,
+                t_decided=now_s,
+                floor=decision.level,
+                cubes=1,
+                confidence=decision.confidence,
+                source="acoustic",
+            )
+        ]

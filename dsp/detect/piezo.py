@@ -1,0 +1,154 @@
+"""The piezo chain: timed blocks of ADC codes in, timed impacts out.
+
+Conditioning, noise floor, onsets and grouping run on a continuous sample
+grid. The device stamps each PIEZO message with the time of its first
+sample set; lost messages (a damaged stream) leave holes in that grid. A
+short hole is filled by holding the last sample (silence to the high-pass,
+so no onset is invented); a long one starts a new time anchor. Overlapping
+sets (duplicates) are dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dsp.detect.conditioning import PiezoConditioner
+from dsp.detect.grouping import Impact, ImpactGrouper
+from dsp.detect.noisefloor import NoiseFloorTracker
+from dsp.detect.onsets import OnsetDetector
+
+# Why 2 s: filling costs memory and time proportional to the hole; beyond a
+# couple of seconds the floor and filters gain nothing from continuity.
+_MAX_FILL_S = 2.0
+
+
+@dataclass(frozen=True)
+class TimedImpact:
+    """An :class:`~dsp.detect.grouping.Impact` with its stream time, seconds."""
+
+    t_s: float
+    impact: Impact = field(repr=False)
+
+    @property
+    def peaks(self) -> np.ndarray:
+        """Peak envelope per channel, ADC codes."""
+        return self.impact.peaks
+
+    @property
+    def channels(self) -> tuple[int, ...]:
+        """Channels with an onset in this impact."""
+        return self.impact.channels
+
+
+class PiezoChain:
+    """Streaming piezo processing with a stream-time grid.
+
+    Parameters
+    ----------
+    n_channels : int
+        Piezo channels (levels).
+    sample_rate_hz : float
+        Piezo set rate from HELLO.
+    initial_floor : ndarray, optional
+        Initial noise floor per channel, envelope units (from a calibration).
+    """
+
+    def __init__(
+        self,
+        *,
+        n_channels: int,
+        sample_rate_hz: float,
+        initial_floor: np.ndarray | None = None,
+    ) -> None:
+        self.n_channels = int(n_channels)
+        self.rate = float(sample_rate_hz)
+        self.conditioner = PiezoConditioner(n_channels=n_channels, sample_rate_hz=sample_rate_hz)
+        frame_rate = self.conditioner.frame_rate_hz
+        self.floor = NoiseFloorTracker(
+            n_channels=n_channels, frame_rate_hz=frame_rate, initial_floor=initial_floor
+        )
+        self.onsets = OnsetDetector(n_channels=n_channels, frame_rate_hz=frame_rate)
+        self.grouper = ImpactGrouper(frame_rate_hz=frame_rate)
+        self._anchor_samples: list[int] = []
+        self._anchor_t: list[float] = []
+        self._next_t: float | None = None
+        self._last_sample: np.ndarray | None = None
+        self.filled_s = 0.0  # time bridged by holding the last sample
+        self.gaps = 0  # holes too long to fill
+        self.dropped_sets = 0  # overlapping (duplicate) sets
+
+    @property
+    def t_done_s(self) -> float:
+        """Stream time up to which impacts have been delivered."""
+        return self._frame_time(self.onsets.frames_done)
+
+    def _frame_time(self, frame: int) -> float:
+        if not self._anchor_samples:
+            return 0.0
+        sample = frame * self.conditioner.frame_len
+        i = max(0, int(np.searchsorted(self._anchor_samples, sample, side="right")) - 1)
+        return self._anchor_t[i] + (sample - self._anchor_samples[i]) / self.rate
+
+    def process(self, t0_s: float, samples: np.ndarray) -> list[TimedImpact]:
+        """Feed sample sets whose first set was taken at ``t0_s``.
+
+        Parameters
+        ----------
+        t0_s : float
+            Stream time of the first set, seconds.
+        samples : ndarray, shape (n, n_channels)
+            ADC codes.
+
+        Returns
+        -------
+        list of TimedImpact
+            Impacts completed by this block, in time order.
+        """
+        x = np.asarray(samples).reshape(-1, self.n_channels)
+        if x.shape[0] == 0:
+            return []
+        period = 1.0 / self.rate
+        if self._next_t is None:
+            self._anchor_samples.append(0)
+            self._anchor_t.append(float(t0_s))
+        else:
+            gap = t0_s - self._next_t
+            if gap < -0.5 * period:
+                skip = int(round(-gap * self.rate))
+                self.dropped_sets += min(skip, x.shape[0])
+                x = x[skip:]
+                t0_s += skip * period
+                if x.shape[0] == 0:
+                    return []
+            elif gap > 1.5 * period:
+                missing = int(round(gap * self.rate))
+                if gap <= _MAX_FILL_S and self._last_sample is not None:
+                    fill = np.repeat(self._last_sample[None, :], missing, axis=0)
+                    x = np.concatenate([fill, x])
+                    t0_s -= missing * period
+                    self.filled_s += missing * period
+                else:
+                    self.gaps += 1
+                    self._anchor_samples.append(self.conditioner.n_samples)
+                    self._anchor_t.append(float(t0_s))
+        self._next_t = t0_s + x.shape[0] * period
+        self._last_sample = np.asarray(x[-1], dtype=np.float64)
+        return self._run(x)
+
+    def flush(self) -> list[TimedImpact]:
+        """Deliver the impact still open at the end of the stream."""
+        return self._timed(self.grouper.flush())
+
+    def _run(self, x: np.ndarray) -> list[TimedImpact]:
+        env = self.conditioner.process(x)
+        if env.shape[0] == 0:
+            return []
+        floor = self.floor.process(env)
+        onsets = self.onsets.process(env, floor)
+        impacts = self.grouper.process(onsets, frames_done=self.onsets.frames_done)
+        return self._timed(impacts)
+
+    def _timed(self, impacts: list[Impact]) -> list[TimedImpact]:
+        return [TimedImpact(self._frame_time(i.frame), i) for i in impacts]

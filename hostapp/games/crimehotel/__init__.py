@@ -1,0 +1,16 @@
+"""Crime Hotel (Happy Baobab, 2018): a scoring aid for the table, no Qt."""
+
+from hostapp.games.crimehotel.engine import CrimeHotelGame, placement_order
+from hostapp.games.crimehotel.hotel import ALL_SPACES, ROOMS, CrimeHotelError, Space
+from hostapp.games.crimehotel.rules import HELP_KINDS, CrimeHotelRules
+
+__all__ = [
+    "ALL_SPACES",
+    "HELP_KINDS",
+    "ROOMS",
+    "CrimeHotelError",
+    "CrimeHotelGame",
+    "CrimeHotelRules",
+    "Space",
+    "placement_order",
+]

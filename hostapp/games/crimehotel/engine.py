@@ -1,0 +1,514 @@
+"""The Crime Hotel scoring aid as a fold over a list of event dicts.
+
+The state of a game is exactly ``replay(events)``: nothing else is stored, so
+a crash-safe journal of the events is a complete save, and undo is "replay all
+but the last". :meth:`CrimeHotelGame.apply` validates an event completely
+before it changes anything, so a rejected event leaves the state untouched.
+
+Events (JSON objects, ``"type"`` first):
+
+``{"type": "new_game", "players": [...], "rules": {...}}``
+    Always the first event; players in seating (clockwise) order, 3 or 4.
+``{"type": "deal", "face_up": [rooms], "leader": name}``
+    Starts an investigation: the cards laid face up on their windows (2 with
+    four players, 8 with three); ``leader`` holds the police car and plays first
+    (optional after the first investigation: the car stays where it was).
+``{"type": "trick", "cards": {name: room, ...}}``
+    One card from every player. Trick order runs clockwise from the leader.
+``{"type": "guess", "player": name, "space": "F2" | "C5" | "R23"}``
+    The player due to place puts their card in the hotel and a detective on a
+    guess space.
+``{"type": "help", "player": name, "help": kind, ...}``
+    The player due to place puts their card in the hotel and a detective on a
+    police-station space. ``kind`` is one of ``move`` (with ``"from"`` and
+    ``"to"`` space codes), ``swap`` (with ``"with"``: a player), ``look`` (with
+    ``"at"``: a player), ``share``, ``bonus``, or ``none`` (no free space wanted).
+``{"type": "last_cards", "cards": {name: room, ...}}``
+    After five tricks every player's last card goes straight into the hotel.
+``{"type": "reveal", "card": room}``
+    The hidden murderer card is turned over; it must be the room left dark.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from hostapp.games.crimehotel.hotel import (
+    ROOMS,
+    CrimeHotelError,
+    Space,
+    check_room,
+    floor_of,
+)
+from hostapp.games.crimehotel.rules import (
+    FACE_UP_CARDS,
+    HELP_KINDS,
+    INVESTIGATIONS,
+    TRICKS_PER_INVESTIGATION,
+    CrimeHotelRules,
+)
+
+Phase = Literal["deal", "trick", "place", "last_cards", "reveal", "over"]
+Role = Literal["guess", "help"]
+Event = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Placement:
+    """One player's turn to place after a trick: their card, rank and duty."""
+
+    player: str
+    card: int
+    role: Role
+    reason: Literal["highest", "lowest", "middle"]
+
+
+@dataclass
+class Detective:
+    """A detective on a guess space; ``space`` changes when moved by help."""
+
+    player: str
+    space: Space
+
+
+@dataclass(frozen=True)
+class HelpUse:
+    """A detective sent to the police station, with what it did."""
+
+    player: str
+    kind: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class FollowSuitViolation:
+    """A provable breach of "Ab dann muss die gezeigte Etage weiter ausgespielt werden".
+
+    ``player`` did not follow floor ``floor`` earlier in this investigation
+    (so had no card of it) and later played ``card`` of that floor with no
+    card swap in between.
+    """
+
+    player: str
+    floor: int
+    card: int
+    trick: int
+
+
+@dataclass(frozen=True)
+class InvestigationScore:
+    """One player's result in one investigation."""
+
+    guesses: tuple[tuple[str, int], ...]
+    """Each final guess space code with the points it earned."""
+    bonus: int
+    total: int
+
+
+@dataclass
+class Investigation:
+    """Everything recorded in one investigation (Durchgang)."""
+
+    number: int
+    face_up: tuple[int, ...]
+    leader: str
+    tricks: list[dict[str, int]] = field(default_factory=list)
+    placed: dict[int, str] = field(default_factory=dict)
+    """Room -> who put the card there (``""`` for the face-up cards)."""
+    detectives: list[Detective] = field(default_factory=list)
+    helps: list[HelpUse] = field(default_factory=list)
+    share_tokens: dict[str, int] = field(default_factory=dict)
+    renounced: dict[str, set[int]] = field(default_factory=dict)
+    violations: list[FollowSuitViolation] = field(default_factory=list)
+    dark_room: int | None = None
+    hidden_card: int | None = None
+    scores: dict[str, InvestigationScore] | None = None
+
+    def occupants(self, space: Space) -> list[str]:
+        """Players with a detective on ``space``."""
+        return [d.player for d in self.detectives if d.space == space]
+
+    def help_taken(self, kind: str) -> int:
+        """How many police-station spaces of ``kind`` are taken."""
+        return sum(1 for use in self.helps if use.kind == kind)
+
+
+class CrimeHotelGame:
+    """A game of Crime Hotel built from its events; see the module docstring."""
+
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+        self.players: tuple[str, ...] = ()
+        self.rules = CrimeHotelRules()
+        self.investigations: list[Investigation] = []
+        self.phase: Phase = "deal"
+        self.police_car: str = ""
+        self.pending: list[Placement] = []
+        self.current_trick: dict[str, int] = {}
+
+    # -- building -------------------------------------------------------------
+
+    @classmethod
+    def replay(cls, events: Iterable[Event]) -> CrimeHotelGame:
+        """The game after applying ``events`` in order."""
+        game = cls()
+        for event in events:
+            game.apply(event)
+        return game
+
+    def apply(self, event: Event) -> None:
+        """Validate ``event`` against the rules and the state, then record it.
+
+        Raises
+        ------
+        CrimeHotelError
+            With one sentence naming the broken rule; the state is unchanged.
+        """
+        if not isinstance(event, Mapping):
+            raise CrimeHotelError("A Crime Hotel event must be a JSON object.")
+        kind = event.get("type")
+        if not self.events and kind != "new_game":
+            raise CrimeHotelError("A Crime Hotel game must start with a new_game event.")
+        handlers = {
+            "new_game": self._new_game,
+            "deal": self._deal,
+            "trick": self._trick,
+            "guess": self._guess,
+            "help": self._help,
+            "last_cards": self._last_cards,
+            "reveal": self._reveal,
+        }
+        handler = handlers.get(str(kind))
+        if handler is None:
+            raise CrimeHotelError(f"Unknown Crime Hotel event type {kind!r}.")
+        handler(event)
+        self.events.append(dict(event))
+
+    # -- reading --------------------------------------------------------------
+
+    @property
+    def current(self) -> Investigation | None:
+        """The investigation being played (or the last one, once the game is over)."""
+        return self.investigations[-1] if self.investigations else None
+
+    def trick_order(self) -> tuple[str, ...]:
+        """Players in the order they play to the next trick (leader first)."""
+        start = self.players.index(self.police_car)
+        return self.players[start:] + self.players[:start]
+
+    def seen_rooms(self) -> set[int]:
+        """Every room card visible on the table in the current investigation."""
+        inv = self.current
+        if inv is None:
+            return set()
+        return set(inv.placed) | set(self.current_trick.values())
+
+    def candidates(self) -> tuple[int, ...]:
+        """Rooms that can still be the murderer's room, given every card seen."""
+        seen = self.seen_rooms()
+        return tuple(room for room in ROOMS if room not in seen)
+
+    def totals(self) -> dict[str, int]:
+        """Each player's points summed over the scored investigations."""
+        totals = dict.fromkeys(self.players, 0)
+        for inv in self.investigations:
+            for player, score in (inv.scores or {}).items():
+                totals[player] += score.total
+        return totals
+
+    def winners(self) -> tuple[str, ...]:
+        """The player(s) with the most points; several on a tie."""
+        totals = self.totals()
+        if not totals:
+            return ()
+        best = max(totals.values())
+        return tuple(p for p in self.players if totals[p] == best)
+
+    def summary(self) -> dict[str, Any]:
+        """A JSON-ready account of the game for export and score sheets."""
+        return {
+            "game": "crime-hotel",
+            "players": list(self.players),
+            "rules": self.rules.to_dict(),
+            "phase": self.phase,
+            "investigations": [
+                {
+                    "number": inv.number,
+                    "face_up": list(inv.face_up),
+                    "tricks": [dict(t) for t in inv.tricks],
+                    "murderer_room": inv.dark_room if inv.scores is not None else None,
+                    "detectives": [
+                        {"player": d.player, "space": d.space.code} for d in inv.detectives
+                    ],
+                    "help": [
+                        {"player": h.player, "help": h.kind, "detail": h.detail}
+                        for h in inv.helps
+                    ],
+                    "follow_suit_violations": [
+                        {"player": v.player, "floor": v.floor, "card": v.card, "trick": v.trick}
+                        for v in inv.violations
+                    ],
+                    "scores": {
+                        p: {
+                            "guesses": [list(g) for g in s.guesses],
+                            "bonus": s.bonus,
+                            "total": s.total,
+                        }
+                        for p, s in (inv.scores or {}).items()
+                    },
+                }
+                for inv in self.investigations
+            ],
+            "totals": self.totals(),
+            "winners": list(self.winners()) if self.phase == "over" else [],
+        }
+
+    # -- event handlers -------------------------------------------------------
+
+    def _need_phase(self, *phases: Phase) -> None:
+        if self.phase not in phases:
+            raise CrimeHotelError(
+                f"That is not possible now: the game is at the {self.phase} step."
+            )
+
+    def _player(self, name: object) -> str:
+        if name not in self.players:
+            raise CrimeHotelError(f"{name!r} is not playing in this game.")
+        return str(name)
+
+    def _new_game(self, event: Event) -> None:
+        if self.events:
+            raise CrimeHotelError("This game has already started.")
+        players = event.get("players")
+        if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+            raise CrimeHotelError("Players must be a list of names.")
+        names = tuple(p.strip() for p in players)
+        if len(names) not in FACE_UP_CARDS:
+            raise CrimeHotelError("Crime Hotel is played by 3 or 4 players.")
+        if any(not n for n in names) or len(set(names)) != len(names):
+            raise CrimeHotelError("Every player needs a name of their own.")
+        rules = CrimeHotelRules.from_dict(event.get("rules"))
+        self.players, self.rules = names, rules
+        self.police_car = names[0]
+        self.phase = "deal"
+
+    def _deal(self, event: Event) -> None:
+        self._need_phase("deal")
+        leader = self._player(event.get("leader", self.police_car))
+        face_up_raw = event.get("face_up")
+        if not isinstance(face_up_raw, list):
+            raise CrimeHotelError("face_up must be a list of room cards.")
+        face_up = tuple(check_room(c) for c in face_up_raw)
+        wanted = FACE_UP_CARDS[len(self.players)]
+        if len(face_up) != wanted or len(set(face_up)) != wanted:
+            raise CrimeHotelError(
+                f"With {len(self.players)} players {wanted} different cards lie face up."
+            )
+        self.police_car = leader
+        inv = Investigation(len(self.investigations) + 1, face_up, leader)
+        inv.placed = dict.fromkeys(face_up, "")
+        self.investigations.append(inv)
+        self.phase = "trick"
+
+    def _check_cards(self, cards_raw: object, what: str) -> dict[str, int]:
+        if not isinstance(cards_raw, Mapping):
+            raise CrimeHotelError(f"The {what} must map every player to one room card.")
+        if set(cards_raw) != set(self.players):
+            raise CrimeHotelError(f"Every player gives exactly one card to the {what}.")
+        cards = {p: check_room(cards_raw[p]) for p in self.players}
+        if len(set(cards.values())) != len(cards):
+            raise CrimeHotelError("Each room card exists only once; two players entered the same.")
+        inv = self.current
+        assert inv is not None
+        for player, card in cards.items():
+            if card in inv.placed:
+                owner = inv.placed[card]
+                where = "lies face up" if owner == "" else f"was already played by {owner}"
+                raise CrimeHotelError(f"Room {card} {where}; {player} cannot play it.")
+        return cards
+
+    def _trick(self, event: Event) -> None:
+        self._need_phase("trick")
+        inv = self.current
+        assert inv is not None
+        cards = self._check_cards(event.get("cards"), "trick")
+        order = self.trick_order()
+        led_floor = floor_of(cards[order[0]])
+        trick_number = len(inv.tricks) + 1
+        # Follow suit cannot be checked against hands the app never sees;
+        # not following is taken as the player's claim to have no card of the
+        # led floor, and only a later card of that floor proves a breach.
+        for player in order:
+            self._note_violation(inv, player, cards[player], trick_number)
+        for player in order[1:]:
+            if floor_of(cards[player]) != led_floor:
+                inv.renounced.setdefault(player, set()).add(led_floor)
+        inv.tricks.append({p: cards[p] for p in order})
+        self.current_trick = {p: cards[p] for p in order}
+        self.pending = placement_order(order, cards)
+        self.police_car = self.pending[0].player
+        self.phase = "place"
+
+    @staticmethod
+    def _note_violation(inv: Investigation, player: str, card: int, trick: int) -> None:
+        floor = floor_of(card)
+        if floor in inv.renounced.get(player, set()):
+            inv.violations.append(FollowSuitViolation(player, floor, card, trick))
+
+    def _start_placement(self, event: Event, role: Role) -> Placement:
+        self._need_phase("place")
+        player = self._player(event.get("player"))
+        due = self.pending[0]
+        if player != due.player:
+            raise CrimeHotelError(f"It is {due.player}'s turn to place, not {player}'s.")
+        if due.role != role and not (role == "guess" and self.rules.middle_may_guess):
+            duty = "guess" if due.role == "guess" else "go to the police station"
+            raise CrimeHotelError(f"{player} played the {due.reason} card and must {duty}.")
+        return due
+
+    def _finish_placement(self, due: Placement) -> None:
+        inv = self.current
+        assert inv is not None
+        inv.placed[due.card] = due.player
+        del self.current_trick[due.player]
+        self.pending.pop(0)
+        if self.pending:
+            return
+        self.phase = "last_cards" if len(inv.tricks) == TRICKS_PER_INVESTIGATION else "trick"
+
+    def _check_guess_space(self, inv: Investigation, player: str, space: Space) -> bool:
+        """Check ``space`` may take ``player``'s detective; True if it uses a share."""
+        occupants = inv.occupants(space)
+        if player in occupants:
+            raise CrimeHotelError(f"{player} already has a detective on {space.code}.")
+        if not occupants:
+            return False
+        if len(occupants) >= 2:
+            raise CrimeHotelError(f"{space.code} is already shared by two detectives.")
+        if inv.share_tokens.get(player, 0) < 1:
+            raise CrimeHotelError(
+                f"{space.code} is taken; only the share help lets a second detective in."
+            )
+        return True
+
+    def _guess(self, event: Event) -> None:
+        due = self._start_placement(event, "guess")
+        inv = self.current
+        assert inv is not None
+        space = Space.parse(event.get("space"))
+        shared = self._check_guess_space(inv, due.player, space)
+        if shared:
+            inv.share_tokens[due.player] -= 1
+        inv.detectives.append(Detective(due.player, space))
+        self._finish_placement(due)
+
+    def _help(self, event: Event) -> None:
+        due = self._start_placement(event, "help")
+        inv = self.current
+        assert inv is not None
+        kind = event.get("help")
+        if kind != "none" and kind not in HELP_KINDS:
+            known = ", ".join(HELP_KINDS)
+            raise CrimeHotelError(f"Unknown help {kind!r}; choose one of {known} or none.")
+        kind = str(kind)
+        if kind != "none" and inv.help_taken(kind) >= self.rules.spaces_for(kind):
+            raise CrimeHotelError(f"Every {kind} space at the police station is taken.")
+        detail = ""
+        if kind == "move":
+            detail = self._move(inv, due.player, event)
+        elif kind in ("swap", "look"):
+            key = "with" if kind == "swap" else "at"
+            other = self._player(event.get(key))
+            if other == due.player:
+                raise CrimeHotelError(f"{due.player} must choose another player.")
+            detail = other
+            if kind == "swap":
+                # After a blind swap neither hand is what it was, so earlier
+                # "could not follow" claims prove nothing any more.
+                inv.renounced.pop(due.player, None)
+                inv.renounced.pop(other, None)
+        elif kind == "share":
+            inv.share_tokens[due.player] = inv.share_tokens.get(due.player, 0) + 1
+        inv.helps.append(HelpUse(due.player, kind, detail))
+        self._finish_placement(due)
+
+    def _move(self, inv: Investigation, player: str, event: Event) -> str:
+        source = Space.parse(event.get("from"))
+        target = Space.parse(event.get("to"))
+        mine = [d for d in inv.detectives if d.player == player and d.space == source]
+        if not mine:
+            raise CrimeHotelError(f"{player} has no detective on {source.code} to move.")
+        if source == target:
+            raise CrimeHotelError("A moved detective must go to another space.")
+        shared = self._check_guess_space(inv, player, target)
+        if shared:
+            inv.share_tokens[player] -= 1
+        mine[0].space = target
+        return f"{source.code}->{target.code}"
+
+    def _last_cards(self, event: Event) -> None:
+        self._need_phase("last_cards")
+        inv = self.current
+        assert inv is not None
+        cards = self._check_cards(event.get("cards"), "last cards")
+        for player in self.players:
+            self._note_violation(inv, player, cards[player], TRICKS_PER_INVESTIGATION + 1)
+            inv.placed[cards[player]] = player
+        dark = [room for room in ROOMS if room not in inv.placed]
+        assert len(dark) == 1, "27 rooms minus 26 placed cards leave one dark room"
+        inv.dark_room = dark[0]
+        self.phase = "reveal"
+
+    def _reveal(self, event: Event) -> None:
+        self._need_phase("reveal")
+        inv = self.current
+        assert inv is not None and inv.dark_room is not None
+        card = check_room(event.get("card"))
+        if card != inv.dark_room:
+            raise CrimeHotelError(
+                f"Room {inv.dark_room} is dark but the hidden card is {card}: "
+                "a card was entered wrongly; undo and correct it."
+            )
+        inv.hidden_card = card
+        inv.scores = score_investigation(inv, self.players, self.rules, card)
+        self.phase = "over" if len(self.investigations) == INVESTIGATIONS else "deal"
+
+
+def placement_order(order: tuple[str, ...], cards: Mapping[str, int]) -> list[Placement]:
+    """Who places when after a trick, and whether they guess or get help.
+
+    "Wer die höchste Karte gespielt hat, nimmt sich das Polizeiauto [...] Als
+    nächstes folgt der Spieler mit der niedrigsten Karte [...] Alle weiteren
+    Spieler folgen in ihrer Stichposition." Cards rank by number across floors.
+    """
+    highest = max(order, key=lambda p: cards[p])
+    lowest = min(order, key=lambda p: cards[p])
+    result = [
+        Placement(highest, cards[highest], "guess", "highest"),
+        Placement(lowest, cards[lowest], "guess", "lowest"),
+    ]
+    result += [
+        Placement(p, cards[p], "help", "middle") for p in order if p not in (highest, lowest)
+    ]
+    return result
+
+
+def score_investigation(
+    inv: Investigation, players: tuple[str, ...], rules: CrimeHotelRules, murderer_room: int
+) -> dict[str, InvestigationScore]:
+    """Score every player's final guesses and bonus spaces for one investigation."""
+    scores: dict[str, InvestigationScore] = {}
+    for player in players:
+        guesses = tuple(
+            (d.space.code, d.space.points(murderer_room))
+            for d in inv.detectives
+            if d.player == player
+        )
+        guessed = sum(points for _, points in guesses)
+        bonus_spaces = sum(1 for h in inv.helps if h.player == player and h.kind == "bonus")
+        # "Es gibt Sonderpunkte bei mindestens einem korrekten Tipp."
+        bonus = bonus_spaces * rules.bonus_points if guessed > 0 else 0
+        scores[player] = InvestigationScore(guesses, bonus, guessed + bonus)
+    return scores

@@ -1,0 +1,303 @@
+"""Glue between decoded protocol messages and the streaming detector.
+
+:class:`DetectionPipeline` takes timed frames (``hostapp.recording.TimedFrame``
+or anything with ``seq``, ``msg`` and ``t_s``) in arrival order, batches
+consecutive PIEZO sets into contiguous runs and LOAD messages into arrays,
+and feeds :class:`dsp.detect.detector.Detector` in short time slices so the
+evidence of both streams meets in time order. It is the one code path used
+by ``towerear detect``, ``towerear eval`` and the app.
+
+Rates come from HELLO. A recording that begins after its HELLO (or a device
+whose HELLO was lost) has its rates measured from the first second of data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from dsp.detect.calibration import DetectorCalibration
+from dsp.detect.detector import Detector
+from dsp.detect.events import Event
+from hostapp.protocol import Hello, Load, Piezo
+
+N_LEVELS = 8
+# Why 0.25 s: the detector waits for both streams to pass a time before it
+# decides there; slices this short keep that wait (and memory) small, while
+# each slice still carries ~500 piezo sets for vectorised processing.
+_SLICE_S = 1.0
+# Why 1 s: enough messages (~140 PIEZO, 80 LOAD) to measure both rates to
+# better than a percent when HELLO is missing.
+_RATE_PROBE_S = 1.0
+
+
+class TimedMessage(Protocol):
+    """A decoded message with its stream time (``None`` when it has none)."""
+
+    @property
+    def msg(self) -> object: ...
+
+    @property
+    def t_s(self) -> float | None: ...
+
+
+@dataclass
+class PipelineStats:
+    """Counters of what reached the detector."""
+
+    piezo_messages: int = 0
+    piezo_sets: int = 0
+    load_messages: int = 0
+    hello_messages: int = 0
+    untimed_messages: int = 0
+    odd_shape_messages: int = 0
+    rates_from: str = ""
+    piezo_rate_hz: float = 0.0
+    load_rate_hz: float = 0.0
+    extra: dict[str, float] = field(default_factory=dict)
+
+
+class DetectionPipeline:
+    """Decoded frames in, detection events out.
+
+    Parameters
+    ----------
+    calibration : DetectorCalibration, optional
+        Passed to the detector.
+
+    Examples
+    --------
+    >>> from hostapp.recording import RecordingReader
+    >>> pipeline = DetectionPipeline()
+    >>> for chunk in RecordingReader("game.bin").chunks():  # doctest: +SKIP
+    ...     for event in pipeline.feed(chunk):
+    ...         print(event.to_json())
+    >>> events = pipeline.finish()  # doctest: +SKIP
+    """
+
+    def __init__(self, *, calibration: DetectorCalibration | None = None) -> None:
+        self.calibration = calibration
+        self.detector: Detector | None = None
+        self.hello: Hello | None = None
+        self.stats = PipelineStats()
+        self._probe: list[tuple[float, object]] = []
+
+    # -- public --------------------------------------------------------------
+    def feed(self, frames: Iterable[TimedMessage]) -> list[Event]:
+        """Feed timed frames in arrival order; returns the events they decided."""
+        timed: list[tuple[float, object]] = []
+        for frame in frames:
+            msg = frame.msg
+            if isinstance(msg, Hello):
+                self.stats.hello_messages += 1
+                if self.hello is None:
+                    self.hello = msg
+                continue
+            if not isinstance(msg, Piezo | Load):
+                continue
+            if frame.t_s is None:
+                self.stats.untimed_messages += 1
+                continue
+            timed.append((frame.t_s, msg))
+        if self.detector is None:
+            self._probe.extend(timed)
+            if not self._start():
+                return []
+            timed, self._probe = self._probe, []
+        return self._feed_timed(timed)
+
+    def finish(self) -> list[Event]:
+        """Decide what is pending at the end of the stream."""
+        out: list[Event] = []
+        if self.detector is None and self._probe:
+            self._start(force=True)
+            timed, self._probe = self._probe, []
+            out.extend(self._feed_timed(timed))
+        if self.detector is not None:
+            out.extend(self.detector.finish())
+        return out
+
+    # -- setup -----------------------------------------------------------------
+    def _start(self, force: bool = False) -> bool:
+        piezo_rate = load_rate = 0.0
+        if self.hello is not None and self.hello.piezo_rate_hz > 0 and self.hello.load_rate_hz > 0:
+            piezo_rate = float(self.hello.piezo_rate_hz)
+            load_rate = float(self.hello.load_rate_hz)
+            self.stats.rates_from = "HELLO"
+        else:
+            times = [t for t, _ in self._probe]
+            if not times or (max(times) - min(times) < _RATE_PROBE_S and not force):
+                return False
+            piezo_rate, load_rate = _measure_rates(self._probe)
+            self.stats.rates_from = "measured"
+        self.stats.piezo_rate_hz = piezo_rate
+        self.stats.load_rate_hz = load_rate
+        self.detector = Detector(
+            n_levels=N_LEVELS,
+            piezo_rate_hz=piezo_rate,
+            load_rate_hz=load_rate,
+            calibration=self.calibration,
+        )
+        return True
+
+    # -- feeding ---------------------------------------------------------------
+    def _feed_timed(self, timed: Sequence[tuple[float, object]]) -> list[Event]:
+        detector = self.detector
+        if detector is None or not timed:
+            return []
+        piezo = [(t, m) for t, m in timed if isinstance(m, Piezo)]
+        load = [(t, m) for t, m in timed if isinstance(m, Load)]
+        runs = self._piezo_runs(piezo, detector.piezo.rate)
+        load_t, load_v, load_ok = self._load_arrays(load)
+        if not runs and load_t.size == 0:
+            return []
+        starts = [r[0] for r in runs] + ([float(load_t[0])] if load_t.size else [])
+        ends = [r[0] + r[1].shape[0] / detector.piezo.rate for r in runs]
+        if load_t.size:
+            ends.append(float(load_t[-1]))
+        edges = np.arange(min(starts), max(ends) + _SLICE_S, _SLICE_S)
+        out: list[Event] = []
+        run_pos = [0] * len(runs)
+        for hi in edges[1:]:
+            for i, (t0, samples) in enumerate(runs):
+                pos = run_pos[i]
+                if pos >= samples.shape[0]:
+                    continue
+                stop = int(np.ceil((hi - t0) * detector.piezo.rate - 1e-9))
+                stop = min(max(stop, pos), samples.shape[0])
+                if stop > pos:
+                    out.extend(
+                        detector.feed_piezo(t0 + pos / detector.piezo.rate, samples[pos:stop])
+                    )
+                    run_pos[i] = stop
+            sel = (load_t >= hi - _SLICE_S) & (load_t < hi)
+            if sel.any():
+                out.extend(detector.feed_load(load_t[sel], load_v[sel], load_ok[sel]))
+        return out
+
+    def _piezo_runs(
+        self, piezo: list[tuple[float, Piezo]], rate: float
+    ) -> list[tuple[float, np.ndarray]]:
+        """Consecutive PIEZO messages joined into runs without holes."""
+        runs: list[tuple[float, np.ndarray]] = []
+        current: list[np.ndarray] = []
+        run_t0 = next_t = 0.0
+        for t, msg in piezo:
+            samples = _fit_channels(msg.samples, 512)
+            if samples is None:
+                self.stats.odd_shape_messages += 1
+                continue
+            self.stats.piezo_messages += 1
+            self.stats.piezo_sets += samples.shape[0]
+            if current and abs(t - next_t) > 0.5 / rate:
+                runs.append((run_t0, np.concatenate(current)))
+                current = []
+            if not current:
+                run_t0 = t
+            current.append(samples)
+            next_t = t + samples.shape[0] / rate
+        if current:
+            runs.append((run_t0, np.concatenate(current)))
+        return runs
+
+    def _load_arrays(
+        self, load: list[tuple[float, Load]]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        rows_t: list[float] = []
+        rows_v: list[np.ndarray] = []
+        masks: list[int] = []
+        for t, msg in load:
+            values = _fit_channels(msg.values.reshape(1, -1), 0)
+            if values is None:
+                self.stats.odd_shape_messages += 1
+                continue
+            self.stats.load_messages += 1
+            rows_t.append(t)
+            rows_v.append(values[0])
+            masks.append(msg.valid)
+        if not rows_t:
+            return np.zeros(0), np.zeros((0, N_LEVELS)), np.zeros((0, N_LEVELS), dtype=bool)
+        t_arr = np.asarray(rows_t)
+        order = np.argsort(t_arr, kind="stable")
+        valid = (np.asarray(masks, dtype=np.int64)[:, None] >> np.arange(N_LEVELS)) & 1 == 1
+        return t_arr[order], np.stack(rows_v)[order], valid[order]
+
+
+def _fit_channels(samples: np.ndarray, fill: int) -> np.ndarray | None:
+    """Pad (with ``fill``) or cut a (n, channels) array to the tower's levels."""
+    if samples.ndim != 2 or samples.shape[1] == 0 or samples.shape[1] > 4 * N_LEVELS:
+        return None
+    if samples.shape[1] == N_LEVELS:
+        return samples
+    if samples.shape[1] > N_LEVELS:
+        return samples[:, :N_LEVELS]
+    pad = np.full((samples.shape[0], N_LEVELS - samples.shape[1]), fill, dtype=samples.dtype)
+    return np.concatenate([samples, pad], axis=1)
+
+
+def _measure_rates(probe: list[tuple[float, object]]) -> tuple[float, float]:
+    """Piezo and load rates from the messages' own time stamps (no HELLO)."""
+    from hostapp.protocol.constants import NOMINAL_LOAD_RATE_HZ, NOMINAL_PIEZO_RATE_HZ
+
+    piezo = [(t, m) for t, m in probe if isinstance(m, Piezo)]
+    load_t = sorted(t for t, m in probe if isinstance(m, Load))
+    piezo_rate = float(NOMINAL_PIEZO_RATE_HZ)
+    if len(piezo) >= 2 and piezo[-1][0] > piezo[0][0]:
+        sets = sum(m.samples.shape[0] for _, m in piezo[:-1])
+        piezo_rate = sets / (piezo[-1][0] - piezo[0][0])
+    load_rate = float(NOMINAL_LOAD_RATE_HZ)
+    if len(load_t) >= 2 and load_t[-1] > load_t[0]:
+        load_rate = (len(load_t) - 1) / (load_t[-1] - load_t[0])
+    return piezo_rate, load_rate
+
+
+@dataclass(frozen=True)
+class _Stamped:
+    msg: object
+    t_s: float | None
+
+
+class LivePipeline:
+    """The pipeline for a live source: bare messages in arrival order, events out.
+
+    Live sources hand over decoded messages without stream times; this class
+    stamps them with the device clock exactly as a recording would be
+    (:class:`hostapp.protocol.clock.StreamClock`), then runs
+    :class:`DetectionPipeline`. Accepts bare messages, ``Frame`` (``seq,
+    msg``) or ``TimedFrame`` objects.
+
+    Parameters
+    ----------
+    calibration : DetectorCalibration, optional
+        Passed to the detector.
+    """
+
+    def __init__(self, *, calibration: DetectorCalibration | None = None) -> None:
+        from hostapp.protocol.clock import StreamClock
+
+        self.pipeline = DetectionPipeline(calibration=calibration)
+        self._clock = StreamClock()
+
+    @property
+    def detector(self) -> Detector | None:
+        """The detector, once the stream's rates are known."""
+        return self.pipeline.detector
+
+    def feed(self, messages: Iterable[object]) -> list[Event]:
+        """Feed messages in arrival order; returns the events they decided."""
+        stamped: list[_Stamped] = []
+        for item in messages:
+            seq = getattr(item, "seq", 1)
+            msg = getattr(item, "msg", item)
+            t_s = getattr(item, "t_s", None)
+            if t_s is None:
+                t_s = self._clock.stamp(int(seq), msg)
+            stamped.append(_Stamped(msg, t_s))
+        return self.pipeline.feed(stamped)
+
+    def finish(self) -> list[Event]:
+        """Decide what is pending (when the source stops)."""
+        return self.pipeline.finish()

@@ -1,0 +1,1 @@
+"""The Mord im Arosa game screens: setup, turns, confirmation, sheet, score, reveal."""

@@ -1,0 +1,190 @@
+"""The source bar: which source streams, how well, and the record button."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from PyQt6.QtCore import Qt
+from PyQt6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QWidget,
+)
+
+from hostapp.errors import TowerearError
+from hostapp.i18n import tr
+from hostapp.ui.streaming import (
+    REPLAY_SPEEDS,
+    SOURCE_KINDS,
+    SourceChoice,
+    StreamHub,
+    StreamStatus,
+)
+
+
+def source_kind_label(kind: str) -> str:
+    """The translated name of a source kind."""
+    return {
+        "sim": tr("Simulated tower"),
+        "device": tr("Sensor device (USB)"),
+        "simavr": tr("Firmware in simavr"),
+        "audio": tr("Audio interface"),
+        "replay": tr("Recording replay"),
+    }[kind]
+
+
+def status_line(status: StreamStatus) -> str:
+    """The connection sentence of the source bar."""
+    h = status.health
+    state = tr("connected") if h.connected else tr("NOT CONNECTED - reconnecting")
+    parts = [f"{status.source_name}: {state}"]
+    if h.detail:
+        parts.append(h.detail)
+    if status.hello is not None:
+        parts.append(tr("firmware {version}", version=status.hello.firmware_version))
+    return " \u2022 ".join(parts)
+
+
+def counters_line(status: StreamStatus) -> str:
+    """Lost messages, CRC errors, overruns and reconnects, always shown."""
+    h = status.health
+    return tr(
+        "{rate:.0f} msg/s \u2022 lost {lost} \u2022 CRC errors {crc} \u2022 overruns {over}"
+        " \u2022 reconnects {rec}",
+        rate=status.messages_per_s,
+        lost=h.lost_messages,
+        crc=h.crc_errors,
+        over=h.overruns,
+        rec=h.reconnects,
+    )
+
+
+class SourceBar(QWidget):
+    """Choose the source, see its health, record its raw stream.
+
+    Parameters
+    ----------
+    hub
+        The stream hub it controls and listens to.
+    recordings_dir
+        Where new recordings are written.
+    show_error
+        Shows a one-sentence error dialog.
+    """
+
+    def __init__(
+        self,
+        hub: StreamHub,
+        recordings_dir: Path,
+        show_error: Callable[[str], None],
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._hub = hub
+        self._recordings_dir = recordings_dir
+        self._show_error = show_error
+        self._replay_path = ""
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(6, 2, 6, 2)
+
+        self.kind_box = QComboBox()
+        self.kind_box.setAccessibleName(tr("Source"))
+        for kind in SOURCE_KINDS:
+            self.kind_box.addItem(source_kind_label(kind), kind)
+        self.kind_box.activated.connect(self._kind_chosen)
+        source_label = QLabel(tr("&Source:"))
+        source_label.setBuddy(self.kind_box)
+
+        self.speed_box = QComboBox()
+        self.speed_box.setAccessibleName(tr("Replay speed"))
+        for speed in REPLAY_SPEEDS:
+            self.speed_box.addItem(f"{speed:g}\u00d7", speed)
+        self.speed_box.activated.connect(self._speed_chosen)
+        self.speed_box.setVisible(False)
+
+        self.state_label = QLabel(tr("no source"))
+        self.state_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.counters_label = QLabel("")
+        self.record_button = QPushButton(tr("\u25cf &Record"))
+        self.record_button.setCheckable(True)
+        self.record_button.setToolTip(tr("Save the raw stream as a recording file"))
+        self.record_button.toggled.connect(self._record_toggled)
+
+        layout.addWidget(source_label)
+        layout.addWidget(self.kind_box)
+        layout.addWidget(self.speed_box)
+        layout.addWidget(self.state_label, 1)
+        layout.addWidget(self.counters_label)
+        layout.addWidget(self.record_button)
+        hub.status.connect(self.show_status)
+        hub.source_changed.connect(self._source_changed)
+        if hub.choice is not None:
+            self._source_changed(hub.choice)
+
+    def show_status(self, status: StreamStatus) -> None:
+        """Show ``status`` (connected or not at once, and the counters)."""
+        self.state_label.setText(status_line(status))
+        self.state_label.setStyleSheet(
+            "" if status.health.connected else "color: #b00000; font-weight: bold;"
+        )
+        self.counters_label.setText(counters_line(status))
+        if (status.recording is not None) != self.record_button.isChecked():
+            self.record_button.blockSignals(True)
+            self.record_button.setChecked(status.recording is not None)
+            self.record_button.blockSignals(False)
+
+    def choose(self, choice: SourceChoice) -> None:
+        """Switch the hub to ``choice``; a failure is shown as one sentence."""
+        try:
+            self._hub.switch_to(choice)
+        except TowerearError as exc:
+            self.state_label.setText(tr("no source"))
+            self._show_error(str(exc))
+
+    def _source_changed(self, choice: object) -> None:
+        if not isinstance(choice, SourceChoice):
+            return
+        index = self.kind_box.findData(choice.kind)
+        if index >= 0:
+            self.kind_box.setCurrentIndex(index)
+        self.speed_box.setVisible(choice.kind == "replay")
+        speed_index = self.speed_box.findData(choice.speed)
+        if speed_index >= 0:
+            self.speed_box.setCurrentIndex(speed_index)
+
+    def _kind_chosen(self, index: int) -> None:
+        kind = str(self.kind_box.itemData(index))
+        if kind == "replay":
+            path, _ = QFileDialog.getOpenFileName(
+                self, tr("Open a recording"), str(self._recordings_dir), tr("Recordings (*.bin)")
+            )
+            if not path:
+                self._source_changed(self._hub.choice)
+                return
+            self._replay_path = path
+        speed = float(self.speed_box.currentData() or 1.0)
+        self.choose(SourceChoice(kind, path=self._replay_path, speed=speed))
+
+    def _speed_chosen(self, index: int) -> None:
+        if self._replay_path:
+            speed = float(self.speed_box.itemData(index))
+            self.choose(SourceChoice("replay", path=self._replay_path, speed=speed))
+
+    def _record_toggled(self, on: bool) -> None:
+        try:
+            if on:
+                stamp = time.strftime("%Y%m%d-%H%M%S")
+                path = self._recordings_dir / f"towerear-{stamp}.bin"
+                self._hub.start_recording(str(path))
+            else:
+                self._hub.stop_recording()
+        except TowerearError as exc:
+            self.record_button.blockSignals(True)
+            self.record_button.setChecked(False)
+            self.record_button.blockSignals(False)
+            self._show_error(str(exc))

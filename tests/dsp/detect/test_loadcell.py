@@ -1,0 +1,80 @@
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dsp.detect.loadcell import LoadChannelProcessor, LoadConnection, LoadStep
+
+RATE = 80.0
+
+
+def _signal(seed: int = 1, n: int = 1200) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    t = np.arange(n) / RATE
+    v = rng.normal(0.0, 30.0, (n, 8)) + rng.uniform(-1e5, 1e5, 8)
+    valid = np.ones((n, 8), dtype=bool)
+    v[300:, 3] += 6000.0  # a cube lands on level 3 ...
+    v[300:304, 3] += np.array([30000.0, -12000.0, 5000.0, -1500.0])  # ... after ringing
+    v[500:502, 5] += 40000.0  # an impact spike on level 5: not a step
+    v[:, 6] += np.linspace(0.0, 600.0, n)  # slow drift on level 6: not a step
+    v[700:, 2] -= 6000.0  # a cube leaves level 2
+    valid[800:950, 5:] = False  # modules 5..7 lifted
+    v[950:, 5] += 3000.0  # re-seated with another offset: re-learnt, not a step
+    return t, v, valid
+
+
+def _run(proc: LoadChannelProcessor, t: np.ndarray, v: np.ndarray, ok: np.ndarray, cuts: list[int]):
+    steps: list[LoadStep] = []
+    conns: list[LoadConnection] = []
+    edges = [0, *sorted(set(cuts)), len(t)]
+    for a, b in zip(edges[:-1], edges[1:], strict=True):
+        r = proc.process(t_s=t[a:b], values=v[a:b], valid=ok[a:b])
+        steps += r.steps
+        conns += r.connections
+    return steps, conns
+
+
+def test_finds_lasting_steps_only() -> None:
+    t, v, ok = _signal()
+    steps, conns = _run(LoadChannelProcessor(n_channels=8, sample_rate_hz=RATE), t, v, ok, [])
+    assert [(s.level, round(s.delta_counts / 6000.0)) for s in steps] == [(3, 1), (2, -1)]
+    landing = steps[0]
+    # Settled once the ringing is over, decided one window later.
+    assert 300 / RATE <= landing.t_settled_s <= 306 / RATE
+    assert landing.t_decided_s - landing.t_settled_s < 0.1
+    assert [(c.level, c.connected) for c in conns] == [
+        (5, False), (6, False), (7, False), (5, True), (6, True), (7, True)
+    ]
+    assert conns[0].t_s == t[800] and conns[3].t_s == t[950]
+
+
+def test_noise_is_learnt_on_the_first_second() -> None:
+    t, v, ok = _signal()
+    proc = LoadChannelProcessor(n_channels=8, sample_rate_hz=RATE)
+    proc.process(t_s=t[:100], values=v[:100], valid=ok[:100])
+    assert np.allclose(proc.sigma[:6], 30.0, rtol=0.35)
+
+
+def test_empty_block_gives_nothing() -> None:
+    proc = LoadChannelProcessor(n_channels=8, sample_rate_hz=RATE)
+    r = proc.process(t_s=np.zeros(0), values=np.zeros((0, 8)), valid=np.zeros((0, 8), bool))
+    assert r.steps == [] and r.connections == []
+
+
+def test_a_lost_stretch_of_readings_is_not_trusted_as_stable() -> None:
+    t, v, ok = _signal()
+    keep = np.ones(len(t), dtype=bool)
+    keep[296:304] = False  # the readings around the landing were lost
+    steps, _ = _run(
+        LoadChannelProcessor(n_channels=8, sample_rate_hz=RATE), t[keep], v[keep], ok[keep], []
+    )
+    assert [s.level for s in steps] == [3, 2]
+    assert steps[0].t_settled_s >= t[304]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=1199), max_size=12))
+def test_block_sizes_do_not_change_results(cuts: list[int]) -> None:
+    t, v, ok = _signal()
+    whole = _run(LoadChannelProcessor(n_channels=8, sample_rate_hz=RATE), t, v, ok, [])
+    split = _run(LoadChannelProcessor(n_channels=8, sample_rate_hz=RATE), t, v, ok, cuts)
+    assert whole == split

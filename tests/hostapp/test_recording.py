@@ -1,0 +1,120 @@
+"""Reading recordings into frames and arrays, with stream time per contract."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hostapp.errors import RecordingError
+from hostapp.protocol import Hello, Load, Message, Piezo, Status, StreamClock, encode_frame
+from hostapp.recording import RecordingReader, read_recording
+
+RATE = 2500  # deliberately not the nominal 2000 so the test sees HELLO is used
+
+
+def synthetic_stream(
+    t0_us: int, n_frames: int, *, hello: bool = True, rate: int = RATE
+) -> tuple[bytes, np.ndarray, list[Load]]:
+    rng = np.random.default_rng(t0_us % 1000)
+    msgs: list[Message] = []
+    if hello:
+        msgs.append(Hello(piezo_rate_hz=rate, device_id=b"synthtwr"))
+    sets = rng.integers(0, 1024, (n_frames * 10, 8)).astype(np.uint16)
+    loads = []
+    period_us = 10 * 1_000_000 // rate
+    for i in range(n_frames):
+        t_us = (t0_us + i * period_us) % 2**32
+        msgs.append(Piezo(t_us, sets[10 * i : 10 * i + 10]))
+        if i % 3 == 1:
+            load = Load((t_us + 123) % 2**32, 0b1011_0111,
+                        rng.integers(-(2**23), 2**23, 8).astype(np.int32))
+            loads.append(load)
+            msgs.append(load)
+        if i % 50 == 0:
+            msgs.append(Status(i))
+    wire = b"".join(encode_frame(m, seq) for seq, m in enumerate(msgs))
+    return wire, sets, loads
+
+
+@pytest.mark.parametrize("t0_us", [0, 2**32 - 30_000])
+def test_arrays_and_stream_time(tmp_path: Path, t0_us: int) -> None:
+    wire, sets, loads = synthetic_stream(t0_us, 40)
+    path = tmp_path / "rec.bin"
+    path.write_bytes(wire)
+    rec = read_recording(path, chunk_size=97)
+    assert rec.hello is not None and rec.piezo_rate_hz == RATE
+    np.testing.assert_array_equal(rec.piezo, sets)
+    np.testing.assert_allclose(rec.piezo_t_s, np.arange(len(sets)) / RATE, atol=1e-9)
+    np.testing.assert_array_equal(rec.load, np.stack([m.values for m in loads]))
+    first_load_us = (loads[0].t_us - t0_us) % 2**32
+    np.testing.assert_allclose(
+        rec.load_t_s, first_load_us / 1e6 + np.arange(len(loads)) * 3 * 10 / RATE, atol=1e-9
+    )
+    assert rec.load_valid[0].tolist() == [True, True, True, False, True, True, False, True]
+    assert len(rec.status) == 1
+    assert rec.stats.frames_ok == len(rec.frames)
+    assert rec.stats.damaged_frames == 0 and rec.stats.lost_messages == 0
+
+
+def test_nominal_rate_without_hello_and_mid_frame_start(tmp_path: Path) -> None:
+    wire, sets, _ = synthetic_stream(1000, 20, hello=False, rate=2000)
+    path = tmp_path / "rec.bin"
+    path.write_bytes(wire[60:])  # cut inside the first PIEZO frame
+    rec = read_recording(path)
+    assert rec.hello is None and rec.piezo_rate_hz == 2000
+    assert rec.stats.partial_start == 1 and rec.stats.damaged_frames == 0
+    np.testing.assert_array_equal(rec.piezo, sets[10:])
+    assert rec.piezo_t_s[0] == 0.0
+
+
+def test_incremental_reader_equals_whole_read(tmp_path: Path) -> None:
+    wire, _, _ = synthetic_stream(77, 30)
+    path = tmp_path / "rec.bin"
+    path.write_bytes(wire)
+    whole = read_recording(path).frames
+    reader = RecordingReader(path, chunk_size=13)
+    chunks = list(reader.chunks())
+    assert len(chunks) == -(-len(wire) // 13)
+    assert [f for c in chunks for f in c] == whole
+    assert reader.stats.bytes_in == len(wire)
+
+
+def test_stream_clock_carries_on_after_a_reboot() -> None:
+    clock = StreamClock()
+    samples = np.zeros((1, 8), dtype=np.uint16)
+    assert clock.stamp(0, Hello()) is None
+    assert clock.stamp(1, Status(5)) is None
+    assert clock.stamp(2, Piezo(2**32 - 500, samples)) == 0.0
+    assert clock.stamp(3, Piezo(1500, samples)) == pytest.approx(0.002)
+    assert clock.stamp(0, Hello()) is None  # reboot: the device clock starts again
+    assert clock.stamp(1, Piezo(10, samples)) == pytest.approx(0.002)
+    assert clock.stamp(2, Piezo(1010, samples)) == pytest.approx(0.003)
+    assert clock.origin_us == 2**32 - 500
+
+
+@pytest.mark.parametrize(
+    ("make", "words"),
+    [
+        (lambda p: p, "does not exist"),
+        (lambda p: (p.write_bytes(b""), p)[1], "is empty"),
+        (lambda p: (p.mkdir(), p)[1], "is a directory"),
+        (lambda p: (p.write_bytes(bytes(range(1, 200)) * 50), p)[1], "no decodable"),
+    ],
+)
+def test_unusable_files_give_one_clear_error(tmp_path: Path, make: object, words: str) -> None:
+    path = make(tmp_path / "rec.bin")  # type: ignore[operator]
+    with pytest.raises(RecordingError, match=words) as info:
+        read_recording(path)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
+def test_unreadable_file(tmp_path: Path) -> None:
+    path = tmp_path / "rec.bin"
+    path.write_bytes(b"\x01\x02\x00")
+    path.chmod(0)
+    with pytest.raises(RecordingError, match="cannot be read"):
+        read_recording(path)
