@@ -70,9 +70,12 @@ class GameInfo:
     n_events
         Events in force (undone ones not counted).
     problem
-        None when the journal reads cleanly; else what is wrong with it.
+        None when the game can be resumed; else why it cannot.
     path
         The journal file.
+    torn_tail
+        The last record is torn (a crash while writing); opening the game
+        drops it and resumes from the record before.
     """
 
     game_id: str
@@ -82,6 +85,7 @@ class GameInfo:
     n_events: int
     problem: str | None
     path: Path
+    torn_tail: bool = False
 
 
 def journal_dir(directory: Path | None = None) -> Path:
@@ -410,7 +414,7 @@ def read_game(game_id: str, directory: Path | None = None) -> tuple[GameInfo, li
     -------
     (GameInfo, events)
         Its summary and the events in force; a torn last record is left out
-        and reported in ``GameInfo.problem``.
+        and reported in ``GameInfo.torn_tail``.
     """
     path = _path_for(game_id, directory)
     if not path.exists():
@@ -424,8 +428,9 @@ def read_game(game_id: str, directory: Path | None = None) -> tuple[GameInfo, li
         created=str(parsed.header.get("created", "")),
         title=str(meta.get("title", "")) if isinstance(meta, dict) else "",
         n_events=len(events),
-        problem="the last record is torn" if parsed.torn else None,
+        problem=None,
         path=path,
+        torn_tail=parsed.torn,
     )
     return info, events
 

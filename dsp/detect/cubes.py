@@ -5,8 +5,10 @@ of one cube in counts is kept per level. Until a level has seen its own
 landings it borrows the median of the levels that have; until any level
 has, the first lasting step is taken as one cube (contracts.md section 3:
 the detector learns the load step of one cube from the first landings).
-The sign is learnt too: a cell wired the other way reads landings as
-negative counts.
+The sign is kept per level too: a cell mounted or wired the other way reads
+landings as negative counts. A level's sign is given by the calibration or
+learnt from its first step, which the fusion stage interprets (a lone step
+in a closed tower can only be a cube arriving).
 """
 
 from __future__ import annotations
@@ -37,14 +39,14 @@ class CubeScale:
         self.n_levels = int(n_levels)
         self._history: list[list[float]] = [[] for _ in range(self.n_levels)]
         self._given: np.ndarray | None = None
-        self.sign = 0.0  # +1 or -1 once known
+        self.sign = np.zeros(self.n_levels)  # +1 or -1 per level once known
         self._units: np.ndarray | None = None  # cache, cleared on every change
         #: Incremented on every change, so users can tell when to re-read units.
         self.version = 0
         if cube_counts is not None:
             given = np.asarray(cube_counts, dtype=np.float64)
             self._given = np.abs(given)
-            self.sign = 1.0 if float(np.median(given)) > 0 else -1.0
+            self.sign = np.where(given < 0, -1.0, 1.0)
 
     @property
     def known(self) -> bool:
@@ -73,6 +75,16 @@ class CubeScale:
         self._units = None
         self.version += 1
 
+    def knows_sign(self, level: int) -> bool:
+        """True once the sign of ``level``'s cell is given or learnt."""
+        return bool(self.sign[level] != 0.0)
+
+    def learn_sign(self, level: int, delta_counts: float, *, cubes_added: bool) -> None:
+        """Fix ``level``'s sign from a step known to add (or remove) cubes."""
+        if delta_counts != 0 and not self.knows_sign(level):
+            direction = 1.0 if cubes_added else -1.0
+            self.sign[level] = direction * (1.0 if delta_counts > 0 else -1.0)
+
     def count(self, level: int, delta_counts: float) -> tuple[int, float]:
         """Cubes in a step and how far the step is from a whole number of cubes.
 
@@ -83,12 +95,11 @@ class CubeScale:
             ``|delta/unit - n|`` (0.5 at worst). Before anything is known the
             step counts as one cube added, residual 0.
         """
-        if self.sign == 0.0:
-            self.sign = 1.0 if delta_counts > 0 else -1.0
+        sign = self.sign[level] if self.knows_sign(level) else 1.0
         unit = self.unit(level)
         if unit is None or unit <= 0:
-            return (1 if delta_counts * self.sign > 0 else -1), 0.0
-        x = self.sign * delta_counts / unit
+            return (1 if delta_counts * sign > 0 else -1), 0.0
+        x = sign * delta_counts / unit
         pooled = sum(len(h) for h in self._history)
         if self._given is None and pooled < _TRUST_SAMPLES:
             if _HALF_RANGE[0] <= abs(x) <= _HALF_RANGE[1]:

@@ -92,16 +92,12 @@ class Detector:
         if self.scale.version == self._unit_version:
             return
         self._unit_version = self.scale.version
-        units = self.scale.units()
-        if np.any(np.isfinite(units)):
-            # Why 0.4 cube: steps smaller than that are drift, creep or a
-            # touch; whole cubes round from 0.5 up, with margin for noise.
-            self.load.set_min_step_counts(np.nan_to_num(0.4 * units, nan=0.0))
+        self.load.set_cube_counts(self.scale.units())
 
     def feed_piezo(self, t0_s: float, samples: np.ndarray) -> list[Event]:
         """Feed piezo sample sets (shape ``(n, n_levels)``) starting at stream time ``t0_s``."""
         for imp in self.piezo.process(t0_s, samples):
-            self._push(imp.t_s, imp)
+            self._push(imp.t_s + self.piezo.decision_delay_s, imp)
         self._piezo_done = max(self._piezo_done, self.piezo.t_done_s)
         return self._advance()
 
@@ -138,8 +134,9 @@ class Detector:
         out: list[Event] = []
         while self._queue and self._queue[0][0] <= now:
             t, _, item = heapq.heappop(self._queue)
-            out.extend(self._deliver(t, item))
+            # Decide what was due before this evidence arrived, then take it.
             out.extend(self.fusion.advance(t))
+            out.extend(self._deliver(t, item))
         if now > self._now:
             self._now = now
             out.extend(self.fusion.advance(now))
@@ -148,7 +145,7 @@ class Detector:
 
     def _deliver(self, t: float, item: object) -> list[Event]:
         if isinstance(item, TimedImpact):
-            return self.fusion.add_impacts([item])
+            return self.fusion.add_impacts([item], known_s=t)
         if isinstance(item, LoadStep):
             return self.fusion.add_load([item], [], t)
         if isinstance(item, LoadConnection):
@@ -160,7 +157,7 @@ class Detector:
     def finish(self) -> list[Event]:
         """Decide whatever is pending at the end of the stream."""
         for imp in self.piezo.flush():
-            self._push(imp.t_s, imp)
+            self._push(imp.t_s + self.piezo.decision_delay_s, imp)
         end = max(self._piezo_done, self._load_done)
         if not np.isfinite(end):
             return []

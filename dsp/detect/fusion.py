@@ -128,14 +128,14 @@ class Fusion:
         self._load_seen = False
 
     # -- inputs ------------------------------------------------------------
-    def add_impacts(self, impacts: list[TimedImpact]) -> list[Event]:
-        """Take new impacts (time order); returns disturbances they reveal."""
+    def add_impacts(self, impacts: list[TimedImpact], *, known_s: float | None = None) -> list[Event]:
+        """Take new impacts (time order), known at ``known_s``; returns disturbances."""
         out: list[Event] = []
         for imp in impacts:
             self.stats.impacts += 1
             self._impacts.append(imp)
             if self._is_wide(imp):
-                out.extend(self._disturbance(imp.t_s, imp.t_s))
+                out.extend(self._disturbance(imp.t_s, imp.t_s if known_s is None else known_s))
             elif not self._load_present(imp.t_s):
                 if self._drop.impacts and imp.t_s - self._drop.impacts[-1].t_s > self.drop_gap_s:
                     out.extend(self._decide_drop(self._drop.impacts[-1].t_s + self.drop_gap_s))
@@ -164,16 +164,16 @@ class Fusion:
         """Decide everything whose deadline is at or before ``now_s``."""
         out: list[Event] = []
         if self._pending_lift_deadline is not None and now_s >= self._pending_lift_deadline:
-            out.extend(self._emit_lift(now_s))
+            out.extend(self._emit_lift(self._pending_lift_deadline))
         ready = [s for s in self._pending_steps if now_s >= s.t_decided_s + self.hold_s]
         if ready:
-            out.extend(self._resolve_steps(ready, now_s))
+            out.extend(self._resolve_steps(ready))
         if (
             self._drop.impacts
             and not self._load_present(now_s)
             and now_s >= self._drop.impacts[-1].t_s + self.drop_gap_s
         ):
-            out.extend(self._decide_drop(now_s))
+            out.extend(self._decide_drop(self._drop.impacts[-1].t_s + self.drop_gap_s))
         return out
 
     def flush(self, now_s: float) -> list[Event]:
@@ -185,11 +185,13 @@ class Fusion:
     def _load_present(self, t_s: float) -> bool:
         return self._load_seen and t_s - self._last_load_t <= _LOAD_ABSENT_S
 
-    def _resolve_steps(self, ready: list[LoadStep], now_s: float) -> list[Event]:
+    def _resolve_steps(self, ready: list[LoadStep]) -> list[Event]:
         out: list[Event] = []
         for step in sorted(ready, key=lambda s: s.t_settled_s):
             if step not in self._pending_steps:
                 continue
+            # Decided as soon as the hold after the step's own decision is over.
+            now_s = step.t_decided_s + self.hold_s
             group = [
                 s
                 for s in self._pending_steps
@@ -211,6 +213,12 @@ class Fusion:
         return out
 
     def _step_event(self, step: LoadStep, now_s: float) -> list[Event]:
+        if not self.scale.knows_sign(step.level):
+            # A level's first step: in a closed tower a lone step can only be
+            # a cube arriving; on the open level it is a hand taking cubes.
+            self.scale.learn_sign(
+                step.level, step.delta_counts, cubes_added=self._exposed_level() != step.level
+            )
         n, residual = self.scale.count(step.level, step.delta_counts)
         if n == 0:
             self.stats.steps_below_one_cube += 1

@@ -47,6 +47,13 @@ DEFAULT_DISCONNECT_MS = 100.0
 # Why 1 s: the contract promises an empty, quiet tower for the first seconds;
 # one second gives 80 readings per channel for the noise estimate.
 DEFAULT_TARE_TIME_S = 1.0
+# Why 0.4 cube: whole cubes round from 0.5 up; a lasting change under 0.4
+# of a cube is drift, creep or a re-seated module, never a cube.
+STEP_CUBES = 0.4
+# Why 0.6 cube: a window containing a step edge of one cube spreads over at
+# least one cube, so it can never pass as stable; ringing of +-0.3 cube
+# moves the window mean by far less than the 0.5 cube that would miscount.
+RING_CUBES = 0.6
 # A channel's noise is never taken below one count: HX711 readings are
 # integers, and a perfectly quiet simulated channel must not make every
 # quantisation step look like a load change.
@@ -177,6 +184,7 @@ class LoadChannelProcessor:
         #: Minimum step size per channel in counts, once a cube's size is known
         #: (set by the fusion stage through :meth:`set_min_step_counts`).
         self.min_step_counts = np.zeros(n)
+        self.ring_tolerance_counts = np.zeros(n)
         self._hist_t = np.zeros(0)
         self._hist_v = np.zeros((0, n))
         self._hist_ok = np.zeros((0, n), dtype=bool)
@@ -193,9 +201,18 @@ class LoadChannelProcessor:
         self._first_scored_row = 0 if noise_counts is not None else self.tare_readings - 1
 
     # -- configuration -----------------------------------------------------
-    def set_min_step_counts(self, counts: np.ndarray) -> None:
-        """Raise each channel's step threshold to at least ``counts`` (e.g. half a cube)."""
-        self.min_step_counts = np.abs(np.asarray(counts, dtype=np.float64))
+    def set_cube_counts(self, counts: np.ndarray) -> None:
+        """Tell the size of one cube per channel (counts, NaN where unknown).
+
+        Steps smaller than ``STEP_CUBES`` of a cube are then ignored, and a
+        window whose spread is under ``RING_CUBES`` of a cube counts as
+        stable even while the plate still rings: its mean is already within
+        a small fraction of a cube of the settled load, which is all that
+        counting whole cubes needs, and the decision comes much sooner.
+        """
+        units = np.nan_to_num(np.abs(np.asarray(counts, dtype=np.float64)), nan=0.0)
+        self.min_step_counts = STEP_CUBES * units
+        self.ring_tolerance_counts = RING_CUBES * units
 
     @property
     def noise_ready(self) -> bool:
@@ -321,7 +338,8 @@ class LoadChannelProcessor:
         contiguous = (win_t[:, -1] - win_t[:, 0]) <= self._max_window_span_s
         spread = win_v.max(axis=2) - win_v.min(axis=2)
         means = win_v.mean(axis=2)
-        stable = win_ok & contiguous[:, None] & (spread <= self.stable_range_sigmas * self.sigma)
+        tolerance = np.maximum(self.stable_range_sigmas * self.sigma, self.ring_tolerance_counts)
+        stable = win_ok & contiguous[:, None] & (spread <= tolerance)
         threshold = self.step_threshold_counts()
         k, n = stable.shape
         rows = np.arange(k)[:, None]

@@ -80,6 +80,12 @@ class PiezoChain:
         self.dropped_sets = 0  # overlapping (duplicate) sets
 
     @property
+    def decision_delay_s(self) -> float:
+        """How long after its onset an impact is known (scan and grouping time)."""
+        frames = self.onsets.scan_frames + self.grouper.group_frames + 1
+        return frames / self.conditioner.frame_rate_hz
+
+    @property
     def t_done_s(self) -> float:
         """Stream time up to which impacts have been delivered."""
         return self._frame_time(self.onsets.frames_done)

@@ -9,7 +9,11 @@
 #include <stdint.h>
 
 #ifdef __AVR__
+#include <avr/pgmspace.h>
 #include <util/atomic.h>
+/* Constant tables live in flash and are read with LPM. */
+#define PORT_FLASH PROGMEM
+static inline uint16_t port_flash_u16(const uint16_t *p) { return pgm_read_word(p); }
 static inline uint16_t port_load16(const volatile uint16_t *p)
 {
     uint16_t v;
@@ -21,6 +25,8 @@ static inline void port_store16(volatile uint16_t *p, uint16_t v)
     ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { *p = v; }
 }
 #else
+#define PORT_FLASH
+static inline uint16_t port_flash_u16(const uint16_t *p) { return *p; }
 static inline uint16_t port_load16(const volatile uint16_t *p) { return *p; }
 static inline void port_store16(volatile uint16_t *p, uint16_t v) { *p = v; }
 #endif

@@ -86,6 +86,9 @@ class LevelLoadCalibration:
     _changed: bool = False
     _steady_since: float | None = None
     _scale: Measured | None = None
+    # Set by the orchestrator while it still expects cubes to be dropped:
+    # a steady span then is a pause between drops, not the end of the step.
+    hold: bool = False
 
     def __post_init__(self) -> None:
         self._steps = [Step.EMPTY, Step.REFERENCE_ON, Step.REFERENCE_OFF]
@@ -207,7 +210,7 @@ class LevelLoadCalibration:
         if self.step is not Step.EMPTY:
             samples = samples[int(plan.settle_s * plan.load_rate_hz):]
         stats = summarize_readings(samples)
-        if not self._steady(samples, stats):
+        if self.hold or not self._steady(samples, stats):
             # Still moving (ringing, a hand near the plate): drop the oldest second.
             cut = int(plan.load_rate_hz)
             del self._buffer_t[:cut], self._buffer_c[:cut]

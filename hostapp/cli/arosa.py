@@ -48,6 +48,8 @@ def run_games(args: argparse.Namespace) -> int:
         print(f"deleted {args.delete}")
         return 0
     for info in list_games(args.dir):
-        state = "damaged" if info.problem else f"{info.n_events} events"
+        state = f"damaged: {info.problem}" if info.problem else f"{info.n_events} events"
+        if info.torn_tail:
+            state += " (torn last record, dropped on resume)"
         print(f"{info.game_id}  {info.kind:<10} {info.created}  {state}  {info.title}")
     return 0

@@ -6,11 +6,13 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 from dsp.detect.calibration import DetectorCalibration
 from hostapp.pipeline import DetectionPipeline
+from hostapp.protocol import Load
 from hostapp.recording import RecordingReader
 
 
@@ -34,19 +36,36 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run_detect)
 
 
+@dataclass
+class DetectResult:
+    """What :func:`detect_recording` found.
+
+    Attributes
+    ----------
+    events : list of dict
+        The events as contract JSON objects, in the order decided.
+    diagnostics : dict
+        Decoder and detector counters, seconds of stream and of processing.
+    learnt : DetectorCalibration or None
+        What the detector learnt (to start the next session from).
+    """
+
+    events: list[dict[str, Any]]
+    diagnostics: dict[str, Any]
+    learnt: DetectorCalibration | None
+
+
 def detect_recording(
     path: Path,
     *,
     calibration: DetectorCalibration | None = None,
     out: TextIO | None = None,
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    ignore_load: bool = False,
+) -> DetectResult:
     """Detect events in a recording; optionally print each as a JSON line when decided.
 
-    Returns
-    -------
-    (list of dict, dict)
-        The events as contract JSON objects, and diagnostics (decoder and
-        detector counters, seconds of stream, seconds of processing).
+    ``ignore_load`` drops the LOAD messages before the pipeline, as if the
+    piezos came alone (an audio interface): acoustic-only detection.
 
     Raises
     ------
@@ -66,6 +85,8 @@ def detect_recording(
                 out.write(json.dumps(line) + "\n")
 
     for chunk in reader.chunks():
+        if ignore_load:
+            chunk = [f for f in chunk if not isinstance(f.msg, Load)]
         emit(pipeline.feed(chunk))
     emit(pipeline.finish())
     if out is not None:
@@ -90,7 +111,8 @@ def detect_recording(
         diagnostics["seconds_stream"] = max(
             pipeline.detector.piezo.t_done_s, pipeline.detector.load.level_t.max(initial=0.0)
         )
-    return events, diagnostics
+    learnt = pipeline.detector.learnt_calibration() if pipeline.detector else None
+    return DetectResult(events, diagnostics, learnt)
 
 
 def run_detect(args: argparse.Namespace) -> int:
@@ -100,7 +122,8 @@ def run_detect(args: argparse.Namespace) -> int:
         from hostapp.calibration.detector_bridge import load_detector_calibration
 
         calibration = load_detector_calibration(args.calibration)
-    events, diag = detect_recording(args.recording, calibration=calibration, out=sys.stdout)
+    result = detect_recording(args.recording, calibration=calibration, out=sys.stdout)
+    events, diag = result.events, result.diagnostics
     decoder = diag["decoder"]
     damage = {k: v for k, v in decoder.items() if v and k not in ("bytes_in", "frames_ok")}
     print(

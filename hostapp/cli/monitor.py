@@ -70,11 +70,16 @@ class MonitorView:
             elif isinstance(msg, Status):
                 self.status = msg
             elif isinstance(msg, Hello):
+                # The boot HELLO and the answer to GET_INFO often both arrive.
+                self._new_hello = self._new_hello or msg != self.hello
                 self.hello = msg
-                self._new_hello = True
+
+    def forget_hello(self) -> None:
+        """After a reconnection the next HELLO is news even if unchanged."""
+        self.hello = None
 
     def take_hello(self) -> Hello | None:
-        """The HELLO if one arrived since the last call (to print it once)."""
+        """The HELLO if a new one arrived since the last call (to print it once)."""
         if not self._new_hello:
             return None
         self._new_hello = False
@@ -155,11 +160,7 @@ def watch(
     next_print = started + refresh_s
     last_state = source.state
     while duration_s is None or clock() - started < duration_s:
-        view.add(source.get_frames(0.05))
-        hello = view.take_hello()
-        if hello is not None:
-            print(describe_hello(hello), file=out, flush=True)
-        state = source.state
+        state = source.state  # before the frames: a reconnection's HELLO follows it
         if state is not last_state:
             stats = source.stats()
             if state is SourceState.DISCONNECTED:
@@ -167,7 +168,12 @@ def watch(
                       flush=True)
             elif state is SourceState.CONNECTED and stats.connects > 1:
                 print("port back; reconnected", file=out, flush=True)
+                view.forget_hello()
             last_state = state
+        view.add(source.get_frames(0.05))
+        hello = view.take_hello()
+        if hello is not None:
+            print(describe_hello(hello), file=out, flush=True)
         if clock() >= next_print:
             print(view.render(clock() - started, source.stats()), file=out, flush=True)
             next_print += refresh_s
@@ -201,7 +207,8 @@ def _open_source(
         device = tower_device(seed=args.seed, scenario=args.scenario)
         with tempfile.TemporaryDirectory(prefix="towerear-sim-") as folder:
             with PtyDeviceServer(device, link_path=Path(folder) / "tty") as server:
-                print(f"simulated tower (seed {args.seed}) on {server.path}", file=sys.stderr)
+                print(f"simulated tower (seed {args.seed}, scenario {args.scenario})"
+                      f" on {server.path}", file=sys.stderr, flush=True)
                 with SerialSource(server.path, tap=tap) as source:
                     yield source
         return

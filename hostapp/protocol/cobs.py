@@ -30,6 +30,12 @@ def cobs_encode(data: bytes) -> bytes:
     """
     out = bytearray()
     pieces = data.split(b"\x00")
+    if len(data) < _MAX_BLOCK:
+        # Every protocol message takes this path: no piece can need a 0xFF block.
+        for piece in pieces:
+            out.append(len(piece) + 1)
+            out += piece
+        return bytes(out)
     last = len(pieces) - 1
     for index, piece in enumerate(pieces):
         # A block of 254 data bytes carries no implied zero, so a zero-terminated

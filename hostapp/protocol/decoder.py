@@ -18,6 +18,30 @@ from hostapp.protocol.messages import MESSAGE_CLASSES, BodyError, Message
 _MIN_MESSAGE_SIZE = c.HEADER_SIZE + c.CRC_SIZE
 
 
+def _cobs_decode_piece(piece: bytes) -> bytes:
+    """COBS-decode a piece known to hold no 0x00; b"" if it is not valid COBS."""
+    # Inline fast path of cobs_decode for the common case (no 0xFF block):
+    # walk the chain of code bytes, then turn each into 0x00.
+    size = len(piece)
+    positions = []
+    position = 0
+    while position < size:
+        code = piece[position]
+        if code == 0xFF:
+            try:
+                return cobs_decode(piece)
+            except CobsError:
+                return b""
+        positions.append(position)
+        position += code
+    if position != size:
+        return b""
+    out = bytearray(piece)
+    for position in positions:
+        out[position] = 0
+    return bytes(out[1:])
+
+
 class Frame(NamedTuple):
     """One decoded message with the sequence number it arrived with."""
 
@@ -160,10 +184,7 @@ class FrameDecoder:
             else:
                 stats.oversize += 1
             return None
-        try:
-            raw = cobs_decode(piece)
-        except CobsError:
-            raw = b""
+        raw = _cobs_decode_piece(piece)
         if len(raw) < _MIN_MESSAGE_SIZE:
             if first:
                 stats.partial_start = 1

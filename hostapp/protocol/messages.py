@@ -112,7 +112,9 @@ class Piezo:
         if not 1 <= n <= c.PIEZO_MAX_SETS or payload % (2 * n):
             raise BodyError(f"PIEZO body of {len(body)} bytes does not hold {n} sample sets")
         samples = np.frombuffer(body, dtype="<u2", offset=c.PIEZO_HEADER_SIZE)
-        return cls(t_us, samples.reshape(n, payload // (2 * n)).astype(np.uint16))
+        # A read-only view of the (immutable) body: no copy on little-endian hosts.
+        samples = samples.astype(np.uint16, copy=False).reshape(n, payload // (2 * n))
+        return cls(t_us, samples)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Piezo):
@@ -157,13 +159,12 @@ class Load:
             raise BodyError(f"LOAD body of {len(body)} bytes is not a whole number of s24 values")
         t_us, valid = _LOAD_HEAD.unpack_from(body)
         raw = np.frombuffer(body, dtype=np.uint8, offset=c.LOAD_HEADER_SIZE).reshape(-1, 3)
-        unsigned = (
-            raw[:, 0].astype(np.int32)
-            | (raw[:, 1].astype(np.int32) << 8)
-            | (raw[:, 2].astype(np.int32) << 16)
-        )
-        values = (unsigned ^ 0x800000) - 0x800000  # sign-extend s24
-        return cls(t_us, valid, values.astype(np.int32))
+        # Put each s24 in the top three bytes of an s32; the arithmetic shift
+        # back down sign-extends it.
+        wide = np.zeros((raw.shape[0], 4), dtype=np.uint8)
+        wide[:, 1:] = raw
+        values = wide.view("<i4").ravel() >> 8
+        return cls(t_us, valid, values.astype(np.int32, copy=False))
 
     def is_valid(self, channel: int) -> bool:
         """Whether ``channel`` has a fresh reading in this message."""

@@ -34,6 +34,7 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from hostapp.errors import SourceError
 from hostapp.protocol import (
     Ack,
     FrameDecoder,
@@ -217,7 +218,8 @@ class SimulatedDevice:
         self._seq = 0
         self.frames_sent = 0
         self.stream_origin_sim_s: float | None = None
-        self._boot(clock_offset_us % c.T_US_MODULUS)
+        self.initial_clock_offset_us = clock_offset_us % c.T_US_MODULUS
+        self._boot(self.initial_clock_offset_us)
 
     # -- state -----------------------------------------------------------
 
@@ -474,6 +476,72 @@ def tower_device_info(tower: Any, seed: int) -> DeviceInfo:
     )
 
 
+def scenario_names() -> dict[str, str]:
+    """The ``dsp.sim`` scenarios: name -> one-line description."""
+    from dsp.sim.scenarios import SCENARIOS
+
+    return dict(SCENARIOS)
+
+
+# Scenario blocks pulled at a time: short enough for a paced pseudo-terminal,
+# long enough that the simulator's per-call overhead does not matter.
+_SCENARIO_BLOCK_S = 0.25
+# Open-ended sessions (the live monitor) plan this far ahead, then stay quiet.
+OPEN_ENDED_S = 4 * 3600.0
+
+
+class ScenarioPhysics:
+    """A ``dsp.sim`` scenario as :class:`TowerPhysics`.
+
+    A scenario decides its own block lengths (it cuts them at its actions);
+    this adapter hands out exactly the span asked for, keeping the rest.
+    After the scenario's end the tower carries on with nobody acting.
+
+    Parameters
+    ----------
+    scenario : dsp.sim.scenarios.Scenario
+        The scripted session.
+    """
+
+    def __init__(self, scenario: Any) -> None:
+        self.scenario = scenario
+        self._rate_hz = float(scenario.tower.piezo_rate_hz)
+        self._blocks = scenario.blocks(_SCENARIO_BLOCK_S)
+        self._pending: list[Any] = []
+        self._time_s = 0.0
+
+    @property
+    def truth(self) -> Any:
+        """The scenario's ground truth so far (``dsp.sim.GroundTruth``)."""
+        return self.scenario.truth
+
+    def advance(self, duration_s: float) -> SensorBlockLike:
+        from dsp.sim import SensorBlock
+
+        t_end = self._time_s + duration_s
+        sim = self.scenario.sim
+        while sim.time_s < t_end - 1e-12:
+            block = next(self._blocks, None)
+            if block is None:  # the script is over; time goes on
+                block = sim.advance(t_end - sim.time_s)
+            self._pending.append(block)
+        merged = SensorBlock.concat(self._pending)
+        times = merged.piezo_t0_s + np.arange(len(merged.piezo)) / self._rate_hz
+        n_sets = int(np.searchsorted(times, t_end))
+        n_loads = int(np.searchsorted(merged.load_t_s, t_end))
+        head = SensorBlock(
+            merged.piezo_t0_s, merged.piezo[:n_sets], merged.load_t_s[:n_loads],
+            merged.load[:n_loads], merged.load_valid[:n_loads],
+        )
+        tail_t0 = float(times[n_sets]) if n_sets < len(times) else t_end
+        self._pending = [SensorBlock(
+            tail_t0, merged.piezo[n_sets:], merged.load_t_s[n_loads:],
+            merged.load[n_loads:], merged.load_valid[n_loads:],
+        )]
+        self._time_s = t_end
+        return head
+
+
 def tower_device(
     *,
     seed: int,
@@ -500,7 +568,7 @@ def tower_device(
     Returns
     -------
     SimulatedDevice
-        Its ``physics`` is the ``dsp.sim.TowerSimulator`` (ground truth in
+        Its ``physics`` is a :class:`ScenarioPhysics` (ground truth in
         ``physics.truth``).
 
     Raises
@@ -508,13 +576,16 @@ def tower_device(
     SourceError
         If ``scenario`` is not known; the message lists the known ones.
     """
-    from dsp.sim import TowerSimulator, draw_tower
+    from dsp.sim import SimulatorError, draw_tower
+    from dsp.sim.scenarios import Scenario
 
     tower = draw_tower(seed)
-    simulator = TowerSimulator(tower, seed=seed)
-    plan_scenario(simulator, scenario, duration_s)
+    try:
+        session = Scenario(scenario, tower, seed, duration_s or OPEN_ENDED_S)
+    except SimulatorError as exc:
+        raise SourceError(str(exc)) from exc
     return SimulatedDevice(
-        simulator,
+        ScenarioPhysics(session),
         tower_device_info(tower, seed),
         clock_offset_us=clock_offset_for_seed(seed) if clock_offset_us is None else clock_offset_us,
         damage=damage,

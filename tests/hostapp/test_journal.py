@@ -177,7 +177,11 @@ def test_list_export_delete(tmp_path: Path) -> None:
     assert exported["events"] == events and exported["schema"] == SCHEMA_VERSION
     assert exported["kind"] == "test"
     info, read = read_game("second", tmp_path)
-    assert info.n_events == 1 and len(read) == 1
+    assert info.n_events == 1 and len(read) == 1 and not info.torn_tail
+    with (tmp_path / "second.tej").open("ab") as f:
+        f.write(b"TJ\x40")  # a crash in the middle of the next record
+    torn = {g.game_id: g for g in list_games(tmp_path)}["second"]
+    assert torn.torn_tail and torn.problem is None and torn.n_events == 1
     delete_game("second", tmp_path)
     assert {g.game_id for g in list_games(tmp_path)} == {"first", "broken"}
     with pytest.raises(JournalError, match="no saved game"):

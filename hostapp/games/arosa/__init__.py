@@ -38,12 +38,20 @@ clues put on the sheet, cubes taken out, penalty). ``to_json`` / ``from_json``.
 Scoring: ``final_scores(state)`` gives a :class:`Scores` (``suspicion``,
 ``culprits``, ``winners``), valid at any moment and final once over.
 
-Saved games: :class:`ArosaSession` journals every event (fsynced before the
-state moves on) and resumes it after a crash; see :mod:`hostapp.journal`.
+Saved games (:mod:`.session`): ``ArosaSession.new(players, directory=None)``
+and ``ArosaSession.resume(game_id)``; ``session.act(event)`` checks the event,
+journals it (fsynced) and only then moves ``session.state`` on;
+``session.undo()`` takes the last event back (journalled as an undo record).
+Listing, exporting and deleting saved games: :mod:`hostapp.journal`.
 
-Tower model: :class:`TowerModel` (:mod:`.tower_model`) turns detected
-landings into a belief per level and colour, proposes what an opened level
-holds and learns from the players' confirmation.
+Tower model (:mod:`.tower_model`): ``TowerModel().throw(color, detections)``
+turns the detections of one drop (``Landing``, ``Removal``) into a belief per
+level; ``lift(level)`` / ``propose(level)`` give the confirmation panel's
+proposal, ``confirm(level, found)`` takes the players' count as the truth,
+``accuracy`` keeps score. Pass the confirmed ``found`` on the action too
+(``Inspect(by, floor, found=...)``) so the engine's tower follows the truth.
+
+Rule decisions where the rulebook is silent: docs/rules-arosa.md.
 """
 
 from hostapp.games.arosa.engine import apply, cover_limit, describe_owed, final_scores

@@ -48,7 +48,7 @@ class HotelBoard(QWidget):
 
     def _add(self, grid: QGridLayout, space: Space, row: int, column: int) -> None:
         button = QPushButton()
-        button.setMinimumSize(76, 58)
+        button.setMinimumSize(104 if space.kind == "floor" else 76, 58)
         button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         button.clicked.connect(lambda _=False, code=space.code: self._on_space(code))
         button.setAccessibleName(space_name(space))
@@ -90,7 +90,7 @@ class HotelBoard(QWidget):
                 label = short_space_label(space)
                 style = _EDGE
             button.setText(f"{label}\n{who}" if who else label)
-            button.setStyleSheet(style + " font-size: 17px; font-weight: bold;")
+            button.setStyleSheet(style + " font-size: 16px; font-weight: bold; padding: 2px;")
 
 
 def initials(player: str) -> str:

@@ -16,7 +16,9 @@ PLAYERS = ["brown", "black", "yellow"]
 
 
 def test_resume_after_the_window_is_destroyed_mid_turn(qtbot: QtBot, journal_dir: Path) -> None:
-    app = build_app(store=JournalGameStore(journal_dir), first_source=SourceChoice(""))
+    app = build_app(
+        store=JournalGameStore(journal_dir), show_error=print, first_source=SourceChoice("")
+    )
     app.window.show()
     page = app.window.pages["arosa"]
     set_up_game(qtbot, page, PLAYERS, manual=True)
@@ -27,13 +29,17 @@ def test_resume_after_the_window_is_destroyed_mid_turn(qtbot: QtBot, journal_dir
     before = app.controller.state
     assert before is not None and sum(before.owed.values()) == 1
     prompt_before = play_panel(page).prompt_label.text()
-    # mid-turn, the window goes away without any goodbye (as in a crash)
+    # mid-turn, the window goes away; the only goodbye is the journal file being
+    # released, as the operating system does when a process dies
     app.window.deleteLater()
-    app.context.stream.close()
+    app.controller.close()
     del app, page
     qtbot.wait(10)
 
-    again = build_app(store=JournalGameStore(journal_dir), first_source=SourceChoice(""))
+    errors: list[str] = []
+    again = build_app(
+        store=JournalGameStore(journal_dir), show_error=errors.append, first_source=SourceChoice("")
+    )
     qtbot.addWidget(again.window)
     again.window.show()
     page = again.window.pages["arosa"]
@@ -41,6 +47,7 @@ def test_resume_after_the_window_is_destroyed_mid_turn(qtbot: QtBot, journal_dir
     assert isinstance(start, StartPanel)
     assert start.games.count() == 1
     click(qtbot, start.resume_button)
+    assert errors == []
     after = again.controller.state
     assert after == before
     panel = play_panel(page)

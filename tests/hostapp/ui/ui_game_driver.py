@@ -37,9 +37,12 @@ def set_up_game(qtbot: QtBot, page: ArosaPage, players: list[str], manual: bool)
     for colour in players:
         click(qtbot, setup.colour_buttons[colour])
     if manual:
-        click(qtbot, setup.manual_radio)
+        assert not setup.manual_radio.isChecked()
+        setup.manual_radio.click()  # a mouse click at its centre can miss the label
+        assert setup.manual_radio.isChecked()
     click(qtbot, setup.start_button)
     assert isinstance(page.panel, PlayPanel)
+    assert page.controller.mode == ("manual" if manual else "sensors")
 
 
 def play_panel(page: ArosaPage) -> PlayPanel:

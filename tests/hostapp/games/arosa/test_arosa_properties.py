@@ -150,3 +150,29 @@ def test_random_events_are_applied_exactly_when_legal(players: list[str], seed: 
 def test_state_survives_a_json_round_trip(players: list[str], seed: int) -> None:
     for state in play_random(players, random.Random(seed))[::25]:
         assert GameState.from_json(state.to_json()) == state
+
+
+@settings(max_examples=20, deadline=None)
+@given(players=seatings, seed=st.integers(0, 2**32 - 1))
+def test_random_confirmations_keep_every_cube(players: list[str], seed: int) -> None:
+    """Actions that carry what the players saw (any count the tower can hold) keep the books."""
+    rng = random.Random(seed)
+    state = new_game(players)
+    for _ in range(MAX_EVENTS):
+        if state.is_over:
+            break
+        event = rng.choice(legal_actions(state))
+        if not isinstance(event, Throw):
+            found = {
+                color: rng.randint(0, sum(column))
+                for color, column in state.tower.items()
+                if sum(column) and rng.random() < 0.5
+            }
+            if isinstance(event, Cover):
+                event = Cover(event.by, event.floor, None, found)
+            elif isinstance(event, Suspect):
+                event = Suspect(event.by, event.suspects, event.floor, found)
+            else:
+                event = Inspect(event.by, event.floor, found)
+        state = apply(state, event)
+        check_invariants(state)

@@ -1,0 +1,65 @@
+"""Decoded protocol frames -> a calibration session's readings, in stream time.
+
+The terminal flow and the app's wizard both receive :class:`~hostapp.protocol.Frame`
+objects from a source; this adapter stamps them with stream time and hands
+load readings and piezo blocks to a :class:`~hostapp.calibration.tower_session.TowerCalibration`
+(or anything with ``feed_load``/``feed_piezo``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Protocol
+
+import numpy as np
+
+from hostapp.protocol import Frame, Hello, Load, Piezo, StreamClock
+
+
+class ReadingConsumer(Protocol):
+    """What the adapter feeds."""
+
+    def feed_load(self, t_s: np.ndarray, counts: np.ndarray, valid: np.ndarray) -> None: ...
+
+    def feed_piezo(self, t0_s: float, samples: np.ndarray) -> None: ...
+
+
+class FrameFeeder:
+    """Stamps frames with stream time and forwards their readings.
+
+    Attributes
+    ----------
+    hello : Hello or None
+        The device's HELLO once seen (its ``device_id`` names the profile).
+    latest_valid : ndarray of bool, shape (n_load,)
+        Valid bits of the last LOAD message.
+    """
+
+    def __init__(self, consumer: ReadingConsumer | None = None) -> None:
+        self.consumer = consumer
+        self.hello: Hello | None = None
+        self.clock = StreamClock()
+        self.latest_valid = np.zeros(8, dtype=bool)
+        self.latest_counts = np.zeros(8, dtype=np.int64)
+
+    @property
+    def device_id(self) -> str | None:
+        """The device id as 16 hex digits, once HELLO was seen."""
+        return self.hello.device_id.hex() if self.hello is not None else None
+
+    def feed(self, frames: Iterable[Frame]) -> None:
+        """Forward every frame's readings to the consumer."""
+        for frame in frames:
+            msg = frame.msg
+            t = self.clock.stamp(frame.seq, msg)
+            if isinstance(msg, Hello):
+                self.hello = msg
+            elif isinstance(msg, Load) and t is not None:
+                valid = np.array([(msg.valid >> k) & 1 for k in range(msg.values.size)],
+                                 dtype=bool)
+                self.latest_valid = valid
+                self.latest_counts = msg.values.astype(np.int64)
+                if self.consumer is not None:
+                    self.consumer.feed_load(np.array([t]), msg.values[None, :], valid[None, :])
+            elif isinstance(msg, Piezo) and t is not None and self.consumer is not None:
+                self.consumer.feed_piezo(t, msg.samples)

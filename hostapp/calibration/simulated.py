@@ -1,0 +1,142 @@
+"""Calibrating the simulated tower: a simulated user who does what the prompts say.
+
+Used by ``towerear calibrate --sim`` (a demonstration that needs no hands),
+by the tests (whose simulator knows the true constants) and by the wizard's
+tests. The user reacts to :attr:`TowerCalibration.action` after a human
+pause and acts on the :class:`dsp.sim.TowerSimulator` behind the simulated
+device, whose bytes go through the real decoder like a serial stream's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from dsp.sim import TowerSimulator, draw_tower
+from hostapp.calibration.coins import ReferenceMass
+from hostapp.calibration.feed import FrameFeeder
+from hostapp.calibration.tower_session import TowerCalibration, UserAction
+from hostapp.protocol import FrameDecoder
+from hostapp.sources.sim_device import (
+    SimulatedDevice,
+    clock_offset_for_seed,
+    tower_device_info,
+)
+
+# Why 0.6 s: about how long a person takes to read a prompt and reach the tower.
+HUMAN_PAUSE_S = 0.6
+_TICK_S = 0.05
+
+
+@dataclass
+class SimulatedUser:
+    """Acts on the simulator as the session asks, once per request."""
+
+    sim: TowerSimulator
+    reference: ReferenceMass
+    second_reference: ReferenceMass | None = None
+    pause_s: float = HUMAN_PAUSE_S
+    _pending: tuple[UserAction, int, int] | None = None
+    _since_s: float = 0.0
+    _done: set[tuple[UserAction, int, int]] = field(default_factory=set)
+
+    def react(self, session: TowerCalibration) -> None:
+        """Look at the session's request and act after a human pause."""
+        action = session.action
+        key = (action, session.level, session.drops_this_level)
+        if action is UserAction.WAIT or key in self._done:
+            self._pending = None
+            return
+        if self._pending != key:
+            self._pending, self._since_s = key, self.sim.time_s
+            return
+        if self.sim.time_s - self._since_s < self.pause_s:
+            return
+        self._done.add(key)
+        self._pending = None
+        self._act(action, session.level)
+
+    def _act(self, action: UserAction, level: int) -> None:
+        sim = self.sim
+        if action is UserAction.OPEN:
+            sim.lift(exposed=level)
+        elif action is UserAction.CLOSE:
+            sim.close()
+        elif action is UserAction.PLACE_REFERENCE:
+            sim.place_mass(level, self.reference.grams)
+        elif action is UserAction.PLACE_SECOND and self.second_reference is not None:
+            sim.place_mass(level, self.second_reference.grams)
+        elif action in (UserAction.REMOVE_REFERENCE, UserAction.REMOVE_SECOND):
+            sim.remove_mass(level)
+        elif action is UserAction.DROP_CUBE:
+            sim.drop_onto(level, height_m=0.03)
+        elif action is UserAction.REMOVE_CUBES:
+            sim.remove_cubes(level)
+
+
+@dataclass
+class SimulatedRig:
+    """The simulated tower, its device and the decoder, stepped together."""
+
+    seed: int
+    sim: TowerSimulator = field(init=False)
+    device: SimulatedDevice = field(init=False)
+
+    def __post_init__(self) -> None:
+        tower = draw_tower(self.seed)
+        self.sim = TowerSimulator(tower, seed=self.seed)
+        self.device = SimulatedDevice(
+            self.sim, tower_device_info(tower, self.seed),
+            clock_offset_us=clock_offset_for_seed(self.seed),
+            clock_scale=tower.piezo_rate_hz / 2000.0,
+        )
+        self.decoder = FrameDecoder()
+
+    def step(self, feeder: FrameFeeder, duration_s: float = _TICK_S) -> None:
+        """Advance the physics and feed what the device sent."""
+        feeder.feed(self.decoder.feed(self.device.generate(duration_s)))
+
+
+def calibrate_simulated(
+    session_factory: Callable[[str], TowerCalibration],
+    *,
+    seed: int,
+    reference: ReferenceMass,
+    second_reference: ReferenceMass | None = None,
+    max_s: float = 1200.0,
+    on_tick: Callable[[TowerCalibration], None] | None = None,
+) -> tuple[TowerCalibration, SimulatedRig]:
+    """Run a whole calibration of the simulated tower with a simulated user.
+
+    Parameters
+    ----------
+    session_factory : callable
+        Makes the session once the device id is known (from HELLO).
+    seed : int
+        Tower and session seed.
+    reference, second_reference : ReferenceMass
+        What the simulated user puts on the plates.
+    max_s : float
+        Give up after this much simulated time.
+    on_tick : callable, optional
+        Called after every step (progress display).
+
+    Returns
+    -------
+    (TowerCalibration, SimulatedRig)
+        The finished (or, after ``max_s``, unfinished) session and the rig
+        whose simulator knows the truth.
+    """
+    rig = SimulatedRig(seed)
+    feeder = FrameFeeder()
+    while feeder.device_id is None:
+        rig.step(feeder)
+    session = session_factory(feeder.device_id)
+    feeder.consumer = session
+    user = SimulatedUser(rig.sim, reference, second_reference)
+    while not session.finished and rig.sim.time_s < max_s:
+        rig.step(feeder)
+        user.react(session)
+        if on_tick is not None:
+            on_tick(session)
+    return session, rig

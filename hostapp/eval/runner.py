@@ -1,0 +1,209 @@
+"""The evaluation: families of simulated sessions, detection, scores.
+
+Seeds: the detector's constants were tuned on towers ``TUNING_TOWERS``
+(1-9); the evaluation uses towers from ``EVAL_TOWER_BASE`` (1000) on, never
+seen during tuning, with session seeds of their own.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dsp.detect.calibration import DetectorCalibration
+from dsp.metrics import LandingScore, OtherScore, score_landings, score_other_events
+from hostapp.cli.detect import detect_recording
+from hostapp.eval.sessions import SessionSpec, record_session
+
+TUNING_TOWERS = range(1, 10)
+EVAL_TOWER_BASE = 1000
+# A device clock this close to its wrap makes every long session wrap it.
+_NEAR_WRAP_US = 2**32 - 90_000_000
+
+FAMILIES = ("single", "rapid", "noisy", "game", "long", "damaged", "acoustic")
+
+
+@dataclass(frozen=True)
+class FamilyPlan:
+    """How many sessions of which scenario, how long, with what damage."""
+
+    scenario: str
+    sessions: int
+    duration_s: float
+    bit_flip_prob: float = 0.0
+    drop_prob: float = 0.0
+    near_wrap: bool = False
+
+
+def plans(quick: bool) -> dict[str, FamilyPlan]:
+    """The sessions of each family (``quick``: one short session each, for tests)."""
+    if quick:
+        return {
+            "single": FamilyPlan("single", 1, 60.0),
+            "rapid": FamilyPlan("rapid", 1, 40.0),
+            "noisy": FamilyPlan("noisy", 1, 40.0),
+            "game": FamilyPlan("game", 1, 90.0),
+            "long": FamilyPlan("long", 1, 120.0, near_wrap=True),
+            "damaged": FamilyPlan("single", 1, 60.0, bit_flip_prob=0.002, drop_prob=0.002),
+            "acoustic": FamilyPlan("acoustic", 1, 60.0),
+        }
+    return {
+        "single": FamilyPlan("single", 6, 400.0),
+        "rapid": FamilyPlan("rapid", 6, 300.0),
+        "noisy": FamilyPlan("noisy", 4, 300.0),
+        "game": FamilyPlan("game", 4, 600.0),
+        "long": FamilyPlan("long", 1, 1900.0, near_wrap=True),
+        "damaged": FamilyPlan("single", 4, 300.0, bit_flip_prob=0.002, drop_prob=0.002),
+        "acoustic": FamilyPlan("acoustic", 4, 300.0),
+    }
+
+
+@dataclass
+class SessionResult:
+    """Detections and truth of one session, with what it cost."""
+
+    family: str
+    spec: SessionSpec
+    truth: list[dict[str, Any]]
+    detected: list[dict[str, Any]]
+    diagnostics: dict[str, Any]
+    seconds_detect: float
+    variant: str = ""  # "cold" / "warm" for the acoustic family, "clean" twin of damaged
+
+
+@dataclass
+class FamilyResult:
+    """Scores of one family, summed over its sessions."""
+
+    family: str
+    landings: LandingScore = field(default_factory=LandingScore)
+    other: OtherScore = field(default_factory=OtherScore)
+    sessions: int = 0
+    seconds_stream: float = 0.0
+    seconds_detect: float = 0.0
+    extra: dict[str, float] = field(default_factory=dict)
+
+
+def _spec(family: str, plan: FamilyPlan, index: int) -> SessionSpec:
+    family_index = FAMILIES.index(family)
+    tower = EVAL_TOWER_BASE + 50 * family_index + index
+    return SessionSpec(
+        scenario=plan.scenario,
+        tower_seed=tower,
+        session_seed=tower * 7 + 3,
+        duration_s=plan.duration_s,
+        bit_flip_prob=plan.bit_flip_prob,
+        drop_prob=plan.drop_prob,
+        clock_offset_us=_NEAR_WRAP_US if plan.near_wrap else None,
+    )
+
+
+def _run_job(job: tuple[str, SessionSpec, str]) -> list[SessionResult]:
+    family, spec, variant = job
+    with tempfile.TemporaryDirectory(prefix="towerear-eval-") as tmp:
+        path = Path(tmp) / "session.bin"
+        if family == "acoustic":
+            return _acoustic_job(spec, path)
+        truth = record_session(spec, path)
+        started = time.perf_counter()
+        result = detect_recording(path)
+        elapsed = time.perf_counter() - started
+        out = [SessionResult(family, spec, truth, result.events, result.diagnostics, elapsed)]
+        if family == "damaged":
+            clean = SessionSpec(spec.scenario, spec.tower_seed, spec.session_seed, spec.duration_s)
+            clean_truth = record_session(clean, path)
+            twin = detect_recording(path)
+            out.append(
+                SessionResult(
+                    family, clean, clean_truth, twin.events, twin.diagnostics, 0.0, "clean"
+                )
+            )
+        return out
+
+
+def _acoustic_job(spec: SessionSpec, path: Path) -> list[SessionResult]:
+    """Acoustic-only before and after the model learnt from load-confirmed landings.
+
+    A separate session on the same tower (throws with the load cells, at
+    least 50 landings) teaches the acoustic model; the test session is then
+    detected with the piezos only, once cold and once with what was learnt.
+    """
+    teach_s = max(420.0, spec.duration_s)
+    teach = SessionSpec("single", spec.tower_seed, spec.session_seed + 1, teach_s)
+    record_session(teach, path)
+    taught = detect_recording(path)
+    learnt = taught.learnt or DetectorCalibration()
+    # Only the acoustic part of what was learnt: the test is acoustic-only.
+    learnt = DetectorCalibration(
+        acoustic_signatures=learnt.acoustic_signatures, acoustic_counts=learnt.acoustic_counts
+    )
+    truth = record_session(spec, path)
+    out = []
+    for variant, calibration in (("cold", None), ("warm", learnt)):
+        started = time.perf_counter()
+        result = detect_recording(path, calibration=calibration, ignore_load=True)
+        elapsed = time.perf_counter() - started
+        diag = dict(result.diagnostics)
+        diag["learnt_landings"] = sum(learnt.acoustic_counts or ()) if calibration else 0
+        out.append(
+            SessionResult("acoustic", spec, truth, result.events, diag, elapsed, variant)
+        )
+    return out
+
+
+def run_eval(
+    *,
+    quick: bool,
+    families: tuple[str, ...] = FAMILIES,
+    jobs: int = 2,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, FamilyResult]:
+    """Simulate, detect and score every family; returns the scores per family (and variant)."""
+    say = progress or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    plan = plans(quick)
+    work = [
+        (family, _spec(family, plan[family], i), "")
+        for family in families
+        for i in range(plan[family].sessions)
+    ]
+    say(f"eval: {len(work)} sessions in {len(families)} families on {jobs} processes")
+    results: list[SessionResult] = []
+    if jobs > 1 and len(work) > 1:
+        ctx = multiprocessing.get_context("spawn")
+        with ctx.Pool(jobs) as pool:
+            for i, batch in enumerate(pool.imap_unordered(_run_job, work), start=1):
+                results.extend(batch)
+                say(f"eval: {i}/{len(work)} sessions done ({batch[0].family})")
+    else:
+        for i, job in enumerate(work, start=1):
+            results.extend(_run_job(job))
+            say(f"eval: {i}/{len(work)} sessions done ({job[0]})")
+    return score_results(results)
+
+
+def score_results(results: list[SessionResult]) -> dict[str, FamilyResult]:
+    """Sum the scores of sessions into one result per family (and variant)."""
+    out: dict[str, FamilyResult] = {}
+    for r in results:
+        key = r.family if not r.variant else f"{r.family}:{r.variant}"
+        fam = out.setdefault(key, FamilyResult(key))
+        duration = r.spec.duration_s
+        fam.landings.add(score_landings(r.truth, r.detected, duration_s=duration))
+        fam.other.add(score_other_events(r.truth, r.detected))
+        fam.sessions += 1
+        fam.seconds_stream += duration
+        fam.seconds_detect += r.seconds_detect
+        decoder = r.diagnostics.get("decoder", {})
+        for key_name in ("crc_errors", "framing_errors", "lost_messages", "bad_length"):
+            fam.extra[key_name] = fam.extra.get(key_name, 0.0) + float(decoder.get(key_name, 0))
+        if "learnt_landings" in r.diagnostics:
+            fam.extra["learnt_landings"] = fam.extra.get("learnt_landings", 0.0) + float(
+                r.diagnostics["learnt_landings"]
+            )
+    return out
