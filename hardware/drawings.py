@@ -99,17 +99,17 @@ def render() -> str:
         f'<rect x="0" y="0" width="{WIDTH}" height="{HEIGHT}" fill="#ffffff"/>',
         '<text x="450" y="28" text-anchor="middle" font-size="18" font-weight="bold">'
         "Spring contacts carry the lines of the levels above</text>",
-        '<text x="215" y="60" text-anchor="middle" font-weight="bold">tower closed: '
+        '<text x="285" y="60" text-anchor="middle" font-weight="bold">tower closed: '
         "all 8 levels connected</text>",
-        f'<text x="675" y="60" text-anchor="middle" font-weight="bold">modules {OPEN_AT}..7 '
+        f'<text x="725" y="60" text-anchor="middle" font-weight="bold">modules {OPEN_AT}..7 '
         f"lifted: levels 0..{OPEN_AT} connected</text>",
     ]
-    parts += _stack(50, None)
-    parts += _stack(510, OPEN_AT)
+    parts += _stack(120, None)
+    parts += _stack(560, OPEN_AT)
     gap_y = BASE_Y - OPEN_AT * PITCH - GAP - LIFT / 2
-    parts.append(f'<text x="530" y="{gap_y + 4}" fill="#c00000" font-size="12">'
+    parts.append(f'<text x="580" y="{gap_y + 4}" fill="#c00000" font-size="12">'
                  f"springs of boundary {OPEN_AT} touch nothing:</text>")
-    parts.append(f'<text x="530" y="{gap_y + 18}" fill="#c00000" font-size="12">'
+    parts.append(f'<text x="580" y="{gap_y + 18}" fill="#c00000" font-size="12">'
                  f"levels {OPEN_AT + 1}..7 read DOUT high (pull-up) = not ready</text>")
     legend_y = HEIGHT - 30
     parts.append(f'<text x="50" y="{legend_y}" font-size="12">Each boundary: 5 shared '

@@ -90,8 +90,11 @@ class GameInfo:
 
 def journal_dir(directory: Path | None = None) -> Path:
     """The directory journals live in (``data_dir()/journals`` unless given); created."""
-    path = directory if directory is not None else data_dir() / "journals"
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path = directory if directory is not None else data_dir() / "journals"
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise JournalError(f"cannot use the journal directory: {exc.strerror}") from exc
     return path
 
 
@@ -102,7 +105,11 @@ def _path_for(game_id: str, directory: Path | None) -> Path:
 
 
 def _frame(record: Mapping[str, Any]) -> bytes:
-    payload = json.dumps(record, separators=(",", ":"), sort_keys=True).encode("utf-8")
+    try:
+        text = json.dumps(record, separators=(",", ":"), sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise JournalError(f"an event must be plain JSON to be journalled ({exc})") from exc
+    payload = text.encode("utf-8")
     return _FRAME.pack(_MAGIC, len(payload), zlib.crc32(payload)) + payload
 
 

@@ -330,8 +330,8 @@ def draw_tower(seed: int) -> TowerConstants:
             lo, hi = sorted((receiver, source))
             crosstalk[receiver, source] = float(np.prod(adjacent[lo:hi]))
 
-    edge_mm = _u(rng, 8.0, 10.0)
-    density = _u(rng, 450.0, 750.0)  # pine ~450-550, maple/beech ~650-750
+    edge_mm = _u(rng, 8.5, 10.0)
+    density = _u(rng, 480.0, 780.0)  # pine ~480-550, maple/beech ~650-780
     return TowerConstants(
         seed=seed,
         piezo_rate_hz=piezo_rate,

@@ -72,9 +72,9 @@ class LoadChain:
         self._cpg = np.array(tower.counts_per_gram)
         self._offset = np.array(tower.offset_counts)
         self._kernel = hx711_kernel()
-        # Start as if the empty plate had been powered for a long time.
-        zi_unit = signal.lfilter_zi(self._kernel, [1.0])
-        self._fir_zi = zi_unit[:, None] * self._offset[None, :]
+        # The last len(kernel) - 1 filter inputs; start as if the empty plate
+        # had been powered for a long time.
+        self._history = np.repeat(self._offset[None, :], len(self._kernel) - 1, axis=0)
         self._noise_rms = np.array([lv.noise_counts_rms for lv in tower.levels])
         step_g = np.array([lv.drift_g_per_sqrt_min for lv in tower.levels]) * np.sqrt(
             1.0 / tower.load_rate_hz / 60.0
@@ -90,7 +90,7 @@ class LoadChain:
 
     def power_up(self, level: int) -> None:
         """The level's HX711 was just reconnected: its filter starts from nothing."""
-        self._fir_zi[:, level] = 0.0
+        self._history[:, level] = 0.0
 
     def render(
         self, start: int, stop: int, *, static_g: FloatArray, dynamic_g: FloatArray | None
@@ -126,13 +126,20 @@ class LoadChain:
             )
             grams[:, level] += self._creep_frac[level] * creep
         counts_in = self._offset[None, :] + grams * self._cpg[None, :]
-        filtered, self._fir_zi = signal.lfilter(
-            self._kernel, [1.0], counts_in, axis=0, zi=self._fir_zi
-        )
-        q = np.arange(start, stop)
-        pick = (q % SUBSAMPLES) == SUBSAMPLES - 1
-        j = q[pick] // SUBSAMPLES
-        out = filtered[pick]
+        # Only every 16th filter output is a reading: evaluate the FIR there
+        # alone, on windows of past inputs.
+        extended = np.concatenate([self._history, counts_in])
+        self._history = extended[len(extended) - len(self._history) :].copy()
+        first = (-(start + 1)) % SUBSAMPLES  # offset of the first q = 16 j + 15
+        picked = np.arange(first, stop - start, SUBSAMPLES)
+        j = (start + picked) // SUBSAMPLES
+        taps = len(self._kernel)
+        if len(picked):
+            windows = extended[picked[:, None] + np.arange(taps)[None, :]]  # (m, taps, 8)
+            # A plain sum over the taps axis adds in the same order whatever m is.
+            out = (windows * self._kernel[::-1][None, :, None]).sum(axis=1)
+        else:
+            out = np.zeros((0, self.n))
         if len(j):
             j0, j1 = int(j[0]), int(j[-1]) + 1
             steps = self._drift_noise.rows(j0, j1) * self._drift_step_counts[None, :]

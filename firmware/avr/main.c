@@ -131,7 +131,7 @@ static bool service_piezo(void)
     }
     /* No room in TX yet: leave the sets in their ring and try again later
      * (the ring holds 8 ms; a frame drains in under 2 ms). */
-    if (!proto_fits(&s_link, (uint8_t)(5u + 2u * n * CONFIG_N_PIEZO))) {
+    if (!proto_fits(&s_link, (uint16_t)(5u + 2u * n * CONFIG_N_PIEZO))) {
         return false;
     }
     proto_writer_t w;

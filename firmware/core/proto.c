@@ -18,13 +18,13 @@ void proto_link_init(proto_link_t *link, ring_t *tx)
     link->tx_dropped = 0;
 }
 
-bool proto_fits(const proto_link_t *link, uint8_t body_len)
+bool proto_fits(const proto_link_t *link, uint16_t body_len)
 {
-    return ring_free(link->tx) >= PROTO_FRAME_BYTES(body_len) &&
-           body_len <= PROTO_MAX_MESSAGE - PROTO_HEADER_BYTES - PROTO_CRC_BYTES;
+    return body_len <= PROTO_MAX_MESSAGE - PROTO_HEADER_BYTES - PROTO_CRC_BYTES &&
+           ring_free(link->tx) >= PROTO_FRAME_BYTES(body_len);
 }
 
-void proto_begin(proto_writer_t *w, proto_link_t *link, uint8_t type, uint8_t body_len)
+void proto_begin(proto_writer_t *w, proto_link_t *link, uint8_t type, uint16_t body_len)
 {
     uint16_t seq = link->seq++;
     w->link = link;
@@ -70,13 +70,19 @@ bool proto_send_hello(proto_link_t *link, const proto_hello_t *h)
 void proto_piezo_begin(proto_writer_t *w, proto_link_t *link, uint32_t t_us, uint8_t n_sets,
                        uint8_t n_ch)
 {
-    proto_begin(w, link, PROTO_PIEZO, (uint8_t)(5u + 2u * n_sets * n_ch));
+    proto_begin(w, link, PROTO_PIEZO, (uint16_t)(5u + 2u * n_sets * n_ch));
     proto_u32(w, t_us);
     proto_u8(w, n_sets);
 }
 
 void proto_piezo_set(proto_writer_t *w, const uint16_t *set, uint8_t n_ch)
 {
+    /* The sample payload is the one part whose size the caller chooses:
+     * a message too long for the protocol is dropped, and must not run
+     * past the frame buffer while it is written. */
+    if (!w->room) {
+        return;
+    }
     /* Both the AVR and the hosts we test on are little-endian, as the wire is. */
     memcpy(w->p, set, 2u * n_ch);
     w->p += 2u * n_ch;

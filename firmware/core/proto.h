@@ -79,11 +79,11 @@ typedef struct {
 
 void proto_link_init(proto_link_t *link, ring_t *tx);
 /* True if a message with this body length fits in the TX ring now. */
-bool proto_fits(const proto_link_t *link, uint8_t body_len);
+bool proto_fits(const proto_link_t *link, uint16_t body_len);
 
 /* Generic writer: begin (with the body length), put the body, end.
  * proto_end returns false if the message was dropped for lack of room. */
-void proto_begin(proto_writer_t *w, proto_link_t *link, uint8_t type, uint8_t body_len);
+void proto_begin(proto_writer_t *w, proto_link_t *link, uint8_t type, uint16_t body_len);
 bool proto_end(proto_writer_t *w);
 
 static inline void proto_u8(proto_writer_t *w, uint8_t v) { *w->p++ = v; }

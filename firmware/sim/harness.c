@@ -129,47 +129,26 @@ static void on_adc_start(struct avr_irq_t *irq, uint32_t value, void *param)
     avr_raise_irq(avr_io_getirq(S.avr, AVR_IOCTL_ADC_GETIRQ, ADC_IRQ_ADC0 + ch), mv);
 }
 
-/* ---- load cells: rows of the scenario in time, connections from valid bits ---- */
-
-static const int32_t *load_values_now(void *ctx, int32_t *row)
-{
-    (void)ctx;
-    *row = (int32_t)S.load_row;
-    return &S.scn.load[(size_t)S.load_row * 8];
-}
-
-static void apply_row_connections(void)
-{
-    uint8_t valid = S.scn.load_valid[S.load_row];
-    for (int k = 0; k < 8; k++) {
-        hxs_set_connected(&S.hx, k, (valid >> k) & 1u);
-    }
-}
+/* ---- load cells: a conversion at every scenario load row ---- */
 
 static avr_cycle_count_t on_load_row(avr_t *avr, avr_cycle_count_t when, void *param)
 {
     (void)param;
-    (void)avr;
-    uint64_t t = now_us();
-    while (S.load_row + 1 < S.scn.n_load &&
-           S.loop_offset_us + S.scn.load_t_us[S.load_row + 1] <= t) {
-        S.load_row++;
-    }
-    if (S.loop && S.load_row + 1 >= S.scn.n_load &&
-        t >= S.loop_offset_us + scenario_duration_us(&S.scn)) {
+    uint32_t row = S.load_row;
+    hxs_convert(&S.hx, (int32_t)row, &S.scn.load[(size_t)row * 8], S.scn.load_valid[row]);
+    uint64_t next;
+    if (row + 1 < S.scn.n_load) {
+        S.load_row = row + 1;
+        next = S.loop_offset_us + S.scn.load_t_us[row + 1];
+    } else if (S.loop) {
         S.loop_offset_us += scenario_duration_us(&S.scn);
         S.load_row = 0;
+        next = S.loop_offset_us + S.scn.load_t_us[0];
+    } else {
+        return 0;
     }
-    apply_row_connections();
-    if (S.load_row + 1 >= S.scn.n_load) {
-        if (!S.loop) {
-            return 0;
-        }
-        return when + avr_usec_to_cycles(S.avr, (uint32_t)(S.loop_offset_us +
-                                                            scenario_duration_us(&S.scn) - t));
-    }
-    uint64_t next = S.loop_offset_us + S.scn.load_t_us[S.load_row + 1];
-    return when + avr_usec_to_cycles(S.avr, (uint32_t)(next > t ? next - t : 1));
+    uint64_t t = now_us();
+    return when + avr_usec_to_cycles(avr, (uint32_t)(next > t ? next - t : 1));
 }
 
 /* ---- UART ---- */
@@ -235,8 +214,13 @@ static void configure_uart(void)
 
 static void start_timers(void)
 {
-    hxs_start_timers(&S.hx);
-    avr_cycle_timer_register(S.avr, 1, on_load_row, NULL);
+    hxs_refresh_pins(&S.hx);
+    if (S.load_row < S.scn.n_load) {
+        uint64_t next = S.loop_offset_us + S.scn.load_t_us[S.load_row];
+        uint64_t t = now_us();
+        avr_cycle_timer_register(S.avr, avr_usec_to_cycles(S.avr, (uint32_t)(next > t ? next - t : 1)),
+                                 on_load_row, NULL);
+    }
     avr_cycle_timer_register(S.avr, avr_usec_to_cycles(S.avr, 10), on_input_tick, NULL);
 }
 
@@ -333,8 +317,9 @@ static void write_stats(const char *path, double wall_s)
     fprintf(f, "  \"adc_late_starts\": %llu,\n", (unsigned long long)S.conv_late);
     fprintf(f, "  \"hx711_conversions\": %u,\n  \"hx711_reads\": %u,\n", S.hx.conversions,
             S.hx.reads_completed);
-    fprintf(f, "  \"hx711_conversions_unread\": %u,\n  \"hx711_pulses_while_busy\": %u,\n",
-            S.hx.conversions_unread, S.hx.pulses_while_busy);
+    fprintf(f, "  \"hx711_conversions_unread\": %u,\n  \"hx711_conversions_lost\": %u,\n",
+            S.hx.conversions_unread, S.hx.conversions_lost);
+    fprintf(f, "  \"hx711_pulses_while_busy\": %u,\n", S.hx.pulses_while_busy);
     fprintf(f, "  \"sck_high_max_cycles\": %llu,\n  \"sck_power_down_violations\": %u\n}\n",
             (unsigned long long)S.hx.sck_high_max, S.hx.power_down_violations);
     fclose(f);
@@ -345,7 +330,7 @@ static void usage(void)
     fprintf(stderr,
             "usage: towerear-sim FIRMWARE.elf SCENARIO.bin [--seconds S] [--loop]\n"
             "         [--out FILE | --out-fd N | --pty] [--in-fd N] [--realtime]\n"
-            "         [--hx711-log FILE] [--stats FILE] [--profile FILE] [--seed N] [--verbose]\n");
+            "         [--hx711-log FILE] [--stats FILE] [--profile FILE] [--verbose]\n");
     exit(2);
 }
 
@@ -365,7 +350,6 @@ int main(int argc, char **argv)
     const char *scn_path = argv[2];
     const char *out_path = NULL, *stats_path = NULL, *log_path = NULL, *profile_path = NULL;
     int out_fd = -1, use_pty = 0, verbose = 0;
-    uint32_t seed = 1;
     S.in_fd = -1;
     S.seconds = -1;
     for (int i = 3; i < argc; i++) {
@@ -391,8 +375,6 @@ int main(int argc, char **argv)
             stats_path = v, i++;
         } else if (!strcmp(a, "--profile") && v) {
             profile_path = v, i++;
-        } else if (!strcmp(a, "--seed") && v) {
-            seed = (uint32_t)strtoul(v, NULL, 0), i++;
         } else if (!strcmp(a, "--verbose")) {
             verbose = 1;
         } else {
@@ -459,8 +441,7 @@ int main(int argc, char **argv)
                             on_uart_out, NULL);
     avr_irq_register_notify(avr_io_getirq(S.avr, AVR_IOCTL_ADC_GETIRQ, ADC_IRQ_OUT_TRIGGER),
                             on_adc_start, NULL);
-    hxs_init(&S.hx, S.avr, S.scn.load_valid[0], seed);
-    S.hx.values_now = load_values_now;
+    hxs_init(&S.hx, S.avr);
     S.hx.log = log;
 
     static uart_pty_t pty;

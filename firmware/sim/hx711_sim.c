@@ -14,40 +14,35 @@ static void set_dout(hxs_chip_t *c, int level)
     avr_raise_irq(c->dout, level ? 1 : 0);
 }
 
-static avr_cycle_count_t next_conversion(hxs_chip_t *c, avr_cycle_count_t now)
+void hxs_convert(hxs_bank_t *b, int32_t row, const int32_t *values, uint8_t connected)
 {
-    avr_cycle_count_t p = c->bank->period;
-    if (now < c->phase) {
-        return c->phase;
+    for (int k = 0; k < HXS_CHANNELS; k++) {
+        hxs_chip_t *c = &b->chip[k];
+        int on = (connected >> k) & 1u;
+        if (!on) {
+            if (c->connected) { /* lifted: the chip is gone, the pull-up wins */
+                c->connected = 0;
+                c->ready = 0;
+                c->pulses = 0;
+                set_dout(c, 1);
+            }
+            continue;
+        }
+        c->connected = 1;
+        if (c->ready && c->pulses > 0) {
+            b->conversions_lost++; /* being shifted out right now */
+            continue;
+        }
+        if (c->ready) {
+            b->conversions_unread++;
+        }
+        c->value = (uint32_t)values[k] & 0xFFFFFFu;
+        c->row = row;
+        c->ready = 1;
+        c->pulses = 0;
+        b->conversions++;
+        set_dout(c, 0);
     }
-    return c->phase + ((now - c->phase) / p + 1) * p;
-}
-
-static avr_cycle_count_t on_conversion(avr_t *avr, avr_cycle_count_t when, void *param)
-{
-    (void)avr;
-    hxs_chip_t *c = param;
-    hxs_bank_t *b = c->bank;
-    if (!c->connected) {
-        return 0;
-    }
-    if (c->ready && c->pulses > 0) {
-        /* being read right now: this conversion result is lost, as on the chip */
-        b->conversions_unread++;
-        return when + b->period;
-    }
-    if (c->ready) {
-        b->conversions_unread++;
-    }
-    int32_t row = -1;
-    const int32_t *v = b->values_now(b->ctx, &row);
-    c->value = (uint32_t)v[c->index] & 0xFFFFFFu;
-    c->row = row;
-    c->ready = 1;
-    c->pulses = 0;
-    b->conversions++;
-    set_dout(c, 0);
-    return when + b->period;
 }
 
 static void on_sck(struct avr_irq_t *irq, uint32_t value, void *param)
@@ -98,26 +93,12 @@ static void on_sck(struct avr_irq_t *irq, uint32_t value, void *param)
     }
 }
 
-static uint32_t lcg(uint32_t *state)
-{
-    *state = *state * 1664525u + 1013904223u;
-    return *state >> 8;
-}
-
-void hxs_init(hxs_bank_t *b, avr_t *avr, uint8_t initially_connected, uint32_t seed)
+void hxs_init(hxs_bank_t *b, avr_t *avr)
 {
     memset(b, 0, sizeof *b);
     b->avr = avr;
-    b->period = avr_usec_to_cycles(avr, 12500);
-    b->seed = seed ? seed : 1;
-    /* powered up together at boot: the first conversions come in lockstep */
-    avr_cycle_count_t phase = avr_usec_to_cycles(avr, 3000);
     for (int k = 0; k < HXS_CHANNELS; k++) {
         hxs_chip_t *c = &b->chip[k];
-        c->bank = b;
-        c->index = k;
-        c->connected = (initially_connected >> k) & 1u;
-        c->phase = phase;
         c->dout = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(s_dout_port[k]), s_dout_bit[k]);
         set_dout(c, 1);
     }
@@ -126,37 +107,10 @@ void hxs_init(hxs_bank_t *b, avr_t *avr, uint8_t initially_connected, uint32_t s
         on_sck, b);
 }
 
-void hxs_start_timers(hxs_bank_t *b)
+void hxs_refresh_pins(hxs_bank_t *b)
 {
     for (int k = 0; k < HXS_CHANNELS; k++) {
         hxs_chip_t *c = &b->chip[k];
-        avr_cycle_timer_cancel(b->avr, on_conversion, c);
-        if (c->connected) {
-            set_dout(c, c->ready ? 0 : 1);
-            avr_cycle_timer_register(b->avr, next_conversion(c, b->avr->cycle) - b->avr->cycle,
-                                     on_conversion, c);
-        } else {
-            set_dout(c, 1);
-        }
-    }
-}
-
-void hxs_set_connected(hxs_bank_t *b, int ch, int connected)
-{
-    hxs_chip_t *c = &b->chip[ch];
-    if (c->connected == connected) {
-        return;
-    }
-    c->connected = connected;
-    c->ready = 0;
-    c->pulses = 0;
-    avr_cycle_timer_cancel(b->avr, on_conversion, c);
-    set_dout(c, 1);
-    if (connected) {
-        /* Powered up again at its own phase: first data 20..80 % of a
-         * period later, then every period. */
-        avr_cycle_count_t offset = b->period / 5 + (avr_cycle_count_t)(lcg(&b->seed) % (b->period * 3 / 5));
-        c->phase = b->avr->cycle + offset;
-        avr_cycle_timer_register(b->avr, offset, on_conversion, c);
+        set_dout(c, !(c->connected && c->ready));
     }
 }

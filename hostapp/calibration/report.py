@@ -54,7 +54,7 @@ def grade_level(profile: CalibrationProfile, level: int) -> LevelGrade:
         lin = cell.linearity_error_pct
         if lin is not None and abs(lin) > MAX_LINEARITY_PCT:
             reasons.append(f"nonlinear by {cell.linearity_error_pct:+.2f} %")
-    if profile.acoustic is not None:
+    if profile.acoustic is not None and sum(profile.acoustic.confusion[level]) > 0:
         rate = profile.acoustic.detection_rate[level]
         if rate < MIN_ACOUSTIC_RATE:
             reasons.append(f"acoustic detection {100 * rate:.0f} %")
@@ -131,7 +131,8 @@ def write_report(profile: CalibrationProfile, directory: Path) -> Path:
     if profile.acoustic is not None:
         _confusion_plot(profile, directory / "calibration-acoustic.png")
         rates = ", ".join(f"{level}: {100 * r:.0f} %"
-                          for level, r in enumerate(profile.acoustic.detection_rate))
+                          for level, r in enumerate(profile.acoustic.detection_rate)
+                          if sum(profile.acoustic.confusion[level]) > 0)
         lines += [
             "## Acoustics",
             "",

@@ -316,7 +316,7 @@ class TowerCalibration:
             raise CalibrationError(
                 f"the calibration stopped at level {self.level}; the previous profile is unchanged"
             )
-        acoustic = self.acoustic_profile() or self._profile.acoustic
+        acoustic = _merge_acoustic(self._profile.acoustic, self.acoustic_profile())
         return CalibrationProfile(self.device_id, now_utc(), list(self._profile.load), acoustic)
 
 
@@ -332,3 +332,18 @@ def _with_unheard_channels(drop: _Drop) -> np.ndarray:
     for channel in range(drop.level + 1, peaks.size):
         peaks[channel] = top * 10 ** (-DEFAULT_CROSSTALK_DB_PER_LEVEL * (channel - drop.level) / 20)
     return peaks
+
+
+def _merge_acoustic(old: AcousticProfile | None,
+                    new: AcousticProfile | None) -> AcousticProfile | None:
+    """Levels heard in this session replace theirs; the others keep what they had."""
+    if old is None or new is None:
+        return new or old
+    fresh = [sum(row) > 0 for row in new.confusion]
+    pick = [new if fresh[k] else old for k in range(N_LEVELS)]
+    return AcousticProfile(
+        signatures=[pick[k].signatures[k] for k in range(N_LEVELS)],
+        detection_rate=[pick[k].detection_rate[k] for k in range(N_LEVELS)],
+        confusion=[pick[k].confusion[k] for k in range(N_LEVELS)],
+        drops_per_level=max(old.drops_per_level, new.drops_per_level),
+    )

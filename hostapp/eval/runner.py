@@ -90,9 +90,12 @@ class FamilyResult:
     extra: dict[str, float] = field(default_factory=dict)
 
 
-def _spec(family: str, plan: FamilyPlan, index: int) -> SessionSpec:
+def _spec(family: str, plan: FamilyPlan, index: int, tuning: bool = False) -> SessionSpec:
     family_index = FAMILIES.index(family)
-    tower = EVAL_TOWER_BASE + 50 * family_index + index
+    if tuning:
+        tower = TUNING_TOWERS[(family_index + index) % len(TUNING_TOWERS)]
+    else:
+        tower = EVAL_TOWER_BASE + 50 * family_index + index
     return SessionSpec(
         scenario=plan.scenario,
         tower_seed=tower,
@@ -162,13 +165,17 @@ def run_eval(
     quick: bool,
     families: tuple[str, ...] = FAMILIES,
     jobs: int = 2,
+    tuning: bool = False,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, FamilyResult]:
-    """Simulate, detect and score every family; returns the scores per family (and variant)."""
+    """Simulate, detect and score every family; returns the scores per family (and variant).
+
+    ``tuning`` uses the tuning towers instead of the unseen evaluation towers.
+    """
     say = progress or (lambda msg: print(msg, file=sys.stderr, flush=True))
     plan = plans(quick)
     work = [
-        (family, _spec(family, plan[family], i), "")
+        (family, _spec(family, plan[family], i, tuning), "")
         for family in families
         for i in range(plan[family].sessions)
     ]

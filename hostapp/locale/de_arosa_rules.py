@@ -59,6 +59,9 @@ MESSAGES = {
         "{floor} des Ermittlungsblocks nehmen, wie er dort im Turm gefunden hat ({found} "
         "gefunden, {on_sheet} auf dem Block), nicht {remove}."
     ),
+    "Cubes: a floor cannot hold {want} {color} cubes.": (
+        "Würfel: Auf einer Etage können nicht {want} Würfel in {color} liegen."
+    ),
     "Cubes: only {n} {color} cubes are in the tower, so {want} cannot lie on floor {floor}.": (
         "Würfel: Nur {n} Würfel in {color} sind im Turm, also können nicht {want} auf "
         "Etage {floor} liegen."

@@ -18,7 +18,13 @@ from hostapp.i18n import tr
 from hostapp.protocol.messages import Status
 from hostapp.sources.base import SourceState, SourceStats
 from hostapp.ui.recorder import RawRecorder
+from hostapp.ui.sim_tower import SimulatedTower
 from hostapp.ui.streaming import SourceChoice, SourceHealth
+
+
+# The tower the app simulates by default: any seed gives a plausible tower;
+# a fixed one makes the default source the same on every start.
+SIM_SEED = 1
 
 
 class FrameSource(Protocol):
@@ -50,11 +56,20 @@ class FrameSourceAdapter:
         The tap that writes recordings.
     detail
         Extra words for the source bar (port, replay speed).
+    tower
+        The simulated tower behind the source, when it is one (its hands).
     """
 
-    def __init__(self, source: FrameSource, recorder: RawRecorder, detail: str = "") -> None:
+    def __init__(
+        self,
+        source: FrameSource,
+        recorder: RawRecorder,
+        detail: str = "",
+        tower: SimulatedTower | None = None,
+    ) -> None:
         self.name = source.name
         self.inner = source
+        self.tower = tower
         self._recorder = recorder
         self._detail = detail
         self._lock = threading.Lock()
@@ -116,8 +131,10 @@ def default_choice() -> SourceChoice:
     return SourceChoice("device")
 
 
-def open_live_source(choice: SourceChoice) -> FrameSourceAdapter:
+def open_live_source(choice: SourceChoice, *, sim_pace: float = 1.0) -> FrameSourceAdapter:
     """Build (not start) the source for ``choice``.
+
+    ``sim_pace`` runs the simulated tower faster than real time (tests).
 
     Raises
     ------
@@ -126,9 +143,8 @@ def open_live_source(choice: SourceChoice) -> FrameSourceAdapter:
     """
     recorder = RawRecorder()
     if choice.kind == "sim":
-        from hostapp.sources.sim_device import SimulatedDeviceSource
-
-        return FrameSourceAdapter(SimulatedDeviceSource(tap=recorder), recorder, tr("in process"))
+        tower = SimulatedTower(seed=SIM_SEED, pace=sim_pace, tap=recorder)
+        return FrameSourceAdapter(tower.source, recorder, tr("in process"), tower=tower)
     if choice.kind == "device":
         from hostapp.sources.serial_port import SerialSource, find_device_port
 

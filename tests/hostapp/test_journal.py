@@ -112,7 +112,7 @@ def test_random_damage_never_escapes_as_anything_but_a_journal_error(tmp_path: P
     whole = path.read_bytes()
     rng = random.Random(5)
     outcomes = {"error": 0, "warning": 0, "clean": 0}
-    for _ in range(300):
+    for _ in range(150):
         data = bytearray(whole)
         if rng.random() < 0.5:
             data = data[: rng.randrange(len(data))]
@@ -186,3 +186,22 @@ def test_list_export_delete(tmp_path: Path) -> None:
     assert {g.game_id for g in list_games(tmp_path)} == {"first", "broken"}
     with pytest.raises(JournalError, match="no saved game"):
         delete_game("second", tmp_path)
+
+
+def test_an_event_that_is_not_json_is_refused_and_not_written(tmp_path: Path) -> None:
+    make_game(tmp_path, n=1)
+    with Journal.open("g1", tmp_path) as journal:
+        with pytest.raises(JournalError, match="plain JSON"):
+            journal.append({"when": object()})
+        with pytest.raises(JournalError, match="plain JSON"):
+            journal.append({"x": float("nan")})
+        assert len(journal.events) == 1
+    with Journal.open("g1", tmp_path) as journal:
+        assert len(journal.events) == 1 and journal.warnings == []
+
+
+def test_an_unusable_directory_is_a_journal_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    with pytest.raises(JournalError, match="journal directory"):
+        Journal.create("test", {}, blocker / "journals")

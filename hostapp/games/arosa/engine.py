@@ -238,6 +238,10 @@ def _reconcile(table: _Table, floor: int, found: Mapping[str, int]) -> None:
     for color in colors:
         want = found.get(color, 0)
         column = table.tower[color]
+        if want < 0:
+            raise _illegal(
+                "Cubes: a floor cannot hold {want} {color} cubes.", want=want, color=color
+            )
         if want > sum(column):
             raise _illegal(
                 "Cubes: only {n} {color} cubes are in the tower, so {want} cannot lie on "

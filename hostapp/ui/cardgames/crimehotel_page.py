@@ -535,11 +535,15 @@ class CrimeHotelPage(QWidget):
         widget.setFocus()
 
     def _show_candidates(self) -> None:
+        inv = self.game.current
         candidates = self.game.candidates()
         rooms = " ".join(str(r) for r in candidates)
-        self.candidates.setText(tr("Rooms the murderer can still be in ({n}): {rooms}",
-                                   n=len(candidates), rooms=rooms))
-        inv = self.game.current
+        if inv is not None and inv.scores is not None:
+            self.candidates.setText(tr("Investigation {n}: the murderer was in room {room}.",
+                                       n=inv.number, room=inv.dark_room))
+        else:
+            self.candidates.setText(tr("Rooms the murderer can still be in ({n}): {rooms}",
+                                       n=len(candidates), rooms=rooms))
         breaches = [
             tr("{player} did not follow floor {floor} but later played {card}",
                player=v.player, floor=v.floor, card=v.card)

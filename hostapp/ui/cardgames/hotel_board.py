@@ -48,7 +48,7 @@ class HotelBoard(QWidget):
 
     def _add(self, grid: QGridLayout, space: Space, row: int, column: int) -> None:
         button = QPushButton()
-        button.setMinimumSize(104 if space.kind == "floor" else 76, 58)
+        button.setMinimumSize(100 if space.kind == "floor" else 68, 54)
         button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         button.clicked.connect(lambda _=False, code=space.code: self._on_space(code))
         button.setAccessibleName(space_name(space))

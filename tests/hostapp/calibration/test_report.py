@@ -46,3 +46,14 @@ def test_report_files(tmp_path: Path) -> None:
     assert "FAIL: load cell not calibrated" in text
     for png in ("calibration-load.png", "calibration-acoustic.png"):
         assert (tmp_path / png).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_levels_without_drops_are_not_graded_on_acoustics() -> None:
+    profile = make_profile()
+    confusion = [row[:] for row in profile.acoustic.confusion]  # type: ignore[union-attr]
+    confusion[0] = [0] * 8
+    rates = list(profile.acoustic.detection_rate)  # type: ignore[union-attr]
+    rates[0] = 0.0
+    quiet = CalibrationProfile(profile.device_id, profile.created_utc, profile.load,
+                               AcousticProfile([[0.0] * 8] * 8, rates, confusion, 10))
+    assert grade_level(quiet, 0).passed

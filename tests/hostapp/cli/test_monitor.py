@@ -16,6 +16,7 @@ from hostapp.cli import main
 from hostapp.cli.monitor import MonitorView, watch
 from hostapp.protocol import Frame, Hello, Load, Piezo, Status
 from hostapp.protocol.decoder import DecoderStats
+from hostapp.recording import read_recording
 from hostapp.sources.base import SourceState, SourceStats
 from hostapp.sources.pty_server import PtyDeviceServer
 from hostapp.sources.serial_port import SerialSource
@@ -110,3 +111,24 @@ def test_record_to_unwritable_place(capsys: pytest.CaptureFixture[str], tmp_path
     target = tmp_path / "missing-dir" / "rec.bin"
     assert main(["monitor", "--sim", "--duration", "1", "--record", str(target)]) == 2
     assert "cannot write the recording" in capsys.readouterr().err
+
+
+def test_monitor_sim_prints_hello_and_tables(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = tmp_path / "live.bin"
+    assert main(["monitor", "--sim", "--duration", "2.3", "--scenario", "quiet",
+                 "--record", str(record)]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0].startswith("device ") and "8 piezo @ 2000 Hz" in lines[0]
+    assert out.count("device ") == 1
+    tables = [line for line in lines if line.startswith("t=")]
+    assert len(tables) == 2
+    assert all("lost 0  crc 0  framing 0" in line for line in tables)
+    load_rows = [line.split()[1:] for line in lines if line.startswith("load ")]
+    assert load_rows and all(len(row) == 8 for row in load_rows)
+    assert any(line.startswith("status    uptime") for line in lines)
+    rec = read_recording(record)
+    assert rec.stats.frames_ok > 400 and rec.stats.damaged_frames == 0
+    assert rec.hello is not None

@@ -56,6 +56,8 @@ def test_more_cubes_than_the_tower_holds_is_refused() -> None:
     state = after_prologue()
     with pytest.raises(IllegalMoveError, match="only 2 blue cubes are in the tower"):
         apply(state, Inspect("yellow", 5, found={"blue": 3}))
+    with pytest.raises(IllegalMoveError, match="cannot hold -1"):
+        apply(state, Inspect("yellow", 5, found={"blue": -1}))
     with pytest.raises(IllegalMoveError, match="Colours"):
         apply(state, Inspect("yellow", 5, found={"white": 1}))
 
