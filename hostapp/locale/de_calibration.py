@@ -34,4 +34,15 @@ MESSAGES = {
         "selbst am ruhigen Turm.",
     "Seat the modules firmly; clean the spring contacts above level {level}.":
         "Module fest aufsetzen; Federkontakte über Ebene {level} reinigen.",
+    "Lift modules {level} to {top} together to open level {level}.":
+        "Module {level} bis {top} gemeinsam anheben, um Ebene {level} zu öffnen.",
+    "Put the modules back on: the tower is closed again.":
+        "Module wieder aufsetzen: der Turm ist wieder geschlossen.",
+    "Calibration finished.": "Kalibrierung abgeschlossen.",
+    "Level {level}: leave the cubes on the plate.":
+        "Ebene {level}: die Würfel auf der Platte liegen lassen.",
+    "Take the top module off to open level {level}.":
+        "Das oberste Modul abnehmen, um Ebene {level} zu öffnen.",
+    "Level {level}: drop cube {i} of {n} onto the plate from about 3 cm.":
+        "Ebene {level}: Würfel {i} von {n} aus etwa 3 cm Höhe auf die Platte fallen lassen.",
 }

@@ -16,6 +16,7 @@ from PyQt6.QtWidgets import QMainWindow, QTabWidget, QVBoxLayout, QWidget
 from hostapp import i18n
 from hostapp.i18n import tr
 from hostapp.ui.context import AppContext
+from hostapp.ui.sim_controls import SimTowerControls
 from hostapp.ui.source_bar import SourceBar
 
 PageFactory = Callable[[AppContext, QWidget], QWidget]
@@ -63,6 +64,7 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.pages: dict[str, QWidget] = {}
         self.source_bar: SourceBar | None = None
+        self.sim_controls: SimTowerControls | None = None
         self._build()
 
     def _build(self) -> None:
@@ -73,6 +75,9 @@ class MainWindow(QMainWindow):
         self.source_bar = SourceBar(
             self.context.stream, self.context.data_dir, self.context.show_error, central
         )
+        self.sim_controls = SimTowerControls(
+            self.context.stream, self.context.show_error, central
+        )
         self.tabs = QTabWidget(central)
         self.pages = {}
         for spec in self._specs:
@@ -80,6 +85,7 @@ class MainWindow(QMainWindow):
             self.pages[spec.key] = page
             self.tabs.addTab(page, spec.title())
         layout.addWidget(self.source_bar)
+        layout.addWidget(self.sim_controls)
         layout.addWidget(self.tabs, 1)
         old = self.takeCentralWidget()
         self.setCentralWidget(central)

@@ -60,7 +60,7 @@ class SimulatedTower:
         self._lock = threading.Lock()
         self.simulator = TowerSimulator(tower, seed=seed)
         device = SimulatedDevice(
-            _LockedPhysics(self.simulator, self._lock),  # type: ignore[arg-type]
+            _LockedPhysics(self.simulator, self._lock),
             tower_device_info(tower, seed),
             clock_offset_us=clock_offset_for_seed(seed),
             clock_scale=tower.piezo_rate_hz / 2000.0,

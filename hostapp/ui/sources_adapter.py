@@ -21,7 +21,6 @@ from hostapp.ui.recorder import RawRecorder
 from hostapp.ui.sim_tower import SimulatedTower
 from hostapp.ui.streaming import SourceChoice, SourceHealth
 
-
 # The tower the app simulates by default: any seed gives a plausible tower;
 # a fixed one makes the default source the same on every start.
 SIM_SEED = 1

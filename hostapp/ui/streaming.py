@@ -22,6 +22,7 @@ from PyQt6.QtCore import QObject, QTimer, pyqtSignal
 
 from hostapp.errors import TowerearError
 from hostapp.protocol.messages import Hello, Load, Piezo, Status
+from hostapp.ui.sim_tower import SimulatedTower
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +31,8 @@ class LiveSource(Protocol):
     """What the hub needs from a source (see :mod:`hostapp.ui.sources_adapter`)."""
 
     name: str
+    tower: SimulatedTower | None
+    """The simulated tower behind the source (to act on it), else ``None``."""
 
     def start(self) -> None:
         """Open the transport and start the reader thread."""

@@ -401,12 +401,16 @@ class TowerModel:
         mine.sort(key=lambda c: -float(c.p[level]))
         here, elsewhere = mine[:n], mine[n:]
         self.unexplained_cubes += max(0, n - len(mine))
+        # each report is judged once: by where its cube was found, or by its
+        # cube missing from the level it named
         for cube in here:
             if cube.report is not None:
                 self.calibration.record(cube.report.confidence, cube.report.floor == level)
+                cube.report = None
         for cube in elsewhere:
             if cube.report is not None and cube.report.floor == level:
                 self.calibration.record(cube.report.confidence, False)
+                cube.report = None
             # Not found here, so it lies elsewhere. The belief it had here moves
             # the way a misheard or knocked-down cube goes: near, and lower first.
             moved = cube.p[level]
@@ -421,14 +425,6 @@ class TowerModel:
                 cube.p = np.eye(N_FLOORS)[level]
             for _ in range(max(0, n - len(mine))):
                 self._cubes.append(_Cube(color, np.eye(N_FLOORS)[level]))
-
-    def remove(self, level: int, color: str, n: int = 1) -> None:
-        """Forget ``n`` cubes of ``color`` taken from ``level`` without a confirmation."""
-        mine = sorted(
-            (c for c in self._cubes if c.color == color), key=lambda c: -float(c.p[level])
-        )
-        gone = mine[:n]
-        self._cubes = [c for c in self._cubes if not any(c is g for g in gone)]
 
 
 def most_likely_level(probabilities: np.ndarray) -> int:

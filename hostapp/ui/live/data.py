@@ -89,7 +89,7 @@ class LiveData:
         return bool_array(self.latest_s - self.last_valid_s <= STALE_AFTER_S)
 
     def load_in_grams(
-        self, counts: npt.NDArray[np.float32], level: int
+        self, counts: npt.NDArray[np.generic], level: int
     ) -> tuple[npt.NDArray[np.float32], bool]:
         """Convert one level's counts to grams when a calibration is known.
 
