@@ -16,8 +16,15 @@ from hardware.errors import HardwareError
 
 BOM_PATH = Path(__file__).with_name("bom.csv")
 COLUMNS = (
-    "part", "value", "package", "footprint", "quantity",
-    "supplier", "supplier_pn", "unit_price_usd", "notes",
+    "part",
+    "value",
+    "package",
+    "footprint",
+    "quantity",
+    "supplier",
+    "supplier_pn",
+    "unit_price_usd",
+    "notes",
 )
 
 
@@ -47,8 +54,11 @@ class BomRow:
 
 
 def _row(record: dict[str, str], line: int) -> BomRow:
-    missing = [c for c in ("part", "value", "quantity", "supplier", "supplier_pn",
-                           "unit_price_usd") if not record.get(c, "").strip()]
+    missing = [
+        c
+        for c in ("part", "value", "quantity", "supplier", "supplier_pn", "unit_price_usd")
+        if not record.get(c, "").strip()
+    ]
     if missing:
         raise HardwareError(f"bom.csv line {line}: empty {', '.join(missing)}")
     try:
@@ -59,10 +69,14 @@ def _row(record: dict[str, str], line: int) -> BomRow:
     if quantity < 1 or price < 0:
         raise HardwareError(f"bom.csv line {line}: quantity must be >= 1 and price >= 0")
     return BomRow(
-        part=record["part"].strip(), value=record["value"].strip(),
-        package=record["package"].strip(), footprint=record["footprint"].strip(),
-        quantity=quantity, supplier=record["supplier"].strip(),
-        supplier_pn=record["supplier_pn"].strip(), unit_price_usd=price,
+        part=record["part"].strip(),
+        value=record["value"].strip(),
+        package=record["package"].strip(),
+        footprint=record["footprint"].strip(),
+        quantity=quantity,
+        supplier=record["supplier"].strip(),
+        supplier_pn=record["supplier_pn"].strip(),
+        unit_price_usd=price,
         notes=record["notes"].strip(),
     )
 

@@ -18,10 +18,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from hardware.bom import read_bom, total_usd
+from hardware.contacts import contact_signals
 from hardware.errors import HardwareError
 from hardware.frontend import FRONT_END, figures
 from hardware.pinout import N_LEVELS, Pinout, load_pinout
-from hardware.schematic import HX711_CLOCK_HZ, contact_signals
+from hardware.schematic import HX711_CLOCK_HZ
 
 DOCS_DIR = Path(__file__).resolve().parent.parent / "docs"
 
@@ -56,7 +57,7 @@ def _wiring_rows(p: Pinout) -> list[str]:
     for level in range(N_LEVELS):
         piezo, dout = p.piezo[level], p.hx711_dout[level]
         board = "base" if level == 0 else f"module {level - 1}"
-        crossed = ("none" if level == 0 else "0" if level == 1 else f"0..{level - 1}")
+        crossed = "none" if level == 0 else "0" if level == 1 else f"0..{level - 1}"
         adc = f"ADC{p.piezo_adc[level]}"
         port = adc if piezo.port == adc else f"{piezo.port}, {adc}"
         rows.append(
@@ -100,8 +101,7 @@ def render_contacts() -> str:
         below = "base" if boundary == 0 else f"module {boundary - 1}"
         signals = contact_signals(boundary)
         lines.append(
-            f"| {boundary} | {below} / module {boundary} | {len(signals)} "
-            f"| {', '.join(signals)} |"
+            f"| {boundary} | {below} / module {boundary} | {len(signals)} | {', '.join(signals)} |"
         )
     total = sum(len(contact_signals(b)) for b in range(N_LEVELS - 1))
     lines.append(f"| | | **{total}** | |")
@@ -115,18 +115,26 @@ def render_frontend() -> str:
         ("bias point (ADC pin)", f"{f.bias_v:.3f} V = code {round(f.bias_v / f.lsb_v)}"),
         ("1 LSB", f"{f.lsb_v * 1e3:.2f} mV"),
         ("linear input range (disc, open circuit)", f"+-{f.linear_peak_v:.3f} V"),
-        ("high-pass corner (C_p with bleed || bias)", f"{f.highpass_hz:.1f} Hz"),
+        ("high-pass corner (C_p with bleed and bias in parallel)", f"{f.highpass_hz:.1f} Hz"),
         ("Sallen-Key f0, Q", f"{f.lowpass_f0_hz:.1f} Hz, {f.lowpass_q:.3f}"),
         ("upper -3 dB corner (whole chain)", f"{f.corner_hz:.1f} Hz"),
-        (f"attenuation at Nyquist ({f.nyquist_hz:.0f} Hz)",
-         f"{f.attenuation_at_nyquist_db:.1f} dB"),
-        (f"attenuation at {fe.sets_per_second - f.corner_hz:.0f} Hz (folds onto the corner)",
-         f"{f.attenuation_at_first_alias_db:.1f} dB"),
+        (
+            f"attenuation at Nyquist ({f.nyquist_hz:.0f} Hz)",
+            f"{f.attenuation_at_nyquist_db:.1f} dB",
+        ),
+        (
+            f"attenuation at {fe.sets_per_second - f.corner_hz:.0f} Hz (folds onto the corner)",
+            f"{f.attenuation_at_first_alias_db:.1f} dB",
+        ),
         ("source impedance seen by the ADC", f"{f.source_impedance_ohm:.0f} ohm (limit 10 kohm)"),
-        (f"sample-and-hold time (1.5 ADC clocks at {fe.adc_clock_hz / 1e3:.0f} kHz)",
-         f"{f.sample_hold_time_s * 1e6:.1f} us"),
-        ("settling time constants in it (buffered / unbuffered 500 kohm)",
-         f"{f.settling_time_constants:.0f} / {f.unbuffered_settling_time_constants:.2f}"),
+        (
+            f"sample-and-hold time (1.5 ADC clocks at {fe.adc_clock_hz / 1e3:.0f} kHz)",
+            f"{f.sample_hold_time_s * 1e6:.1f} us",
+        ),
+        (
+            "settling time constants in it (buffered / unbuffered 500 kohm)",
+            f"{f.settling_time_constants:.0f} / {f.unbuffered_settling_time_constants:.2f}",
+        ),
         ("clamp current, 20 V disc peak", f"{f.clamp_current_at_20v_a * 1e3:.2f} mA"),
         ("clamped node, 20 V disc peak", f"{f.clamp_voltage_at_20v_v:.2f} V"),
         ("largest safe disc peak (R_s rating, clamp current)", f"{f.max_piezo_peak_v:.0f} V"),
@@ -185,7 +193,7 @@ def refresh(*, docs_dir: Path = DOCS_DIR, write: bool) -> list[str]:
         body = render() + "\n"
         if match.group(2) != body:
             stale.append(f"{doc}: {name}")
-            texts[doc] = texts[doc][: match.start(2)] + body + texts[doc][match.end(2):]
+            texts[doc] = texts[doc][: match.start(2)] + body + texts[doc][match.end(2) :]
     if write:
         for doc in {s.split(":")[0] for s in stale}:
             (docs_dir / doc).write_text(texts[doc], encoding="utf-8")

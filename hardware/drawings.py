@@ -13,8 +13,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from hardware.contacts import SHARED_CONTACTS, contact_signals
 from hardware.pinout import N_LEVELS
-from hardware.schematic import SHARED_CONTACTS, contact_signals
 
 IMG_PATH = Path(__file__).resolve().parent.parent / "docs" / "img" / "hardware-contacts.svg"
 
@@ -26,8 +26,16 @@ BASE_Y = 520
 SHOWN_MODULES = 4  # modules 0..3 drawn in full, 4..7 as one dashed block
 OPEN_AT = 2
 LIFT = 60
-LEVEL_COLOURS = ("#000000", "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                 "#8c564b", "#e377c2")
+LEVEL_COLOURS = (
+    "#000000",
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+)
 SHARED_COLOUR = "#7f7f7f"
 
 
@@ -57,13 +65,17 @@ def _contacts(x: float, y_spring: float, y_pad: float | None, boundary: int) -> 
         cx = x0 + i * pitch
         colour = _colour(signal)
         top = y_spring - GAP + (3 if y_pad is not None else 0)
-        out.append(f'<line x1="{cx}" y1="{y_spring}" x2="{cx}" y2="{top + 2}" '
-                   f'stroke="{colour}" stroke-width="3"/>')
+        out.append(
+            f'<line x1="{cx}" y1="{y_spring}" x2="{cx}" y2="{top + 2}" '
+            f'stroke="{colour}" stroke-width="3"/>'
+        )
         out.append(f'<circle cx="{cx}" cy="{top + 2}" r="2.5" fill="{colour}"/>')
         if y_pad is not None:
             out.append(f'<rect x="{cx - 5}" y="{y_pad}" width="10" height="3" fill="#c9a227"/>')
-    out.append(f'<text x="{x0 - 10}" y="{y_spring - 4}" text-anchor="end" font-size="11">'
-               f'boundary {boundary}: {len(signals)} contacts</text>')
+    out.append(
+        f'<text x="{x0 - 10}" y="{y_spring - 4}" text-anchor="end" font-size="11">'
+        f"boundary {boundary}: {len(signals)} contacts</text>"
+    )
     return out
 
 
@@ -76,8 +88,13 @@ def _stack(x: float, open_at: int | None) -> list[str]:
         if m < SHOWN_MODULES:
             out += _box(x, y, f"module {m}", f"roof = level {m + 1}: cell, HX711, piezo")
         else:
-            out += _box(x, y, f"modules {m}..{N_LEVELS - 1}",
-                        f"levels {m + 1}..{N_LEVELS - 1}; module 7 has no sensor", dashed=True)
+            out += _box(
+                x,
+                y,
+                f"modules {m}..{N_LEVELS - 1}",
+                f"levels {m + 1}..{N_LEVELS - 1}; module 7 has no sensor",
+                dashed=True,
+            )
     for boundary in range(SHOWN_MODULES + 1):
         if boundary >= N_LEVELS - 1:
             break
@@ -107,17 +124,25 @@ def render() -> str:
     parts += _stack(120, None)
     parts += _stack(560, OPEN_AT)
     gap_y = BASE_Y - OPEN_AT * PITCH - GAP - LIFT / 2
-    parts.append(f'<text x="580" y="{gap_y + 4}" fill="#c00000" font-size="12">'
-                 f"springs of boundary {OPEN_AT} touch nothing:</text>")
-    parts.append(f'<text x="580" y="{gap_y + 18}" fill="#c00000" font-size="12">'
-                 f"levels {OPEN_AT + 1}..7 read DOUT high (pull-up) = not ready</text>")
+    parts.append(
+        f'<text x="580" y="{gap_y + 4}" fill="#c00000" font-size="12">'
+        f"springs of boundary {OPEN_AT} touch nothing:</text>"
+    )
+    parts.append(
+        f'<text x="580" y="{gap_y + 18}" fill="#c00000" font-size="12">'
+        f"levels {OPEN_AT + 1}..7 read DOUT high (pull-up) = not ready</text>"
+    )
     legend_y = HEIGHT - 30
-    parts.append(f'<text x="50" y="{legend_y}" font-size="12">Each boundary: 5 shared '
-                 f'contacts (grey: {", ".join(SHARED_CONTACTS)}), then DOUT and PIEZO of '
-                 "every level above it,</text>")
-    parts.append(f'<text x="50" y="{legend_y + 16}" font-size="12">coloured by level '
-                 "(spring-loaded pins on the lower module; gold: pads on the upper module's "
-                 "underside).</text>")
+    parts.append(
+        f'<text x="50" y="{legend_y}" font-size="12">Each boundary: 5 shared '
+        f"contacts (grey: {', '.join(SHARED_CONTACTS)}), then DOUT and PIEZO of "
+        "every level above it,</text>"
+    )
+    parts.append(
+        f'<text x="50" y="{legend_y + 16}" font-size="12">coloured by level '
+        "(spring-loaded pins on the lower module; gold: pads on the upper module's "
+        "underside).</text>"
+    )
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
 

@@ -209,7 +209,5 @@ def figures(fe: FrontEnd = FRONT_END) -> FrontEndFigures:
         unbuffered_settling_time_constants=t_sh / (unbuffered * fe.adc_sample_hold_f),
         clamp_current_at_20v_a=i20,
         clamp_voltage_at_20v_v=fe.supply_v + fe.clamp.forward_voltage_v(i20),
-        max_piezo_peak_v=min(
-            fe.series_resistor_max_v, fe.clamp_max_current_a * fe.series_ohm
-        ),
+        max_piezo_peak_v=min(fe.series_resistor_max_v, fe.clamp_max_current_a * fe.series_ohm),
     )

@@ -30,9 +30,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hardware.contacts import (
+    BASE,
+    SHARED_CONTACTS,
+    board_of_level,
+    contact_signals,
+    on_board,
+)
 from hardware.errors import HardwareError
 from hardware.frontend import FRONT_END, FrontEnd
 from hardware.pinout import N_LEVELS, Pinout, load_pinout
+from hardware.skidl_env import import_skidl
+from hardware.symbols import write_project_library
 
 BUILD_DIR = Path(__file__).with_name("build")
 
@@ -49,11 +58,8 @@ FP_POGO = "towerear:PogoPin_P75"
 FP_PIEZO = "towerear:Piezo_Disc_20mm_Wires"
 FP_LOADCELL = "towerear:LoadCell_Bar_Wires"
 
+# The HX711's nominal crystal: with RATE high it gives exactly 80 readings/s.
 HX711_CLOCK_HZ = 11.0592e6
-# Board index of the base board; module m (0..7) has index m.
-BASE = -1
-# Contacts every boundary carries, in pin order, before the per-level lines.
-SHARED_CONTACTS = ("+5V", "GND", "VMID", "HX_SCK", "HX_CLK")
 
 
 def ohms(value: float) -> str:
@@ -70,86 +76,6 @@ def farads(value: float) -> str:
         if value >= scale * 0.999:
             return f"{value / scale:g}{suffix}"
     raise ValueError(f"capacitance {value} is below 1 pF")
-
-
-def board_of_level(level: int) -> int:
-    """The board carrying level's plate and sensors: the base for 0, module level-1 above."""
-    return BASE if level == 0 else level - 1
-
-
-def on_board(board: int, name: str) -> str:
-    """The name of net ``name`` on ``board``: plain on the base, ``M3_DOUT5`` on module 3."""
-    return name if board == BASE else f"M{board}_{name}"
-
-
-def contact_signals(boundary: int) -> list[str]:
-    """Net names carried by the spring contacts of ``boundary``, in pin order.
-
-    Boundary j sits under module j; the modules from j up carry the sensors
-    of levels j+1..7.
-    """
-    if not 0 <= boundary < N_LEVELS - 1:
-        raise ValueError(f"boundary {boundary} out of range 0..{N_LEVELS - 2}")
-    signals = list(SHARED_CONTACTS)
-    for level in range(boundary + 1, N_LEVELS):
-        signals += [f"DOUT{level}", f"PIEZO{level}"]
-    return signals
-
-
-# Every stock symbol the kit uses: (SKiDL library, symbol name).
-SYMBOLS = (
-    ("Device", "R"),
-    ("Device", "C"),
-    ("Diode", "BAT54S"),
-    ("Transistor_BJT", "MMBT3906"),
-    ("Amplifier_Operational", "MCP6004"),
-    ("Analog_ADC", "HX711"),
-    ("Oscillator", "SG-8002CA"),
-    ("MCU_Module", "Arduino_Nano_v3.x"),
-)
-PROJECT_LIBRARY = "towerear_sklib.py"
-
-
-def stock_library_dir() -> Path:
-    """Where SKiDL keeps its own symbol libraries (``*_sklib.py``)."""
-    import skidl.tools.skidl.libs as libs
-
-    return Path(libs.__file__).parent
-
-
-def _symbol_block(library_text: str, name: str, library: str) -> str:
-    start = library_text.find(f"Part(**{{ 'name':'{name}',")
-    if start < 0:
-        raise HardwareError(f"SKiDL's {library} library has no symbol {name}")
-    end = library_text.find("'unit_defs':", start)
-    end = library_text.find("})", end) + 2
-    return library_text[start:end]
-
-
-def write_project_library(dest_dir: Path) -> Path:
-    """Copy the kit's symbols out of SKiDL's stock libraries into one small library.
-
-    SKiDL parses a whole library to find one symbol (the Device library alone
-    holds ~600); a project library holding only :data:`SYMBOLS`, taken
-    verbatim from the stock files, builds the circuit in seconds. It is the
-    SKiDL counterpart of a KiCad project's symbol cache.
-    """
-    stock = stock_library_dir()
-    texts: dict[str, str] = {}
-    blocks = []
-    for library, name in SYMBOLS:
-        if library not in texts:
-            texts[library] = (stock / f"{library}_sklib.py").read_text(encoding="utf-8")
-        blocks.append(_symbol_block(texts[library], name, library))
-    header = texts[SYMBOLS[0][0]].split("SKIDL_lib_version", 1)[0]
-    body = ",\n        ".join(blocks)
-    dest_dir.mkdir(parents=True, exist_ok=True)
-    path = dest_dir / PROJECT_LIBRARY
-    path.write_text(
-        f"{header}towerear = SchLib(tool=SKIDL).add_parts(*[\n        {body}])\n",
-        encoding="utf-8",
-    )
-    return path
 
 
 @dataclass(frozen=True)
@@ -249,37 +175,53 @@ class _Builder:
     """Places parts into one SKiDL circuit; keeps tags deterministic."""
 
     def __init__(self, fe: FrontEnd, library: Path) -> None:
-        import skidl
-
-        self.skidl = skidl
+        self.skidl: Any = import_skidl()
         self.fe = fe
         self.library = library
         self._lib_templates: dict[str, Any] = {}
-        self.circuit = skidl.Circuit(tag="towerear")
+        self.circuit = self.skidl.Circuit(tag="towerear")
         self.circuit.no_files = True
         self._nets: dict[str, Any] = {}
         self._tags: Counter[str] = Counter()
-        pin_types = skidl.Pin.types
+        pin_types = self.skidl.Pin.types
         self._piezo = self._template(
-            "Piezo_Disc", "PZ", FP_PIEZO, [("1", "HOT", pin_types.PASSIVE),
-                                           ("2", "COLD", pin_types.PASSIVE)])
+            "Piezo_Disc",
+            "PZ",
+            FP_PIEZO,
+            [("1", "HOT", pin_types.PASSIVE), ("2", "COLD", pin_types.PASSIVE)],
+        )
         self._load_cell = self._template(
-            "Load_Cell_Bar", "LC", FP_LOADCELL,
-            [("1", "E+", pin_types.PASSIVE), ("2", "E-", pin_types.PASSIVE),
-             ("3", "A+", pin_types.PASSIVE), ("4", "A-", pin_types.PASSIVE)])
+            "Load_Cell_Bar",
+            "LC",
+            FP_LOADCELL,
+            [
+                ("1", "E+", pin_types.PASSIVE),
+                ("2", "E-", pin_types.PASSIVE),
+                ("3", "A+", pin_types.PASSIVE),
+                ("4", "A-", pin_types.PASSIVE),
+            ],
+        )
         # A mated contact joins two boards' nets: the spring (lower board) and
         # the pad it presses on (upper board); lifting a module separates them.
         self._pogo = self._template(
-            "Pogo_Pin", "SP", FP_POGO, [("1", "SPRING", pin_types.PASSIVE),
-                                        ("2", "PAD", pin_types.PASSIVE)])
+            "Pogo_Pin",
+            "SP",
+            FP_POGO,
+            [("1", "SPRING", pin_types.PASSIVE), ("2", "PAD", pin_types.PASSIVE)],
+        )
         self.contacts: dict[int, list[Any]] = {}
 
-    def _template(self, name: str, prefix: str, footprint: str,
-                  pins: list[tuple[str, str, Any]]) -> Any:
+    def _template(
+        self, name: str, prefix: str, footprint: str, pins: list[tuple[str, str, Any]]
+    ) -> Any:
         sk = self.skidl
         return sk.Part(
-            name=name, tool=sk.SKIDL, dest=sk.TEMPLATE, ref_prefix=prefix,
-            footprint=footprint, tag=f"template-{name}",
+            name=name,
+            tool=sk.SKIDL,
+            dest=sk.TEMPLATE,
+            ref_prefix=prefix,
+            footprint=footprint,
+            tag=f"template-{name}",
             pins=[sk.Pin(num=num, name=pin_name, func=func) for num, pin_name, func in pins],
         )
 
@@ -303,9 +245,11 @@ class _Builder:
         """A part from the project library (one of :data:`SYMBOLS`)."""
         if name not in self._lib_templates:
             self._lib_templates[name] = self.skidl.Part(
-                str(self.library), name, tool=self.skidl.SKIDL, dest=self.skidl.TEMPLATE)
-        part = self._lib_templates[name](circuit=self.circuit, tag=self._tag(role),
-                                         footprint=footprint)
+                str(self.library), name, tool=self.skidl.SKIDL, dest=self.skidl.TEMPLATE
+            )
+        part = self._lib_templates[name](
+            circuit=self.circuit, tag=self._tag(role), footprint=footprint
+        )
         if value:
             part.value = value
         return part
@@ -422,8 +366,9 @@ def _op_amp_units(chip: Any) -> list[dict[str, Any]]:
     return [{"+": chip[p], "-": chip[n], "out": chip[o]} for p, n, o in numbers]
 
 
-def _front_end(b: _Builder, level: int, follower: dict[str, Any],
-               lowpass: dict[str, Any], adc_pin: Any) -> None:
+def _front_end(
+    b: _Builder, level: int, follower: dict[str, Any], lowpass: dict[str, Any], adc_pin: Any
+) -> None:
     """Level's piezo channel on the base board: clamp, bias, follower, Sallen-Key, ADC."""
     fe = b.fe
     vcc, gnd, vmid = b.net("+5V"), b.net("GND"), b.net("VMID")
@@ -547,7 +492,7 @@ def build(
     """
     pinout = pinout or load_pinout()
     # SKiDL must create its own loggers before _quiet_skidl touches them.
-    import skidl  # noqa: F401
+    import_skidl()
 
     library = write_project_library(work_dir or BUILD_DIR)
     with _quiet_skidl():
@@ -561,12 +506,17 @@ def build(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the ERC and write the netlist; exit status 1 when ERC finds errors."""
+    """Run the ERC and write the netlist; exit status 1 on ERC errors, 2 on bad sources."""
     parser = argparse.ArgumentParser(prog="python -m hardware.schematic", description=main.__doc__)
     parser.add_argument("--out", type=Path, default=BUILD_DIR / "towerear.net")
     args = parser.parse_args(argv)
+    # SKiDL caches parsed libraries under XDG_DATA_HOME; keep them with the build.
     os.environ.setdefault("XDG_DATA_HOME", str(BUILD_DIR / "skidl-data"))
-    schematic = build()
+    try:
+        schematic = build(work_dir=args.out.parent)
+    except HardwareError as exc:
+        print(f"schematic: {exc}", file=sys.stderr)
+        return 2
     report = schematic.erc()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(schematic.netlist(), encoding="utf-8")

@@ -123,9 +123,13 @@ class DetectionPipeline:
     # -- setup -----------------------------------------------------------------
     def _start(self, force: bool = False) -> bool:
         piezo_rate = load_rate = 0.0
-        if self.hello is not None and self.hello.piezo_rate_hz > 0 and self.hello.load_rate_hz > 0:
+        if self.hello is not None and self.hello.piezo_rate_hz > 0:
+            from hostapp.protocol.constants import NOMINAL_LOAD_RATE_HZ
+
             piezo_rate = float(self.hello.piezo_rate_hz)
-            load_rate = float(self.hello.load_rate_hz)
+            # A source without load cells (an audio interface) says 0; LOAD
+            # merged from elsewhere then runs at the nominal HX711 rate.
+            load_rate = float(self.hello.load_rate_hz or NOMINAL_LOAD_RATE_HZ)
             self.stats.rates_from = "HELLO"
         else:
             times = [t for t, _ in self._probe]

@@ -25,10 +25,10 @@ from dsp.detect.events import Closed, Disturbance, Event, Landing, Lift, Removal
 from dsp.detect.loadcell import LoadConnection, LoadStep
 from dsp.detect.piezo import TimedImpact
 
-# Why 60 ms: steps of one disturbance (a hand, a knock) on several levels
-# are decided within a reading or two of each other; waiting 60 ms more
-# than the step itself sees them together at little latency cost.
-DEFAULT_HOLD_S = 0.06
+# Why 30 ms: steps of one disturbance (a hand, a knock) on several levels
+# are decided within a reading or two of each other; waiting 30 ms more
+# than the step itself sees most of them together at little latency cost.
+DEFAULT_HOLD_S = 0.03
 # Why 0.35 s: the settling of one disturbance differs by level (ringing);
 # steps of different levels closer than this belong together.
 DEFAULT_COINCIDENCE_S = 0.35
@@ -49,6 +49,9 @@ DEFAULT_WIDE_IMPACT_CHANNELS = 6
 # Why 6 dB: a wide impact is a disturbance only if it is also flat (no level
 # stands out by more than this over the median level).
 DEFAULT_WIDE_IMPACT_FLATNESS_DB = 6.0
+# Why 1.2 s: a cube falls through all eight levels and bounces out within
+# about a second; earlier impacts belong to another drop.
+_DROP_LOOKBACK_S = 1.2
 # Why 2 s: impacts older than the longest unstable stretch before a step are
 # of no use for timing it.
 _IMPACT_MEMORY_S = 4.0
@@ -126,9 +129,13 @@ class Fusion:
         self._last_load_t = -np.inf
         self._drop = _Drop()
         self._load_seen = False
+        #: Cubes believed to lie on each level (from the events decided so far).
+        self.cubes_on = [0] * self.n_levels
 
     # -- inputs ------------------------------------------------------------
-    def add_impacts(self, impacts: list[TimedImpact], *, known_s: float | None = None) -> list[Event]:
+    def add_impacts(
+        self, impacts: list[TimedImpact], *, known_s: float | None = None
+    ) -> list[Event]:
         """Take new impacts (time order), known at ``known_s``; returns disturbances."""
         out: list[Event] = []
         for imp in impacts:
@@ -234,12 +241,13 @@ class Fusion:
         ):
             self._recent_steps.popleft()
         if n > 0:
-            return [self._landing(step, n, confidence, now_s)]
+            return self._landings(step, n, confidence, now_s)
         knocked = self._exposed_level() != step.level
         if knocked:
             # A cube cannot leave a closed level except by a knock-down.
             confidence *= 0.9
         self.scale.learn(step.level, step.delta_counts, n)
+        self.cubes_on[step.level] = max(0, self.cubes_on[step.level] + n)
         return [
             Removal(
                 t=self._removal_time(step),
@@ -254,44 +262,55 @@ class Fusion:
     def _exposed_level(self) -> int | None:
         return self.exposed if self.disconnected else None
 
-    def _landing(self, step: LoadStep, n: int, confidence: float, now_s: float) -> Landing:
-        impact = self._landing_impact(step)
-        knocked_from = None
-        for other, m in self._recent_steps:
-            if m < 0 and other.level > step.level and other is not step:
-                knocked_from = other.level
-        t = step.t_settled_s
-        if impact is not None:
-            t = min(impact.t_s, t)
-            if n == 1:
-                decision = self.acoustic.classify(impact.peaks)
-                self.stats.acoustic_checked += 1
-                if decision.level == step.level:
-                    self.stats.acoustic_agreed += 1
-                    confidence = 1.0 - 0.5 * (1.0 - confidence)
-                self.acoustic.learn(impact.peaks, step.level)
-                self.stats.acoustic_learnt += 1
-        self.scale.learn(step.level, step.delta_counts, n)
-        return Landing(
-            t=t,
-            t_decided=now_s,
-            floor=step.level,
-            cubes=n,
-            confidence=confidence,
-            source="load",
-            knocked_from=knocked_from,
+    def _landings(self, step: LoadStep, n: int, confidence: float, now_s: float) -> list[Event]:
+        """A cube arrived on ``step.level``: its landing (perhaps the end of a knock-down)."""
+        level = step.level
+        drop = self._drop_impacts(step)
+        last = self._last_impact_near(drop, level)
+        t = step.t_settled_s if last is None else min(last.t_s, step.t_settled_s)
+        out: list[Event] = []
+        knocked_from = self._recent_removal_above(step)
+        if last is not None and n == 1:
+            decision = self.acoustic.classify(last.peaks)
+            self.stats.acoustic_checked += 1
+            if decision.level == level:
+                self.stats.acoustic_agreed += 1
+                confidence = 1.0 - 0.5 * (1.0 - confidence)
+            self.acoustic.learn(last.peaks, level)
+            self.stats.acoustic_learnt += 1
+        self.scale.learn(level, step.delta_counts, n)
+        self.cubes_on[level] += n
+        out.append(
+            Landing(
+                t=t,
+                t_decided=now_s,
+                floor=level,
+                cubes=n,
+                confidence=confidence,
+                source="load",
+                knocked_from=knocked_from,
+            )
         )
+        return out
 
-    def _landing_impact(self, step: LoadStep) -> TimedImpact | None:
-        """The last impact of the unstable stretch that sounds loudest near the level."""
-        candidates = [
-            imp
-            for imp in self._impacts
-            if step.t_before_s - self.drop_gap_s <= imp.t_s <= step.t_settled_s
-        ]
-        near = [c for c in candidates if abs(int(np.argmax(c.peaks)) - step.level) <= 1]
-        pick = near or candidates
+    def _drop_impacts(self, step: LoadStep) -> list[TimedImpact]:
+        """Impacts of the drop that ended in this step (from shortly before it began)."""
+        start = min(step.t_before_s, step.t_settled_s - _DROP_LOOKBACK_S)
+        return [imp for imp in self._impacts if start <= imp.t_s <= step.t_settled_s]
+
+    @staticmethod
+    def _last_impact_near(drop: list[TimedImpact], level: int) -> TimedImpact | None:
+        """The last impact that sounds loudest on or next to ``level``: the final bounce."""
+        near = [c for c in drop if abs(int(np.argmax(c.peaks)) - level) <= 1]
+        pick = near or drop
         return pick[-1] if pick else None
+
+    def _recent_removal_above(self, step: LoadStep) -> int | None:
+        """The level above that lost a cube in this drop: where this one was knocked from."""
+        for other, m in reversed(self._recent_steps):
+            if m < 0 and other.level > step.level and other is not step:
+                return other.level
+        return None
 
     def _removal_time(self, step: LoadStep) -> float:
         return step.t_before_s

@@ -29,16 +29,16 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-# Why 100 ms: at the nominal 80 Hz that is 8 readings, enough for a robust
-# spread test, and short enough that a decision lands well inside the 250 ms
-# median latency budget after the plate stops ringing.
-DEFAULT_STABLE_WINDOW_MS = 100.0
-# Why 6: the range of 8 Gaussian readings exceeds 6 sigma with a probability
-# of about 1e-3, so quiet windows are almost always stable, while any step
+# Why 62.5 ms: at the nominal 80 Hz that is 5 readings, enough for a spread
+# test and a mean good to a small fraction of a cube; tuned on towers 1-4
+# (100 ms and 75 ms windows gave median latencies of 350 and 265 ms).
+DEFAULT_STABLE_WINDOW_MS = 62.5
+# Why 6: the range of 5 Gaussian readings exceeds 6 sigma with a probability
+# of about 1e-4, so quiet windows are almost always stable, while any step
 # larger than the step threshold cannot hide inside one stable window.
 DEFAULT_STABLE_RANGE_SIGMAS = 6.0
 # Why 12: the difference of two window means has a sigma of about
-# sigma*sqrt(2/8) = 0.5 sigma; 12 sigma is 24 of those, far from noise, and
+# sigma*sqrt(2/5) = 0.63 sigma; 12 sigma is 19 of those, far from noise, and
 # still a small fraction of a cube on any realistic HX711 channel.
 DEFAULT_STEP_SIGMAS = 12.0
 # Why 100 ms: single missing readings (an HX711 timeout) are not a lifted
@@ -50,10 +50,11 @@ DEFAULT_TARE_TIME_S = 1.0
 # Why 0.4 cube: whole cubes round from 0.5 up; a lasting change under 0.4
 # of a cube is drift, creep or a re-seated module, never a cube.
 STEP_CUBES = 0.4
-# Why 0.6 cube: a window containing a step edge of one cube spreads over at
-# least one cube, so it can never pass as stable; ringing of +-0.3 cube
-# moves the window mean by far less than the 0.5 cube that would miscount.
-RING_CUBES = 0.6
+# Why 0.8 cube: a window containing a step edge of one cube spreads over at
+# least one cube, so it can never pass as stable; ringing of +-0.4 cube
+# moves a window mean by far less than the 0.5 cube that would miscount
+# (0.6 gave the same counts on towers 1-4, 90 ms later).
+RING_CUBES = 0.8
 # A channel's noise is never taken below one count: HX711 readings are
 # integers, and a perfectly quiet simulated channel must not make every
 # quantisation step look like a load change.

@@ -23,6 +23,9 @@ NOMINAL_LOAD_RATE_HZ = 80.0
 HX711_GAIN = 128
 HX711_FULL_SCALE_COUNTS = 2**23
 
+# Square-plate mode shapes in the order of the drawn modes: (1,1), (1,2), (2,2), (1,3).
+MODE_SHAPES: tuple[tuple[int, int], ...] = ((1, 1), (1, 2), (2, 2), (1, 3))
+
 # Why these seed tags: towers, rooms and sessions draw from disjoint streams even
 # when callers pass the same integer seed for all three.
 _TOWER_STREAM = 0x70_57_E2
@@ -47,6 +50,8 @@ class LevelConstants:
     mode_freqs_hz: tuple[float, ...]
     mode_q: tuple[float, ...]
     mode_mass_kg: tuple[float, ...]
+    hole_fraction: float
+    piezo_position: tuple[float, float]
     piezo_sensitivity_v_per_m_s: float
     hum_pickup_v: float
     cell_rated_output_mv_per_v: float
@@ -240,6 +245,12 @@ def _draw_modes(
     return tuple(freqs), tuple(qs), tuple(masses)
 
 
+def mode_shape(mode: int, x: float, y: float) -> float:
+    """Displacement of a simply supported square plate's mode at (x, y) in plate widths."""
+    m, n = MODE_SHAPES[mode]
+    return float(np.sin(m * np.pi * x) * np.sin(n * np.pi * y))
+
+
 def _stop_mean(level: int) -> float:
     # Holes are smaller upwards but the plates below are hit by cubes that
     # already lost speed on edges: more cubes stop low in the tower. Means from
@@ -285,6 +296,9 @@ def draw_tower(seed: int) -> TowerConstants:
             stop = float(np.clip(rng.normal(_stop_mean(level), 0.06), 0.06, 0.75))
             edge = _u(rng, 0.2, 0.7)
         freqs, qs, masses = _draw_modes(rng)
+        # The hole takes the middle of the plate, so the disc sits to one side.
+        hole = _u(rng, 0.25, 0.45)
+        piezo_xy = (_u(rng, 0.12, 0.5 - hole / 2), _u(rng, 0.3, 0.7))
         rated = _u(rng, 0.85, 1.15)  # bar cells sold as 1.0 +- 0.15 mV/V
         capacity_g = 100.0
         mount = _u(rng, 0.97, 1.03)  # plate load not exactly on the cell's axis
@@ -306,6 +320,8 @@ def draw_tower(seed: int) -> TowerConstants:
                 mode_freqs_hz=freqs,
                 mode_q=qs,
                 mode_mass_kg=masses,
+                hole_fraction=hole,
+                piezo_position=piezo_xy,
                 piezo_sensitivity_v_per_m_s=_u(rng, 5.0, 20.0),
                 hum_pickup_v=_u(rng, 0.5e-3, 4e-3),
                 cell_rated_output_mv_per_v=rated,
@@ -371,7 +387,21 @@ def draw_room(seed: int, *, noisy: bool = False) -> RoomConstants:
     harmonics = (1.0, _u(rng, 0.05, 0.4), _u(rng, 0.1, 0.6), _u(rng, 0.0, 0.2))
     phases = tuple(_u(rng, 0.0, 2 * np.pi) for _ in harmonics)
     if noisy:
-        return RoomConstants(seed, mains, _u(rng, 2.0, 6.0), harmonics, phases,
-                             _u(rng, 4e-3, 10e-3), _u(rng, 8e-3, 25e-3))
-    return RoomConstants(seed, mains, _u(rng, 0.3, 1.5), harmonics, phases,
-                         _u(rng, 0.5e-3, 2.5e-3), _u(rng, 2e-3, 6e-3))
+        return RoomConstants(
+            seed,
+            mains,
+            _u(rng, 3.0, 10.0),
+            harmonics,
+            phases,
+            _u(rng, 4e-3, 10e-3),
+            _u(rng, 8e-3, 25e-3),
+        )
+    return RoomConstants(
+        seed,
+        mains,
+        _u(rng, 0.3, 1.5),
+        harmonics,
+        phases,
+        _u(rng, 0.5e-3, 2.5e-3),
+        _u(rng, 2e-3, 6e-3),
+    )

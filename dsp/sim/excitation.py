@@ -46,6 +46,7 @@ class Pulse:
     level: int
     area: float
     duration_s: float
+    mode_weights: tuple[float, ...] = ()  # per plate mode; empty: 1 for every mode
 
     @property
     def end_s(self) -> float:
@@ -70,16 +71,25 @@ def _pulse_samples(pulse: Pulse, grid: Grid) -> tuple[int, FloatArray]:
     return k0, shape * (pulse.area * r / float(np.sum(shape)))
 
 
-def deposit_pulses(
-    out: FloatArray, pulses: Iterable[Pulse], grid: Grid, start: int
-) -> None:
-    """Add every pulse's samples that fall in ``out`` (rows ``start..``) to column ``level``."""
+def deposit_pulses(out: FloatArray, pulses: Iterable[Pulse], grid: Grid, start: int) -> None:
+    """Add every pulse's samples that fall in ``out`` (rows ``start..``) to column ``level``.
+
+    ``out`` is ``(rows, levels)`` or ``(rows, levels, modes)``; in the latter
+    each mode gets the pulse times the pulse's weight for that mode.
+    """
     stop = start + out.shape[0]
     for pulse in pulses:
         k0, values = _pulse_samples(pulse, grid)
         lo, hi = max(k0, start), min(k0 + len(values), stop)
-        if lo < hi:
-            out[lo - start : hi - start, pulse.level] += values[lo - k0 : hi - k0]
+        if lo >= hi:
+            continue
+        part = values[lo - k0 : hi - k0]
+        if out.ndim == 2:
+            out[lo - start : hi - start, pulse.level] += part
+        else:
+            weights = np.ones(out.shape[2])
+            weights[: len(pulse.mode_weights)] = pulse.mode_weights
+            out[lo - start : hi - start, pulse.level, :] += part[:, None] * weights[None, :]
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,8 @@ class PlateImpact:
     contact_s: float
     energy_j: float
     where: str  # "edge", "bounce" or "ceiling" (underside of the plate above)
+    x: float = 0.5  # where on the plate, in plate widths from one edge
+    y: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,21 @@ class FallPlan:
     rest_t_s: float
     first_impact_t_s: float
     knock: KnockRequest | None
+
+
+def _on_solid_part(rng: np.random.Generator, hole: float) -> tuple[float, float]:
+    """A point on the plate outside the central hole and the glued rim."""
+    while True:
+        x, y = (float(v) for v in rng.uniform(0.1, 0.9, size=2))
+        if max(abs(x - 0.5), abs(y - 0.5)) > hole / 2:
+            return x, y
+
+
+def _on_hole_rim(rng: np.random.Generator, hole: float) -> tuple[float, float]:
+    """A point on the rim of the central hole."""
+    along = float(rng.uniform(0.5 - hole / 2, 0.5 + hole / 2))
+    across = 0.5 + float(rng.choice([-1.0, 1.0])) * hole / 2
+    return (along, across) if rng.random() < 0.5 else (across, along)
 
 
 def _fall_time_s(speed_m_s: float, drop_m: float) -> float:
@@ -116,13 +133,18 @@ def plan_fall(
             break
         if rng.random() < lv.edge_strike_probability:
             kept = float(rng.uniform(0.4, 0.85))
+            x, y = _on_hole_rim(rng, lv.hole_fraction)
             impacts.append(
                 PlateImpact(
-                    t_s=t, level=level, cube=cube,
+                    t_s=t,
+                    level=level,
+                    cube=cube,
                     impulse_n_s=m * (1.0 - kept) * v,
                     contact_s=float(rng.uniform(0.15e-3, 0.4e-3)),
                     energy_j=0.5 * m * v * v * (1.0 - kept * kept),
                     where="edge",
+                    x=x,
+                    y=y,
                 )
             )
             v *= kept
@@ -132,17 +154,25 @@ def plan_fall(
     lv = tower.levels[level]
     first_impact = t
     n_impacts = int(rng.integers(2, 5))
+    x, y = _on_solid_part(rng, lv.hole_fraction)
     for i in range(n_impacts):
         e = float(np.clip(rng.normal(lv.restitution, 0.05), 0.15, 0.75))
         impacts.append(
             PlateImpact(
-                t_s=t, level=level, cube=cube,
+                t_s=t,
+                level=level,
+                cube=cube,
                 impulse_n_s=m * (1.0 + e) * v,
                 contact_s=float(rng.uniform(0.3e-3, 1.0e-3)),
                 energy_j=0.5 * m * v * v * (1.0 - e * e),
                 where="bounce",
+                x=x,
+                y=y,
             )
         )
+        # Each bounce moves the cube a little across the plate.
+        x = float(np.clip(x + rng.normal(0.0, 0.05), 0.1, 0.9))
+        y = float(np.clip(y + rng.normal(0.0, 0.05), 0.1, 0.9))
         v *= e
         if v < _MIN_BOUNCE_SPEED_M_S or i == n_impacts - 1:
             break
@@ -152,11 +182,18 @@ def plan_fall(
         if v * v > 2 * g * headroom and level + 1 < tower.n_levels:
             u = math.sqrt(v * v - 2 * g * headroom)  # speed when it reaches the ceiling
             t_up = (v - u) / g
+            cx, cy = _on_solid_part(rng, tower.levels[level + 1].hole_fraction)
             impacts.append(
                 PlateImpact(
-                    t_s=t + t_up, level=level + 1, cube=cube, impulse_n_s=m * 1.5 * u,
+                    t_s=t + t_up,
+                    level=level + 1,
+                    cube=cube,
+                    impulse_n_s=m * 1.5 * u,
                     contact_s=float(rng.uniform(0.3e-3, 1.0e-3)),
-                    energy_j=0.5 * m * u * u * 0.75, where="ceiling",
+                    energy_j=0.5 * m * u * u * 0.75,
+                    where="ceiling",
+                    x=cx,
+                    y=cy,
                 )
             )
             w = 0.5 * u  # back down at half the speed (restitution 0.5)
@@ -173,7 +210,8 @@ def plan_fall(
         if present and rng.random() < p_knock:
             victim = present[int(rng.integers(len(present)))]
             knock = KnockRequest(
-                victim=victim, level=level,
+                victim=victim,
+                level=level,
                 t_s=first_impact + float(rng.uniform(0.005, 0.03)),
                 speed_m_s=float(rng.uniform(0.1, 0.4)),
             )
@@ -192,8 +230,16 @@ def plan_bounces_on(
 ) -> FallPlan:
     """A cube dropped from ``height_m`` straight onto an opened plate (no hole)."""
     return plan_fall(
-        _no_hole(tower, level), rng, cube=cube, mass_g=mass_g, level=level, t_s=t_s,
-        speed_m_s=0.0, drop_m=height_m, residents=lambda _lv, _t: (), allow_knock=False,
+        _no_hole(tower, level),
+        rng,
+        cube=cube,
+        mass_g=mass_g,
+        level=level,
+        t_s=t_s,
+        speed_m_s=0.0,
+        drop_m=height_m,
+        residents=lambda _lv, _t: (),
+        allow_knock=False,
     )
 
 

@@ -25,6 +25,12 @@ from dsp.sim.noise import IndexedNoise
 FloatArray = npt.NDArray[np.float64]
 
 SUBSAMPLES = 16  # internal points per HX711 conversion
+# Why 1024 points (~0.8 s): a settled cell is recognised only at multiples of
+# this, so the skip cannot depend on how callers cut the time axis.
+CELL_GRID = 1024
+# Creep (time constants of minutes) is stepped every 128 points (~0.1 s).
+CREEP_TICK = 128
+_SETTLED_G = 1e-6  # a cell filter this close to rest is at rest
 _S24_MIN, _S24_MAX = -(2**23), 2**23 - 1
 
 _STREAM_READ_NOISE = 21
@@ -64,10 +70,16 @@ class LoadChain:
             b, a = signal.bilinear([w * w], [1.0, w / lv.cell_q, w * w], fs=self.fast_hz)
             self._cell.append((np.asarray(b), np.asarray(a)))
         self._cell_zi = [np.zeros(2) for _ in range(n)]
+        # Per unit of constant input, the state a settled cell filter holds.
+        self._cell_zi_unit = [signal.lfilter_zi(b, a) for b, a in self._cell]
+        # A quiet cell sits at ``ref`` grams with its filter settled: the
+        # filter runs on deviations from ``ref`` and is skipped while there are none.
+        self._cell_ref = np.zeros(n)
+        self._cell_quiet = np.ones(n, dtype=bool)
         self._creep_a = np.array(
-            [np.exp(-1.0 / (lv.creep_tau_s * self.fast_hz)) for lv in tower.levels]
+            [np.exp(-CREEP_TICK / (lv.creep_tau_s * self.fast_hz)) for lv in tower.levels]
         )
-        self._creep_zi = [np.zeros(1) for _ in range(n)]
+        self._creep_state = np.zeros(n)
         self._creep_frac = np.array([lv.creep_fraction for lv in tower.levels])
         self._cpg = np.array(tower.counts_per_gram)
         self._offset = np.array(tower.offset_counts)
@@ -92,6 +104,44 @@ class LoadChain:
         """The level's HX711 was just reconnected: its filter starts from nothing."""
         self._history[:, level] = 0.0
 
+    def _cell_response(self, level: int, force: FloatArray) -> FloatArray:
+        """The plate-on-cell spring-mass: force in, gram reading out, for one level."""
+        b, a = self._cell[level]
+        ref = float(self._cell_ref[level])
+        if not self._cell_quiet[level]:
+            y, self._cell_zi[level] = signal.lfilter(b, a, force - ref, zi=self._cell_zi[level])
+            return ref + y
+        moved = np.flatnonzero(force != ref)
+        out = np.full(len(force), ref)
+        if len(moved):
+            i = int(moved[0])
+            y, self._cell_zi[level] = signal.lfilter(b, a, force[i:] - ref, zi=np.zeros(2))
+            out[i:] = ref + y
+            self._cell_quiet[level] = False
+        return out
+
+    def _settle_cells(self, force_now: FloatArray) -> None:
+        """Declare cells at rest whose filter holds the steady state of the present force."""
+        for level in np.flatnonzero(~self._cell_quiet):
+            deviation = float(force_now[level] - self._cell_ref[level])
+            steady = self._cell_zi_unit[level] * deviation
+            if float(np.max(np.abs(self._cell_zi[level] - steady))) < _SETTLED_G:
+                self._cell_ref[level] = force_now[level]
+                self._cell_zi[level] = np.zeros(2)
+                self._cell_quiet[level] = True
+
+    def _creep(self, start: int, stop: int, static_g: FloatArray) -> FloatArray:
+        """First-order lag of the static load, stepped every :data:`CREEP_TICK` points."""
+        out = np.empty_like(static_g)
+        done = start
+        for q in range(-(-start // CREEP_TICK) * CREEP_TICK, stop, CREEP_TICK):
+            out[done - start : q - start] = self._creep_state
+            a = self._creep_a
+            self._creep_state = a * self._creep_state + (1.0 - a) * static_g[q - start]
+            done = q
+        out[done - start :] = self._creep_state
+        return out
+
     def render(
         self, start: int, stop: int, *, static_g: FloatArray, dynamic_g: FloatArray | None
     ) -> tuple[npt.NDArray[np.int64], FloatArray]:
@@ -100,7 +150,8 @@ class LoadChain:
         Parameters
         ----------
         start, stop : int
-            Internal grid indices.
+            Internal grid indices; the range must not cross a multiple of
+            :data:`CELL_GRID` except at ``stop``.
         static_g : ndarray (stop - start, 8)
             Mass resting on each plate, in grams.
         dynamic_g : ndarray (stop - start, 8) or None
@@ -116,15 +167,10 @@ class LoadChain:
         force = static_g if dynamic_g is None else static_g + dynamic_g
         grams = np.empty_like(force)
         for level in range(self.n):
-            b, a = self._cell[level]
-            grams[:, level], self._cell_zi[level] = signal.lfilter(
-                b, a, force[:, level], zi=self._cell_zi[level]
-            )
-            a_c = self._creep_a[level]
-            creep, self._creep_zi[level] = signal.lfilter(
-                [1.0 - a_c], [1.0, -a_c], static_g[:, level], zi=self._creep_zi[level]
-            )
-            grams[:, level] += self._creep_frac[level] * creep
+            grams[:, level] = self._cell_response(level, force[:, level])
+        grams += self._creep(start, stop, static_g) * self._creep_frac[None, :]
+        if stop % CELL_GRID == 0:
+            self._settle_cells(force[-1])
         counts_in = self._offset[None, :] + grams * self._cpg[None, :]
         # Only every 16th filter output is a reading: evaluate the FIR there
         # alone, on windows of past inputs.
@@ -143,8 +189,9 @@ class LoadChain:
         if len(j):
             j0, j1 = int(j[0]), int(j[-1]) + 1
             steps = self._drift_noise.rows(j0, j1) * self._drift_step_counts[None, :]
-            drift, self._drift_zi = signal.lfilter([1.0], [1.0, -1.0], steps, axis=0,
-                                                   zi=self._drift_zi)
+            drift, self._drift_zi = signal.lfilter(
+                [1.0], [1.0, -1.0], steps, axis=0, zi=self._drift_zi
+            )
             out = out + drift + self._read_noise.rows(j0, j1) * self._noise_rms[None, :]
         out = np.clip(np.round(out), _S24_MIN, _S24_MAX)
         return j.astype(np.int64), out

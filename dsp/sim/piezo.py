@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import signal
 
-from dsp.sim.constants import RoomConstants, TowerConstants
+from dsp.sim.constants import MODE_SHAPES, RoomConstants, TowerConstants, mode_shape
 from dsp.sim.noise import IndexedNoise
 
 FloatArray = npt.NDArray[np.float64]
@@ -89,6 +89,7 @@ class PiezoChain:
             ]
             self._modes.append(filters)
             self._mode_zi.append([np.zeros(2) for _ in filters])
+        self.n_modes = len(MODE_SHAPES)
         self._sens = np.array([lv.piezo_sensitivity_v_per_m_s for lv in tower.levels])
         xt = np.array(tower.crosstalk, dtype=np.float64)
         self._xt = xt
@@ -103,8 +104,9 @@ class PiezoChain:
         self._lsb_v = tower.adc_vref_v / 2**tower.adc_bits
         self._bias_v = tower.bias_fraction * tower.adc_vref_v
         self._hum_gain = np.array([lv.hum_pickup_v for lv in tower.levels]) * room.hum_scale
-        room_b, room_a = signal.butter(2, [100.0, min(900.0, 0.45 * self.rate_hz)],
-                                       btype="bandpass", fs=self.rate_hz)
+        room_b, room_a = signal.butter(
+            2, [100.0, min(900.0, 0.45 * self.rate_hz)], btype="bandpass", fs=self.rate_hz
+        )
         self._room_b, self._room_a = room_b, room_a
         self._room_zi = np.zeros((len(room_a) - 1, 2))
         # Airborne sound reaches each piezo through its plate: more sensitive
@@ -114,19 +116,32 @@ class PiezoChain:
         self._room_noise = IndexedNoise(seed, _STREAM_ROOM, 2)
         self._float_noise = IndexedNoise(seed, _STREAM_FLOAT, n)
 
+    def mode_weights(self, level: int, x: float, y: float) -> tuple[float, ...]:
+        """How strongly an impact at (x, y) drives each mode, as the level's piezo hears it.
+
+        Reciprocity: the mode shape at the impact times the mode shape at the
+        piezo; divided by 0.5 so an impact and disc at typical places give ~1.
+        """
+        px, py = self.tower.levels[level].piezo_position
+        return tuple(
+            mode_shape(i, x, y) * mode_shape(i, px, py) / 0.5
+            for i in range(len(self._modes[level]))
+        )
+
     # -- mechanical part, at the oversampled rate --------------------------------
 
     def _plates(self, force: FloatArray | None, n_fast: int) -> FloatArray | None:
         """Piezo voltages (before the front end) from contact forces; None if silent."""
         volts: FloatArray | None = None
+        zeros = np.zeros(n_fast)
         for level in range(self.n):
-            col = None if force is None else force[:, level]
+            col = None if force is None else force[:, level, :]
             has_input = col is not None and bool(np.any(col))
             if not has_input and not self._active[level]:
                 continue
-            x = col if col is not None else np.zeros(n_fast)
             vel = np.zeros(n_fast)
             for i, (b, a) in enumerate(self._modes[level]):
+                x = zeros if col is None else col[:, i]
                 y, self._mode_zi[level][i] = signal.lfilter(b, a, x, zi=self._mode_zi[level][i])
                 vel += y
             self._active[level] = True
@@ -181,8 +196,9 @@ class PiezoChain:
         start, stop : int
             Output sample indices; the range must not cross a multiple of
             :data:`FLUSH_GRID` except at ``stop``.
-        force : ndarray (OVERSAMPLE * n, 8) or None
-            Contact forces on each plate in newtons at the oversampled rate.
+        force : ndarray (OVERSAMPLE * n, 8, n_modes) or None
+            Contact forces on each plate in newtons at the oversampled rate,
+            already weighted per mode (see :meth:`mode_weights`).
         connected : ndarray (8,) bool
             Which channels are in contact with the base during this range.
         extra_v : ndarray (n, 8) or None

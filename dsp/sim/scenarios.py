@@ -32,11 +32,11 @@ SCENARIOS: dict[str, str] = {
     "rapid": "bursts of 2-5 throws 0.3-0.8 s apart, 4-8 s between bursts",
     "noisy": "throws 3-7 s apart in a noisy room: strong hum, talking, table knocks, touches",
     "game": "a Mord im Arosa game: prologue throws, then turns of lift, take out, close, "
-            "throw back one after another, penalty throws",
+    "throw the clues back one after another (victims stay out), penalty throws",
     "long": "30+ minutes: a throw every 20-60 s, a lift every few minutes; drift and creep",
     "acoustic": "as single; the consumer uses the piezos only (truth marks load_ignored)",
     "calibration": "level by level from the top: open, coin on, coin off, three cubes "
-                   "dropped from 3 cm, take them out, close",
+    "dropped from 3 cm, take them out, close",
     "quiet": "nobody does anything: an empty tower for noise and drift",
 }
 
@@ -104,7 +104,8 @@ def _game(sim: TowerSimulator, rng: np.random.Generator, duration_s: float) -> I
         yield t
         sim.close()
         t += float(rng.uniform(1.5, 3.0))
-        for cube in taken:
+        # A victim found goes onto the investigation sheet; clues go back in.
+        for cube in (c for c in taken if sim.cube_color(c) != "red"):
             yield t
             sim.throw(cube=cube)
             t += float(rng.uniform(1.2, 3.0))
@@ -203,11 +204,15 @@ class Scenario:
         if not self.duration_s > 0:
             raise SimulatorError("a scenario needs a positive duration")
         self.sim = TowerSimulator(self.tower, seed=self.seed, noisy_room=self.name == "noisy")
+        self._started = False
 
     def blocks(self, block_s: float = 1.0) -> Iterator[SensorBlock]:
         """Render the whole session as blocks of at most ``block_s`` seconds."""
         if not block_s > 0:
             raise SimulatorError("blocks need a positive length")
+        if self._started:
+            raise SimulatorError("a scenario is rendered once; make a new one to run it again")
+        self._started = True
         sim = self.sim
         rng = np.random.default_rng([self.seed, _SCRIPT_STREAM])
         for t_next in _SCRIPTS[self.name](sim, rng, self.duration_s):
@@ -223,8 +228,11 @@ class Scenario:
     def truth(self) -> GroundTruth:
         """Ground truth up to where the session has been rendered."""
         truth = self.sim.truth
-        truth.extra = {"scenario": self.name, "duration_s": self.duration_s,
-                       "load_ignored": self.name == "acoustic"}
+        truth.extra = {
+            "scenario": self.name,
+            "duration_s": self.duration_s,
+            "load_ignored": self.name == "acoustic",
+        }
         return truth
 
 

@@ -11,38 +11,23 @@ cut into calls.
 
 from __future__ import annotations
 
-import bisect
 import heapq
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
-from scipy import signal
 
 from dsp.sim.block import SensorBlock
 from dsp.sim.constants import (
-    GRAM_FORCE_N,
     STANDARD_GRAVITY_M_S2,
     RoomConstants,
     TowerConstants,
     draw_room,
 )
 from dsp.sim.errors import SimulatorError
-from dsp.sim.excitation import (
-    Envelope,
-    Grid,
-    Outage,
-    Pulse,
-    Step,
-    deposit_pulses,
-    envelope_sum,
-)
 from dsp.sim.fall import FallPlan, plan_bounces_on, plan_fall
-from dsp.sim.loadcell import LoadChain
-from dsp.sim.noise import IndexedNoise
-from dsp.sim.piezo import FLUSH_GRID, OVERSAMPLE, PiezoChain
+from dsp.sim.scene import Scene
 from dsp.sim.truth import (
     Closed,
     CubeRecord,
@@ -61,15 +46,8 @@ from dsp.sim.truth import (
     TruthEvent,
 )
 
-FloatArray = npt.NDArray[np.float64]
-
 _STREAM_ACTION = 0xAC7
-_STREAM_HAND_PIEZO = 31
-_STREAM_HAND_LOAD = 32
 _CELL_CAPACITY_G = 100.0
-# Why 8 Hz: hands, fingers and a lifted module move the plate at walking-pace
-# frequencies; faster content comes from the impacts, modelled separately.
-_HAND_LOWPASS_HZ = 8.0
 
 
 @dataclass
@@ -110,25 +88,8 @@ class TowerSimulator:
         self.seed = seed
         self.room = room if room is not None else draw_room(seed, noisy=noisy_room)
         self._n = tower.n_levels
-        self._piezo = PiezoChain(tower, self.room, seed)
-        self._load = LoadChain(tower, seed)
-        self._pgrid = Grid(0.0, tower.piezo_rate_hz)
-        self._fgrid = Grid(0.0, tower.piezo_rate_hz * OVERSAMPLE)
-        self._qgrid = self._load.grid
-        self._p_next = 0
-        self._q_next = 0
+        self._scene = Scene(tower, self.room, seed)
         self._time_s = 0.0
-
-        self._piezo_pulses: list[Pulse] = []
-        self._load_pulses: list[Pulse] = []
-        self._piezo_envs: list[Envelope] = []
-        self._load_envs: list[Envelope] = []
-        self._talk_envs: list[Envelope] = []
-        self._steps: list[tuple[float, int, Step]] = []
-        self._static_base = np.zeros(self._n)
-        self._outages: list[Outage] = []
-        self._open_outages: dict[int, int] = {}  # level -> index into _outages
-        self._kick_tau_s = 1.0 / (2 * np.pi * tower.highpass_hz)
 
         self._events: list[TruthEvent] = []
         self._cubes: dict[int, CubeRecord] = {}
@@ -139,13 +100,6 @@ class TowerSimulator:
         self._schedule: list[tuple[int, int, Callable[[float], None]]] = []
         self._n_actions = 0
         self._n_items = 0
-
-        self._hand_piezo = IndexedNoise(seed, _STREAM_HAND_PIEZO, self._n)
-        self._hand_load = IndexedNoise(seed, _STREAM_HAND_LOAD, self._n)
-        a = float(np.exp(-2 * np.pi * _HAND_LOWPASS_HZ / self._qgrid.rate_hz))
-        self._hand_b, self._hand_a = np.array([1.0 - a]), np.array([1.0, -a])
-        self._hand_norm = 1.0 / math.sqrt((1.0 - a) / (1.0 + a))  # unit rms out
-        self._hand_zi = np.zeros((1, self._n))
 
     # ------------------------------------------------------------------ state
 
@@ -169,8 +123,10 @@ class TowerSimulator:
         found = []
         for cube, stays in self._residence.items():
             for stay in stays:
-                if stay.level == level and stay.t_from <= t_s and (
-                    stay.t_to is None or t_s < stay.t_to
+                if (
+                    stay.level == level
+                    and stay.t_from <= t_s
+                    and (stay.t_to is None or t_s < stay.t_to)
                 ):
                     found.append(cube)
         return sorted(found)
@@ -188,6 +144,10 @@ class TowerSimulator:
     def cube_mass_g(self, cube: int) -> float:
         """True mass of one cube in grams."""
         return self._cubes[cube].mass_g
+
+    def cube_color(self, cube: int) -> str:
+        """The colour a cube was first thrown (or dropped) with."""
+        return self._cubes[cube].color
 
     @property
     def truth(self) -> GroundTruth:
@@ -218,22 +178,22 @@ class TowerSimulator:
     def _at(self, at_s: float | None, action: Callable[[float], None]) -> None:
         """Run ``action(t)`` now, or at ``at_s`` (snapped to the next piezo sample)."""
         if at_s is None:
-            action(self._pgrid.time(self._p_next))
+            action(self._scene.pgrid.time(self._scene.p_next))
             return
         if at_s < self._time_s - 1e-9:
             raise SimulatorError(
                 f"cannot schedule an action at {at_s:.3f} s: the simulator is already at "
                 f"{self._time_s:.3f} s"
             )
-        k = max(self._pgrid.first_at_or_after(at_s), self._p_next)
+        k = max(self._scene.pgrid.first_at_or_after(at_s), self._scene.p_next)
         heapq.heappush(self._schedule, (k, self._n_items, action))
         self._n_items += 1
 
     def _fire_due(self, upto_index: int) -> None:
         while self._schedule and self._schedule[0][0] <= upto_index:
             k, _, action = heapq.heappop(self._schedule)
-            self._render_to(k)
-            action(self._pgrid.time(k))
+            self._scene.render_to(k)
+            action(self._scene.pgrid.time(k))
 
     def _check_level(self, level: int) -> None:
         if not 0 <= level < self._n:
@@ -247,36 +207,26 @@ class TowerSimulator:
 
     # ---------------------------------------------------------------- effects
 
-    def _add_impact(self, t: float, level: int, impulse_n_s: float, contact_s: float,
-                    load_share: float = 1.0) -> None:
-        self._piezo_pulses.append(Pulse(t, level, impulse_n_s, contact_s))
-        if load_share:
-            self._load_pulses.append(
-                Pulse(t, level, load_share * impulse_n_s / GRAM_FORCE_N, contact_s)
-            )
-
-    def _add_step(self, t: float, level: int, delta_g: float, ramp_s: float = 0.0) -> None:
-        step = Step(t, level, delta_g, ramp_s)
-        bisect.insort(self._steps, (t, self._n_items, step), key=lambda s: (s[0], s[1]))
-        self._n_items += 1
-
-    def _handling(self, t0: float, t1: float, piezo_n: list[float], load_g: list[float]) -> None:
-        self._piezo_envs.append(Envelope(t0, t1, tuple(piezo_n), ramp_s=0.1))
-        self._load_envs.append(Envelope(t0, t1, tuple(load_g), ramp_s=0.1))
-
     def _apply_fall(self, plan: FallPlan, color: str, via: str, rng: np.random.Generator) -> None:
         record = self._cubes[plan.cube]
         for imp in plan.impacts:
-            self._add_impact(imp.t_s, imp.level, imp.impulse_n_s, imp.contact_s)
+            self._scene.add_impact(
+                imp.t_s, imp.level, imp.impulse_n_s, imp.contact_s, at=(imp.x, imp.y)
+            )
             self._events.append(Strike(imp.t_s, imp.level, plan.cube, imp.energy_j, imp.where))
         # The cube rocks onto its face over a few milliseconds.
-        self._add_step(plan.rest_t_s - 0.005, plan.rest_level, record.mass_g, 0.005)
-        self._residence.setdefault(plan.cube, []).append(
-            _Residence(plan.rest_level, plan.rest_t_s)
-        )
+        self._scene.add_step(plan.rest_t_s - 0.005, plan.rest_level, record.mass_g, 0.005)
+        self._residence.setdefault(plan.cube, []).append(_Residence(plan.rest_level, plan.rest_t_s))
         self._events.append(
-            Landing(plan.rest_t_s, plan.cube, color or record.color, plan.rest_level,
-                    record.mass_g, plan.first_impact_t_s, via)
+            Landing(
+                plan.rest_t_s,
+                plan.cube,
+                color or record.color,
+                plan.rest_level,
+                record.mass_g,
+                plan.first_impact_t_s,
+                via,
+            )
         )
         if plan.knock is None:
             return
@@ -285,22 +235,37 @@ class TowerSimulator:
         for stay in self._residence[knock.victim]:
             if stay.t_to is None:
                 stay.t_to = knock.t_s
-        self._add_step(knock.t_s, knock.level, -victim.mass_g, 0.01)
+        self._scene.add_step(knock.t_s, knock.level, -victim.mass_g, 0.01)
         below = knock.level - 1
         vplan = plan_fall(
-            self.tower, rng, cube=knock.victim, mass_g=victim.mass_g, level=below,
-            t_s=knock.t_s, speed_m_s=knock.speed_m_s,
+            self.tower,
+            rng,
+            cube=knock.victim,
+            mass_g=victim.mass_g,
+            level=below,
+            t_s=knock.t_s,
+            speed_m_s=knock.speed_m_s,
             drop_m=self.tower.levels[below].module_height_m,
-            residents=self.residents, allow_knock=False,
+            residents=self.residents,
+            allow_knock=False,
         )
         for imp in vplan.impacts:
-            self._add_impact(imp.t_s, imp.level, imp.impulse_n_s, imp.contact_s)
+            self._scene.add_impact(
+                imp.t_s, imp.level, imp.impulse_n_s, imp.contact_s, at=(imp.x, imp.y)
+            )
             self._events.append(Strike(imp.t_s, imp.level, knock.victim, imp.energy_j, imp.where))
-        self._add_step(vplan.rest_t_s - 0.005, vplan.rest_level, victim.mass_g, 0.005)
+        self._scene.add_step(vplan.rest_t_s - 0.005, vplan.rest_level, victim.mass_g, 0.005)
         self._residence[knock.victim].append(_Residence(vplan.rest_level, vplan.rest_t_s))
         self._events.append(
-            KnockDown(knock.t_s, knock.victim, plan.cube, knock.level, vplan.rest_level,
-                      vplan.rest_t_s, victim.mass_g)
+            KnockDown(
+                knock.t_s,
+                knock.victim,
+                plan.cube,
+                knock.level,
+                vplan.rest_level,
+                vplan.rest_t_s,
+                victim.mass_g,
+            )
         )
 
     def _new_cube(self, color: str, rng: np.random.Generator) -> int:
@@ -312,8 +277,7 @@ class TowerSimulator:
 
     # ---------------------------------------------------------------- actions
 
-    def throw(self, color: str = "", *, at_s: float | None = None,
-              cube: int | None = None) -> int:
+    def throw(self, color: str = "", *, at_s: float | None = None, cube: int | None = None) -> int:
         """A player drops a cube into the shaft at the top of the tower.
 
         Parameters
@@ -353,8 +317,15 @@ class TowerSimulator:
             self._events.append(Throw(t, thrown, color or record.color, record.mass_g))
             top = self.tower.levels[-1]
             plan = plan_fall(
-                self.tower, rng, cube=thrown, mass_g=record.mass_g, level=self._n - 1,
-                t_s=t, speed_m_s=speed, drop_m=top.module_height_m, residents=self.residents,
+                self.tower,
+                rng,
+                cube=thrown,
+                mass_g=record.mass_g,
+                level=self._n - 1,
+                t_s=t,
+                speed_m_s=speed,
+                drop_m=top.module_height_m,
+                residents=self.residents,
             )
             self._apply_fall(plan, color, "throw", rng)
 
@@ -375,17 +346,22 @@ class TowerSimulator:
                 raise SimulatorError(f"the tower is already open at level {self._open}")
             self._open = exposed
             t_off = t + float(rng.uniform(0.25, 0.5))
-            self._handling(
-                t, t_off + 0.3,
+            self._scene.add_handling(
+                t,
+                t_off + 0.3,
                 [float(rng.uniform(1e-3, 4e-3)) for _ in range(self._n)],
                 [float(rng.uniform(0.2, 1.2)) for _ in range(self._n)],
             )
             for level in range(exposed + 1, self._n):
-                self._open_outages[level] = len(self._outages)
-                self._outages.append(Outage(level, t_off, math.inf))
+                self._scene.disconnect(level, t_off)
             # The modules come free with a little jolt on the plate left behind.
-            self._add_impact(t_off, exposed, float(rng.uniform(2e-4, 8e-4)),
-                             float(rng.uniform(2e-3, 5e-3)), load_share=0.3)
+            self._scene.add_impact(
+                t_off,
+                exposed,
+                float(rng.uniform(2e-4, 8e-4)),
+                float(rng.uniform(2e-3, 5e-3)),
+                load_share=0.3,
+            )
             self._events.append(Lift(t_off, exposed))
 
         self._at(at_s, fire)
@@ -407,8 +383,11 @@ class TowerSimulator:
         """
         self._check_open_at(level, "take cubes out of")
         rng = self._rng()
-        t = self._pgrid.time(self._p_next)
-        present = self.residents(level, t)
+        t = self._scene.pgrid.time(self._scene.p_next)
+        reach = t + float(rng.uniform(0.3, 0.8))
+        # The hand takes what lies there when it arrives, including a cube
+        # that was still bouncing when the player reached in.
+        present = self.residents(level, reach)
         if count is None:
             chosen = present
         elif count < 0 or count > len(present):
@@ -417,7 +396,6 @@ class TowerSimulator:
             )
         else:
             chosen = sorted(rng.choice(present, size=count, replace=False).tolist())
-        reach = t + float(rng.uniform(0.3, 0.8))
         if rng.random() < 0.4:
             times = [reach + float(rng.uniform(0.0, 0.05)) for _ in chosen]  # swept out at once
         else:
@@ -427,13 +405,13 @@ class TowerSimulator:
         weights_l = [0.0] * self._n
         weights_p[level] = float(rng.uniform(3e-3, 1e-2))
         weights_l[level] = float(rng.uniform(1.0, 4.0))
-        self._handling(reach - 0.1, last + 0.3, weights_p, weights_l)
-        self._add_impact(reach, level, float(rng.uniform(2e-4, 1e-3)), 5e-3)
+        self._scene.add_handling(reach - 0.1, last + 0.3, weights_p, weights_l)
+        self._scene.add_impact(reach, level, float(rng.uniform(2e-4, 1e-3)), 5e-3)
         total = 0.0
         for cube, t_pick in zip(chosen, times, strict=True):
             mass = self._cubes[cube].mass_g
             total += mass
-            self._add_step(t_pick, level, -mass, 0.08)
+            self._scene.add_step(t_pick, level, -mass, 0.08)
             for stay in self._residence[cube]:
                 if stay.t_to is None:
                     stay.t_to = t_pick
@@ -454,36 +432,37 @@ class TowerSimulator:
             k = self._open
             self._open = None
             down = t + float(rng.uniform(0.2, 0.5))
-            self._handling(
-                t, down + 0.2,
+            self._scene.add_handling(
+                t,
+                down + 0.2,
                 [float(rng.uniform(1e-3, 4e-3)) for _ in range(self._n)],
                 [float(rng.uniform(0.2, 1.2)) for _ in range(self._n)],
             )
             thump = float(rng.uniform(1e-3, 4e-3))
             for level in range(self._n):
-                share = 0.75 ** abs(level - k)
-                self._add_impact(down, level, thump * share, float(rng.uniform(2e-3, 5e-3)),
-                                 load_share=0.03 if level <= k else 0.0)
+                # The modules' rims land on module k-1's walls, not on a plate:
+                # the cells below feel only a little of it.
+                self._scene.add_impact(
+                    down,
+                    level,
+                    thump * 0.75 ** abs(level - k),
+                    float(rng.uniform(2e-3, 5e-3)),
+                    load_share=0.03 if level <= k else 0.0,
+                )
             last_on = down
             for level in range(k + 1, self._n):
-                idx = self._open_outages.pop(level)
                 t_on = down + float(rng.uniform(0.01, 0.06))
-                self._outages[idx] = replace(self._outages[idx], t_on_s=t_on)
+                breaks = []
+                t_back = t_on
                 for _ in range(int(rng.integers(0, 4))):  # spring contacts bounce
-                    t_off = t_on + float(rng.uniform(0.005, 0.03))
-                    t_on = t_off + float(rng.uniform(0.003, 0.025))
-                    self._outages.append(Outage(level, t_off, t_on))
+                    t_off = t_back + float(rng.uniform(0.005, 0.03))
+                    t_back = t_off + float(rng.uniform(0.003, 0.025))
+                    breaks.append((t_off, t_back))
                 kick = float(rng.choice([-1.0, 1.0]) * rng.uniform(0.05, 0.6))
-                idx_last = max(i for i, o in enumerate(self._outages) if o.level == level)
-                self._outages[idx_last] = replace(self._outages[idx_last], reconnect_kick_v=kick)
+                final = self._scene.reconnect(level, t_on, breaks, kick)
                 # Reseating shifts how the plate bears on its cell a little.
-                self._add_step(t_on, level, float(rng.normal(0.0, 0.02)))
-                last_on = max(last_on, t_on)
-            self._outages.sort(key=lambda o: o.t_off_s)
-            self._open_outages = {}
-            for i, o in enumerate(self._outages):
-                if math.isinf(o.t_on_s):
-                    self._open_outages[o.level] = i
+                self._scene.add_step(final, level, float(rng.normal(0.0, 0.02)))
+                last_on = max(last_on, final)
             self._events.append(Closed(down, k, last_on))
 
         self._at(at_s, fire)
@@ -508,17 +487,18 @@ class TowerSimulator:
             contact = float(rng.uniform(1e-3, 4e-3))
             dv = strength * float(rng.uniform(0.005, 0.015)) * float(rng.choice([-1.0, 1.0]))
             for level, lv in enumerate(self.tower.levels):
-                self._piezo_pulses.append(Pulse(t, level, base * upward**level, contact))
+                self._scene.add_impact(t, level, base * upward**level, contact, load_share=0.0)
                 # The table jerks the plate's mass: an inertial force on the cell.
-                self._load_pulses.append(
-                    Pulse(t, level, lv.plate_mass_g * dv / STANDARD_GRAVITY_M_S2, contact)
+                self._scene.add_load_impulse(
+                    t, level, lv.plate_mass_g * dv / STANDARD_GRAVITY_M_S2, contact
                 )
             self._events.append(Knock(t, strength))
 
         self._at(at_s, fire)
 
-    def touch(self, level: int, *, duration_s: float | None = None,
-              at_s: float | None = None) -> None:
+    def touch(
+        self, level: int, *, duration_s: float | None = None, at_s: float | None = None
+    ) -> None:
         """A hand touches the tower near ``level`` (rubbing; a little load)."""
         self._check_level(level)
         rng = self._rng()
@@ -535,8 +515,8 @@ class TowerSimulator:
                 share = 0.3 ** abs(lv - level)
                 wp[lv] = p_rms * share
                 wl[lv] = l_rms * share
-            self._handling(t, t + dur, wp, wl)
-            self._add_impact(t, level, float(rng.uniform(5e-5, 3e-4)), 4e-3, load_share=0.5)
+            self._scene.add_handling(t, t + dur, wp, wl)
+            self._scene.add_impact(t, level, float(rng.uniform(5e-5, 3e-4)), 4e-3, load_share=0.5)
             self._events.append(Touch(t, level, dur))
 
         self._at(at_s, fire)
@@ -547,7 +527,7 @@ class TowerSimulator:
             raise SimulatorError("talking must last a positive time")
 
         def fire(t: float) -> None:
-            self._talk_envs.append(Envelope(t, t + duration_s, (1.0,), ramp_s=0.3))
+            self._scene.add_talk(t, t + duration_s)
             self._events.append(Talk(t, duration_s))
 
         self._at(at_s, fire)
@@ -575,9 +555,9 @@ class TowerSimulator:
             ramp = float(rng.uniform(0.1, 0.3))
             wp, wl = [0.0] * self._n, [0.0] * self._n
             wp[level], wl[level] = 1e-3, float(rng.uniform(0.2, 0.8))
-            self._handling(t, t_on + ramp + 0.3, wp, wl)
-            self._add_step(t_on, level, grams, ramp)
-            self._add_impact(t_on, level, float(rng.uniform(5e-5, 2e-4)), 3e-3)
+            self._scene.add_handling(t, t_on + ramp + 0.3, wp, wl)
+            self._scene.add_step(t_on, level, grams, ramp)
+            self._scene.add_impact(t_on, level, float(rng.uniform(5e-5, 2e-4)), 3e-3)
             self._events.append(MassPlaced(t_on + ramp, level, grams))
 
         self._at(at_s, fire)
@@ -596,14 +576,15 @@ class TowerSimulator:
             ramp = float(rng.uniform(0.1, 0.2))
             wp, wl = [0.0] * self._n, [0.0] * self._n
             wp[level], wl[level] = 1e-3, float(rng.uniform(0.2, 0.8))
-            self._handling(t, t_off + ramp + 0.3, wp, wl)
-            self._add_step(t_off, level, -grams, ramp)
+            self._scene.add_handling(t, t_off + ramp + 0.3, wp, wl)
+            self._scene.add_step(t_off, level, -grams, ramp)
             self._events.append(MassRemoved(t_off + ramp, level, grams))
 
         self._at(at_s, fire)
 
-    def drop_onto(self, level: int, *, height_m: float = 0.03, color: str = "",
-                  at_s: float | None = None) -> int:
+    def drop_onto(
+        self, level: int, *, height_m: float = 0.03, color: str = "", at_s: float | None = None
+    ) -> int:
         """Drop a new cube straight onto the opened level's plate from ``height_m``.
 
         Returns
@@ -620,8 +601,9 @@ class TowerSimulator:
         def fire(t: float) -> None:
             self._check_open_at(level, "drop a cube onto")
             mass = self._cubes[cube].mass_g
-            plan = plan_bounces_on(self.tower, rng, cube=cube, mass_g=mass, level=level,
-                                   t_s=t, height_m=height_m)
+            plan = plan_bounces_on(
+                self.tower, rng, cube=cube, mass_g=mass, level=level, t_s=t, height_m=height_m
+            )
             self._apply_fall(plan, color, "drop", rng)
 
         self._at(at_s, fire)
@@ -634,157 +616,8 @@ class TowerSimulator:
         if not duration_s >= 0.0 or math.isinf(duration_s):
             raise SimulatorError("advance() needs a finite, non-negative duration")
         t_end = self._time_s + duration_s
-        b = max(self._pgrid.first_at_or_after(t_end), self._p_next)
-        piezo_parts: list[npt.NDArray[np.uint16]] = []
-        load_parts: list[tuple[npt.NDArray[np.int64], FloatArray]] = []
-        self._sink = (piezo_parts, load_parts)
+        b = max(self._scene.pgrid.first_at_or_after(t_end), self._scene.p_next)
         self._fire_due(b - 1)
-        self._render_to(b)
+        block = self._scene.take_block(b)
         self._time_s = t_end
-        del self._sink
-        piezo = (np.concatenate(piezo_parts) if piezo_parts
-                 else np.zeros((0, self._n), dtype=np.uint16))
-        if load_parts:
-            j = np.concatenate([p[0] for p in load_parts])
-            counts = np.concatenate([p[1] for p in load_parts])
-        else:
-            j = np.zeros(0, dtype=np.int64)
-            counts = np.zeros((0, self._n))
-        t_load = np.array([self._load.reading_time(int(x)) for x in j], dtype=np.float64)
-        valid = self._connected_at(t_load)
-        load = np.where(valid, counts, 0).astype(np.int32)
-        self._prune()
-        return SensorBlock(
-            piezo_t0_s=self._pgrid.time(b - len(piezo)),
-            piezo=piezo,
-            load_t_s=t_load,
-            load=load,
-            load_valid=valid,
-        )
-
-    def _connected_at(self, t: FloatArray) -> npt.NDArray[np.bool_]:
-        valid = np.ones((len(t), self._n), dtype=bool)
-        for o in self._outages:
-            valid[(t >= o.t_off_s) & (t < o.t_on_s), o.level] = False
-        return valid
-
-    def _render_to(self, b: int) -> None:
-        """Render piezo samples up to ``b`` and load points before ``b``'s time."""
-        while self._p_next < b:
-            a = self._p_next
-            stop = min(b, (a // FLUSH_GRID + 1) * FLUSH_GRID)
-            t_a = self._pgrid.time(a)
-            for o in self._outages:
-                for edge in (o.t_off_s, o.t_on_s):
-                    if math.isfinite(edge) and edge > t_a:
-                        k = self._pgrid.first_at_or_after(edge)
-                        if a < k < stop:
-                            stop = k
-            self._render_piezo(a, stop)
-            self._p_next = stop
-        q_end = max(self._qgrid.first_at_or_after(self._pgrid.time(b)), self._q_next)
-        while self._q_next < q_end:
-            a = self._q_next
-            stop = q_end
-            resets: list[int] = []
-            for o in self._outages:
-                if math.isfinite(o.t_on_s):
-                    k = self._qgrid.first_at_or_after(o.t_on_s)
-                    if k == a:
-                        resets.append(o.level)
-                    elif a < k < stop:
-                        stop = k
-            for level in resets:
-                self._load.power_up(level)
-            self._render_load(a, stop)
-            self._q_next = stop
-
-    def _render_piezo(self, a: int, b: int) -> None:
-        fa, fb = a * OVERSAMPLE, b * OVERSAMPLE
-        t_lo, t_hi = self._fgrid.time(fa), self._fgrid.time(fb)
-        pulses = [p for p in self._piezo_pulses if p.t_s < t_hi and p.end_s >= t_lo - 1e-3]
-        force: FloatArray | None = None
-        if pulses:
-            force = np.zeros((fb - fa, self._n))
-            deposit_pulses(force, pulses, self._fgrid, fa)
-        envs = [e for e in self._piezo_envs if e.t_start_s < t_hi and e.t_stop_s > t_lo]
-        if envs:
-            tf = self._fgrid.times(fa, fb)
-            env = envelope_sum(envs, tf, self._n)
-            if env is not None:
-                noise = self._hand_piezo.rows(fa, fb) * env
-                force = noise if force is None else force + noise
-        t_mid = self._pgrid.time(a)
-        connected = np.ones(self._n, dtype=bool)
-        for o in self._outages:
-            if o.t_off_s <= t_mid < o.t_on_s:
-                connected[o.level] = False
-        tp = self._pgrid.times(a, b)
-        extra = self._reconnect_kicks(tp)
-        talk = envelope_sum(self._talk_envs, tp, 1) if self._talk_envs else None
-        codes = self._piezo.render(
-            a, b, force=force, connected=connected, extra_v=extra,
-            talk=None if talk is None else talk[:, 0],
-        )
-        self._sink[0].append(codes)
-
-    def _reconnect_kicks(self, tp: FloatArray) -> FloatArray | None:
-        """AC-coupling capacitors recharging after a piezo reconnects, in volts."""
-        extra: FloatArray | None = None
-        for o in self._outages:
-            fades_s = o.t_on_s + 10 * self._kick_tau_s
-            if not o.reconnect_kick_v or o.t_on_s >= tp[-1] or tp[0] >= fades_s:
-                continue
-            if extra is None:
-                extra = np.zeros((len(tp), self._n))
-            dt = tp - o.t_on_s
-            extra[:, o.level] += np.where(
-                dt >= 0, o.reconnect_kick_v * np.exp(-np.maximum(dt, 0) / self._kick_tau_s), 0
-            )
-        return extra
-
-    def _render_load(self, a: int, b: int) -> None:
-        tq = self._qgrid.times(a, b)
-        static = np.repeat(self._static_base[None, :], b - a, axis=0)
-        for _, _, step in self._steps:
-            if step.t_s > tq[-1]:
-                break
-            static[:, step.level] += step.delta_g * step.fraction(tq)
-        dynamic: FloatArray | None = None
-        t_lo, t_hi = tq[0], tq[-1] + 1.0 / self._qgrid.rate_hz
-        pulses = [p for p in self._load_pulses if p.t_s < t_hi and p.end_s >= t_lo - 2e-3]
-        if pulses:
-            dynamic = np.zeros((b - a, self._n))
-            deposit_pulses(dynamic, pulses, self._qgrid, a)
-        hand, self._hand_zi = signal.lfilter(
-            self._hand_b, self._hand_a, self._hand_load.rows(a, b), axis=0, zi=self._hand_zi
-        )
-        envs = [e for e in self._load_envs if e.t_start_s < t_hi and e.t_stop_s > t_lo]
-        env = envelope_sum(envs, tq, self._n) if envs else None
-        if env is not None:
-            noise = hand * self._hand_norm * env
-            dynamic = noise if dynamic is None else dynamic + noise
-        j, counts = self._load.render(a, b, static_g=static, dynamic_g=dynamic)
-        if len(j):
-            self._sink[1].append((j, counts))
-
-    def _prune(self) -> None:
-        """Forget inputs that can no longer affect samples not yet rendered."""
-        t_p = self._pgrid.time(self._p_next)
-        t_q = self._qgrid.time(self._q_next)
-        t = min(t_p, t_q) - 0.05
-        self._piezo_pulses = [p for p in self._piezo_pulses if p.end_s >= t]
-        self._load_pulses = [p for p in self._load_pulses if p.end_s >= t]
-        self._piezo_envs = [e for e in self._piezo_envs if e.t_stop_s >= t]
-        self._load_envs = [e for e in self._load_envs if e.t_stop_s >= t]
-        self._talk_envs = [e for e in self._talk_envs if e.t_stop_s >= t]
-        while self._steps and self._steps[0][2].end_s < t_q - 0.05:
-            step = self._steps.pop(0)[2]
-            self._static_base[step.level] += step.delta_g
-        keep = [o for o in self._outages
-                if not (o.t_on_s + 10 * self._kick_tau_s < t and o.t_on_s < t)]
-        if len(keep) != len(self._outages):
-            self._outages = keep
-            self._open_outages = {
-                o.level: i for i, o in enumerate(self._outages) if math.isinf(o.t_on_s)
-            }
+        return block

@@ -20,6 +20,9 @@ extern sets_ring_t adc_sets;
 void adc_start(void);
 /* Device time in microseconds (u32, wraps every 71.6 minutes). */
 uint32_t adc_micros(void);
+/* Device time of a set's tick (from sets_peek); valid for ticks not older
+ * than 2^16 ticks before the last adc_micros() call. */
+uint32_t adc_set_micros(uint16_t tick);
 /* Piezo sets discarded because the ring was full. */
 uint16_t adc_overruns(void);
 

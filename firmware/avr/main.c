@@ -40,7 +40,8 @@ static uint16_t s_cmd_errors_seen;
 static uint16_t s_rx_overflows_seen;
 
 /* The watchdog stays armed after a watchdog reset: disarm it before
- * anything else, and remember why we booted. */
+ * anything else (main arms it again once booted), and remember why we
+ * booted. */
 static uint8_t s_mcusr __attribute__((section(".noinit")));
 void early_init(void) __attribute__((naked, used, section(".init3")));
 void early_init(void)
@@ -78,7 +79,9 @@ static void handle_command(const cmd_frame_t *f)
         uart_kick();
         return;
     case PROTO_RESET:
+        /* Stop streaming so the line drains and the reboot cuts no frame. */
         s_reset_pending = true;
+        s_streams = 0;
         break;
     default:
         break;
@@ -118,17 +121,15 @@ static bool service_piezo(void)
         return true;
     }
     /* A frame holds consecutive sets only: stop at a gap left by an overrun. */
-    uint32_t t0;
-    sets_peek(r, &t0);
+    uint16_t tick0;
+    sets_peek(r, &tick0);
     uint8_t n = 1;
-    for (uint32_t expect = t0; n < CONFIG_PIEZO_SETS_PER_FRAME; n++) {
-        uint32_t t;
-        expect += 1000000UL / CONFIG_PIEZO_RATE_HZ;
-        t = r->t_us[(r->tail + n) & SETS_MASK];
-        if (t != expect) {
-            break;
-        }
+    while (n < CONFIG_PIEZO_SETS_PER_FRAME &&
+           r->tick[(r->tail + n) & SETS_MASK] == (uint16_t)(tick0 + n * CONFIG_TICKS_PER_SET)) {
+        n++;
     }
+    (void)adc_micros(); /* bring the clock up to date before converting ticks */
+    uint32_t t0 = adc_set_micros(tick0);
     /* No room in TX yet: leave the sets in their ring and try again later
      * (the ring holds 8 ms; a frame drains in under 2 ms). */
     if (!proto_fits(&s_link, (uint16_t)(5u + 2u * n * CONFIG_N_PIEZO))) {
@@ -137,7 +138,7 @@ static bool service_piezo(void)
     proto_writer_t w;
     proto_piezo_begin(&w, &s_link, t0, n, CONFIG_N_PIEZO);
     for (uint8_t i = 0; i < n; i++) {
-        uint32_t t;
+        uint16_t t;
         proto_piezo_set(&w, sets_peek(r, &t), CONFIG_N_PIEZO);
         sets_drop(r);
     }
@@ -171,13 +172,8 @@ static bool service_load(void)
 
 static uint8_t status_flags(void)
 {
-    uint8_t flags = s_boot_flags;
-    if (s_streams & PROTO_STREAM_PIEZO) {
-        flags |= PROTO_FLAG_PIEZO_ON;
-    }
-    if (s_streams & PROTO_STREAM_LOAD) {
-        flags |= PROTO_FLAG_LOAD_ON;
-    }
+    /* the stream bits are START's bits */
+    uint8_t flags = (uint8_t)(s_boot_flags | (s_streams & PROTO_STREAM_ALL));
     if (s_hx.missed_since_status) {
         flags |= PROTO_FLAG_LOAD_MISSING;
     }
@@ -214,6 +210,10 @@ static bool service_status(void)
         .flags = status_flags(),
     };
     s_idle_iters = 0;
+    /* The main loop got round to the once-a-second job: it is alive. The
+     * LED blinks with it, so a hung board is visible without a host. */
+    wdt_reset();
+    BOARD_LED_TOGGLE();
     if (s_streams & PROTO_STREAM_STATUS) {
         proto_send_status(&s_link, &st);
         uart_kick();
@@ -249,6 +249,9 @@ static bool __attribute__((noinline)) service_all(void)
 static void calibrate_idle(void)
 {
     TCCR1A = 0;
+    OCR1A = 0xFFFF; /* no compare match: the clock stands still at 0 */
+    TCNT1 = 0;
+    TIFR1 = (1u << OCF1A);
     TCCR1B = (1u << CS10);
     uint16_t start = TCNT1;
     for (uint8_t i = 0; i < CPU_CALIB_ITERS; i++) {
@@ -298,6 +301,9 @@ int main(void)
     hx711_init(&s_hx, 0);
     send_hello();
     uart_kick();
+    /* A main loop that stops reaching the STATUS service (1 s) for 2 s is
+     * hung: the watchdog reboots the board (STATUS flag WATCHDOG_BOOT). */
+    wdt_enable(WDTO_2S);
     /* Start sampling last: the first tick must not wait behind HELLO. */
     adc_start();
     sei();

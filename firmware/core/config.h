@@ -43,7 +43,8 @@
 /* HX711: 80 readings/s -> a 12500 us period (see hx711.h for the rounds). */
 #define CONFIG_HX711_PERIOD_US 12500UL
 #define CONFIG_HX711_MIN_SPACING_US 9375UL /* 0.75 period: rounds stay on the lockstep beat */
-#define CONFIG_HX711_TIMEOUT_US 18750UL    /* 1.5 periods: a late channel is given up (< 2 periods) */
+#define CONFIG_HX711_GRACE_US 6250UL      /* half a period: wait for late beat-keepers */
+#define CONFIG_HX711_TIMEOUT_US 18750UL   /* 1.5 periods with no beat-keeper: give up (< 2 periods) */
 #define CONFIG_HX711_PULSES 25               /* 24 data bits + 1: channel A, gain 128 */
 
 #define CONFIG_STATUS_PERIOD_MS 1000

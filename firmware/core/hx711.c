@@ -5,6 +5,8 @@
 void hx711_init(hx711_sched_t *s, uint32_t now_us)
 {
     s->last_round_us = now_us;
+    s->first_ready_us = now_us;
+    s->waiting = false;
     s->last_was_timeout = false;
     s->last_valid = 0;
     s->timeouts = 0;
@@ -31,13 +33,23 @@ hx711_action_t hx711_poll(hx711_sched_t *s, uint32_t now_us, uint8_t ready_mask)
         uint32_t limit = s->last_was_timeout ? CONFIG_HX711_PERIOD_US : CONFIG_HX711_TIMEOUT_US;
         return since >= limit ? HX711_TIMEOUT : HX711_WAIT;
     }
-    if ((ready_mask & anchor) == anchor) {
+    uint8_t anchor_ready = ready_mask & anchor;
+    if (anchor_ready == anchor) {
         return HX711_READ;
     }
-    /* Some beat-keeper is late: lifted, or back at another phase. Wait for
-     * it up to the timeout; whoever is ready then is read. Waiting (rather
-     * than reading the early ones at once) is what lets channels at two
-     * phases settle into one round per period, at the later phase. */
+    if (anchor_ready) {
+        /* Some beat-keeper is late: lifted, or back at another phase. Wait
+         * for it half a period at most: the ready ones convert again one
+         * period after they became ready, so none of their readings is
+         * lost, and a late one holds its data for the next round. */
+        if (!s->waiting) {
+            s->waiting = true;
+            s->first_ready_us = now_us;
+            return HX711_WAIT;
+        }
+        return now_us - s->first_ready_us >= CONFIG_HX711_GRACE_US ? HX711_READ : HX711_WAIT;
+    }
+    /* none of the beat-keepers is there (the whole group was lifted) */
     if (since >= CONFIG_HX711_TIMEOUT_US) {
         return ready_mask ? HX711_READ : HX711_TIMEOUT;
     }
@@ -53,6 +65,7 @@ void hx711_round_done(hx711_sched_t *s, uint32_t now_us, uint8_t valid, uint8_t 
     }
     s->missed_since_status |= missed;
     s->last_round_us = now_us;
+    s->waiting = false;
     s->last_was_timeout = valid == 0;
     s->last_valid = valid;
 }

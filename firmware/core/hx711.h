@@ -6,8 +6,8 @@
  * lifted off the tower has no HX711 (DOUT pulled high = never ready) and
  * one put back starts converting at its own phase. So:
  *  - the channels read in the last round keep the beat: the next round
- *    starts when all of them are ready again, never sooner than 0.75
- *    period after the last;
+ *    starts when all of them are ready again, or half a period after the
+ *    first of them is, and never sooner than 0.75 period after the last;
  *  - every channel ready at that moment is read with them; one that came
  *    back at another phase holds its data (DOUT stays low) until then;
  *  - a channel not ready at the round is invalid for it and counted as a
@@ -32,6 +32,8 @@ typedef enum {
 
 typedef struct {
     uint32_t last_round_us;
+    uint32_t first_ready_us; /* when the first beat-keeper was seen ready */
+    bool waiting;            /* ... and others of them were not */
     bool last_was_timeout;
     uint8_t last_valid;   /* channels read in the last round */
     uint16_t timeouts;    /* channel-readings missed (wraps) */

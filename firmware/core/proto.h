@@ -43,12 +43,14 @@
 /* A frame on the wire: code byte + message + 0x00. */
 #define PROTO_FRAME_BYTES(body_len) ((uint16_t)((body_len) + PROTO_HEADER_BYTES + PROTO_CRC_BYTES + 2u))
 
-/* STATUS flags (bit k). */
+/* STATUS flags (bit k). Bits 0-2 are the streams that are on, as in START
+ * (the simulated device reports the same); the rest are the firmware's. */
 #define PROTO_FLAG_PIEZO_ON 0x01      /* piezo stream enabled */
 #define PROTO_FLAG_LOAD_ON 0x02       /* load stream enabled */
-#define PROTO_FLAG_LOAD_MISSING 0x04  /* a load channel missed a reading since the last STATUS */
-#define PROTO_FLAG_RX_ERROR 0x08      /* a damaged host frame or RX overflow since the last STATUS */
-#define PROTO_FLAG_WATCHDOG_BOOT 0x10 /* this boot was caused by the watchdog (RESET or a hang) */
+#define PROTO_FLAG_STATUS_ON 0x04     /* status stream enabled (always set in a STATUS sent) */
+#define PROTO_FLAG_LOAD_MISSING 0x08  /* a load channel missed a reading since the last STATUS */
+#define PROTO_FLAG_RX_ERROR 0x10      /* a damaged host frame or RX overflow since the last STATUS */
+#define PROTO_FLAG_WATCHDOG_BOOT 0x20 /* this boot was caused by the watchdog (RESET or a hang) */
 
 /* One direction of the link: where frames go, and its counters. */
 typedef struct {

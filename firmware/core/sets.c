@@ -12,10 +12,10 @@ uint8_t sets_count(const sets_ring_t *r)
     return (uint8_t)((r->head - r->tail) & SETS_MASK);
 }
 
-const uint16_t *sets_peek(const sets_ring_t *r, uint32_t *t_us)
+const uint16_t *sets_peek(const sets_ring_t *r, uint16_t *tick)
 {
     uint8_t tail = r->tail;
-    *t_us = r->t_us[tail];
+    *tick = r->tick[tail];
     return r->samples[tail];
 }
 

@@ -3,7 +3,8 @@
  * ISR writes the set in progress straight into the slot at head and
  * publishes it (head + 1) when its last channel is in; if the ring is full
  * the set is discarded and counted as an overrun. Each set carries the
- * device time at which its first channel was sampled. */
+ * 16-bit tick count at which its first channel was sampled (the main loop
+ * turns it into microseconds: cheaper in the ISR than a 32-bit clock). */
 #ifndef SETS_H
 #define SETS_H
 
@@ -15,7 +16,7 @@
 
 typedef struct {
     uint16_t samples[CONFIG_PIEZO_RING_SETS][CONFIG_N_PIEZO];
-    uint32_t t_us[CONFIG_PIEZO_RING_SETS];
+    uint16_t tick[CONFIG_PIEZO_RING_SETS];
     volatile uint8_t head;
     volatile uint8_t tail;
     volatile uint16_t overruns; /* sets discarded (wraps) */
@@ -34,8 +35,8 @@ static inline void sets_publish(sets_ring_t *r)
     }
     r->head = next;
 }
-/* Consumer side: the oldest set and its time; then drop it. */
-const uint16_t *sets_peek(const sets_ring_t *r, uint32_t *t_us);
+/* Consumer side: the oldest set and its tick; then drop it. */
+const uint16_t *sets_peek(const sets_ring_t *r, uint16_t *tick);
 void sets_drop(sets_ring_t *r);
 
 #endif

@@ -64,6 +64,7 @@ static struct {
     uint64_t conv_base[PIEZO_CH];
     int conv_anchored[PIEZO_CH];
     avr_cycle_count_t conv_dev_max;
+    avr_cycle_count_t first_conv_cycle; /* first ADC start since the last (re)boot */
     uint64_t conv_late; /* conversion starts more than 10 us off their slot */
 
     /* host -> device bytes waiting to be clocked in, one per 10 us */
@@ -82,6 +83,7 @@ static struct {
     uint32_t resets;
     avr_cycle_count_t boot_cycle;
     uint64_t *profile; /* cycles spent at each flash word address */
+    uint16_t sp_min;   /* deepest stack seen */
 } S;
 
 static uint64_t now_us(void)
@@ -107,6 +109,9 @@ static void on_adc_start(struct avr_irq_t *irq, uint32_t value, void *param)
     avr_cycle_count_t now = S.avr->cycle;
     avr_cycle_count_t slot = avr_usec_to_cycles(S.avr, 1000000u / S.scn.piezo_rate_hz);
     if (!S.conv_anchored[ch]) {
+        if (ch == 0) {
+            S.first_conv_cycle = now;
+        }
         S.conv_anchored[ch] = 1;
         S.conv_origin[ch] = now;
         S.conv_base[ch] = n;
@@ -234,6 +239,10 @@ static inline uint16_t read_sp(void)
 static inline void track_isr(void)
 {
     avr_t *avr = S.avr;
+    uint16_t sp = read_sp();
+    if (sp < S.sp_min && sp > 0x100) { /* (SP is 0 for a moment after reset) */
+        S.sp_min = sp;
+    }
     if (!S.in_isr) {
         uint32_t pc = avr->pc;
         if (pc != 0 && pc < N_VECTORS * 4u && (pc & 3u) == 0) {
@@ -293,6 +302,7 @@ static void write_stats(const char *path, double wall_s)
     double sim_s = (double)(S.avr->cycle) / S.avr->frequency;
     fprintf(f, "{\n  \"cycles\": %llu,\n  \"sim_seconds\": %.6f,\n  \"wall_seconds\": %.3f,\n",
             (unsigned long long)S.avr->cycle, sim_s, wall_s);
+    fprintf(f, "  \"stack_peak_bytes\": %u,\n", (unsigned)(S.avr->ramend - S.sp_min));
     fprintf(f, "  \"f_cpu_hz\": %u,\n  \"uart_bytes\": %llu,\n  \"resets\": %u,\n",
             S.avr->frequency, (unsigned long long)S.uart_bytes, S.resets);
     fprintf(f, "  \"isr_cycles_total\": %llu,\n", (unsigned long long)S.isr_cycles_total);
@@ -315,6 +325,7 @@ static void write_stats(const char *path, double wall_s)
     fprintf(f, "  \"adc_conversions\": %llu,\n  \"adc_slot_deviation_max_cycles\": %llu,\n",
             (unsigned long long)conv, (unsigned long long)S.conv_dev_max);
     fprintf(f, "  \"adc_late_starts\": %llu,\n", (unsigned long long)S.conv_late);
+    fprintf(f, "  \"adc_first_start_us\": %.3f,\n", (double)S.first_conv_cycle * 1e6 / S.avr->frequency);
     fprintf(f, "  \"hx711_conversions\": %u,\n  \"hx711_reads\": %u,\n", S.hx.conversions,
             S.hx.reads_completed);
     fprintf(f, "  \"hx711_conversions_unread\": %u,\n  \"hx711_conversions_lost\": %u,\n",
@@ -352,6 +363,7 @@ int main(int argc, char **argv)
     int out_fd = -1, use_pty = 0, verbose = 0;
     S.in_fd = -1;
     S.seconds = -1;
+    S.sp_min = 0xFFFF;
     for (int i = 3; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;

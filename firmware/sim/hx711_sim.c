@@ -109,8 +109,13 @@ void hxs_init(hxs_bank_t *b, avr_t *avr)
 
 void hxs_refresh_pins(hxs_bank_t *b)
 {
+    /* A reset cleared the PIN registers but not the IRQs' remembered
+     * levels, and raising an IRQ to the level it already has does nothing:
+     * go through the other level to write the pin again. */
     for (int k = 0; k < HXS_CHANNELS; k++) {
         hxs_chip_t *c = &b->chip[k];
-        set_dout(c, !(c->connected && c->ready));
+        int level = !(c->connected && c->ready);
+        set_dout(c, !level);
+        set_dout(c, level);
     }
 }

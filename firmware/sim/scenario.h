@@ -4,7 +4,7 @@
  *   char[8]  magic "TWRSCN01"
  *   u32      piezo_rate_hz, n_sets, n_load, n_cmds, n_piezo (8), n_loadch (8)
  *   u16      piezo[n_sets][n_piezo]      ADC codes 0..1023
- *   u32      load_t_us[n_load]           start of each load row, from scenario start
+ *   u32      load_t_us[n_load]           when each HX711 reading is ready, from the first piezo set
  *   i32      load[n_load][n_loadch]      HX711 counts (signed 24-bit)
  *   u8       load_valid[n_load]          bit k: channel k connected
  *   n_cmds x { u32 t_us; u16 len; u8 bytes[len] }   host bytes to send at t_us

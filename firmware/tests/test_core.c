@@ -7,6 +7,7 @@
 
 #include "board.h"
 #include "check.h"
+#include "clock.h"
 #include "cmd.h"
 #include "cobs.h"
 #include "config.h"
@@ -428,16 +429,16 @@ static void test_sets_ring_overrun_and_order(void)
     sets_init(&r);
     for (uint32_t s = 0; s < CONFIG_PIEZO_RING_SETS + 3; s++) {
         r.samples[r.head][0] = (uint16_t)s;
-        r.t_us[r.head] = s * 500u;
+        r.tick[r.head] = (uint16_t)(s * 8u);
         sets_publish(&r);
     }
     CHECK_EQ(sets_count(&r), CONFIG_PIEZO_RING_SETS - 1);
     CHECK_EQ(r.overruns, 4);
-    uint32_t t;
+    uint16_t t;
     for (uint32_t s = 0; s < CONFIG_PIEZO_RING_SETS - 1; s++) {
         const uint16_t *set = sets_peek(&r, &t);
         CHECK_EQ(set[0], s);
-        CHECK_EQ(t, s * 500u);
+        CHECK_EQ(t, s * 8u);
         sets_drop(&r);
     }
     CHECK_EQ(sets_count(&r), 0);
@@ -482,6 +483,8 @@ typedef struct {
     int connected[8];
     int ready[8];
     uint32_t next_conv[8];
+    int conversions[8];
+    int lost[8]; /* overwritten before a round read them */
 } hx_model_t;
 
 static uint8_t model_step(hx_model_t *m, uint32_t now)
@@ -492,6 +495,8 @@ static uint8_t model_step(hx_model_t *m, uint32_t now)
             continue;
         }
         while (m->next_conv[k] <= now) {
+            m->lost[k] += m->ready[k];
+            m->conversions[k]++;
             m->ready[k] = 1;
             m->next_conv[k] += CONFIG_HX711_PERIOD_US;
         }
@@ -599,6 +604,10 @@ static void test_hx711_rounds_follow_lift_and_return(void)
         }
     }
     CHECK(s.timeouts > 0);
+    /* channels that stayed put lost no reading while the others came and went */
+    for (int k = 0; k < 5; k++) {
+        CHECK_EQ(m.lost[k], 0);
+    }
 }
 
 static void lift_everything_at_1s(hx_model_t *m, uint32_t now)
@@ -642,6 +651,31 @@ static void test_hx711_whole_tower_lifted_keeps_reporting(void)
     CHECK_EQ(r[n - 1].valid, 0xFF);
 }
 
+/* ---------------------------------------------------------------- clock */
+
+static void test_clock_extends_ticks_exactly(void)
+{
+    clock_t_ c;
+    clock_init(&c, 0);
+    uint64_t ticks = 0;
+    uint32_t x = 99;
+    for (int i = 0; i < 200000; i++) {
+        x = x * 1664525u + 1013904223u;
+        uint16_t step = (uint16_t)(x >> 20); /* 0..4095 ticks between updates */
+        ticks += step;
+        clock_update(&c, (uint16_t)ticks);
+        uint64_t half = ticks * 125u;
+        CHECK_EQ(c.us, (uint32_t)(half / 2u)); /* wraps at 2^32 us like t_us */
+        uint16_t back = (uint16_t)(x >> 24);
+        if (back <= ticks) {
+            CHECK_EQ(clock_us_of(&c, (uint16_t)(ticks - back)), (uint32_t)((ticks - back) * 125u / 2u));
+        }
+    }
+    CHECK(ticks * 125u / 2u > ((uint64_t)1 << 32)); /* the test went past a wrap */
+    /* sets 8 ticks apart are exactly 500 us apart */
+    CHECK_EQ(clock_us_of(&c, (uint16_t)(ticks - 8)) - clock_us_of(&c, (uint16_t)(ticks - 16)), 500);
+}
+
 /* ---------------------------------------------------------------- cpu */
 
 static void test_cpu_load_arithmetic(void)
@@ -675,6 +709,7 @@ int main(void)
     RUN(test_hx711_unpack_parallel_bits);
     RUN(test_hx711_rounds_follow_lift_and_return);
     RUN(test_hx711_whole_tower_lifted_keeps_reporting);
+    RUN(test_clock_extends_ticks_exactly);
     RUN(test_cpu_load_arithmetic);
     printf("%d checks, %d failed\n", check_count, check_failures);
     return check_failures ? 1 : 0;

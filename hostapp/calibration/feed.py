@@ -50,16 +50,18 @@ class FrameFeeder:
     def feed(self, frames: Iterable[Frame]) -> None:
         """Forward every frame's readings to the consumer."""
         for frame in frames:
-            msg = frame.msg
-            t = self.clock.stamp(frame.seq, msg)
-            if isinstance(msg, Hello):
-                self.hello = msg
-            elif isinstance(msg, Load) and t is not None:
-                valid = np.array([(msg.valid >> k) & 1 for k in range(msg.values.size)],
-                                 dtype=bool)
-                self.latest_valid = valid
-                self.latest_counts = msg.values.astype(np.int64)
-                if self.consumer is not None:
-                    self.consumer.feed_load(np.array([t]), msg.values[None, :], valid[None, :])
-            elif isinstance(msg, Piezo) and t is not None and self.consumer is not None:
-                self.consumer.feed_piezo(t, msg.samples)
+            self.feed_message(frame.msg, frame.seq)
+
+    def feed_message(self, msg: object, seq: int = 1) -> None:
+        """Forward one decoded message (``seq`` 0 on a HELLO marks a device reboot)."""
+        t = self.clock.stamp(seq, msg)
+        if isinstance(msg, Hello):
+            self.hello = msg
+        elif isinstance(msg, Load) and t is not None:
+            valid = np.array([(msg.valid >> k) & 1 for k in range(msg.values.size)], dtype=bool)
+            self.latest_valid = valid
+            self.latest_counts = msg.values.astype(np.int64)
+            if self.consumer is not None:
+                self.consumer.feed_load(np.array([t]), msg.values[None, :], valid[None, :])
+        elif isinstance(msg, Piezo) and t is not None and self.consumer is not None:
+            self.consumer.feed_piezo(t, msg.samples)

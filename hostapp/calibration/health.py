@@ -29,6 +29,32 @@ MAX_BIAS_ERROR = 0.08
 MAX_PIEZO_NOISE = 0.02
 
 
+class ReadingCollector:
+    """Keeps a few seconds of readings (a ``feed_load``/``feed_piezo`` consumer) for the check."""
+
+    def __init__(self) -> None:
+        self.load: list[np.ndarray] = []
+        self.valid: list[np.ndarray] = []
+        self.piezo: list[np.ndarray] = []
+
+    def feed_load(self, t_s: np.ndarray, counts: np.ndarray, valid: np.ndarray) -> None:
+        self.load.append(np.asarray(counts))
+        self.valid.append(np.asarray(valid, dtype=bool))
+
+    def feed_piezo(self, t0_s: float, samples: np.ndarray) -> None:
+        self.piezo.append(np.asarray(samples))
+
+    def check(self, profile: CalibrationProfile | None) -> list[HealthFinding]:
+        """Run :func:`health_check` on what was collected (empty if nothing arrived)."""
+        if not self.load:
+            return []
+        return health_check(
+            load_counts=np.concatenate(self.load), load_valid=np.concatenate(self.valid),
+            piezo_codes=np.concatenate(self.piezo) if self.piezo else np.zeros((0, 8)),
+            profile=profile,
+        )
+
+
 @dataclass(frozen=True)
 class HealthFinding:
     """One check's verdict: ``level`` is None for checks about the whole device."""

@@ -146,6 +146,15 @@ class LevelLoadCalibration:
         """True once every step is done."""
         return self.step is Step.DONE
 
+    @property
+    def scale_counts_per_gram(self) -> float | None:
+        """The scale once the reference mass was weighed, else None."""
+        return self._scale.value if self._scale is not None else None
+
+    def baseline_mean(self) -> float:
+        """Mean reading of the empty plate the current step starts from."""
+        return self._baseline().mean
+
     # -- readings in --------------------------------------------------------
     def feed(self, t_s: np.ndarray, counts: np.ndarray, valid: np.ndarray) -> None:
         """Take a block of this level's readings (any block size)."""
@@ -168,7 +177,11 @@ class LevelLoadCalibration:
     def _baseline(self) -> ReadingStats:
         if self.step in (Step.REFERENCE_OFF, Step.SECOND_OFF, Step.CUBES_OFF):
             return self._previous_on_segment().stats
-        return self.segments[Step.EMPTY].stats
+        # The latest empty plate: after the coins came off, drift is smallest.
+        for step in (Step.SECOND_OFF, Step.REFERENCE_OFF, Step.EMPTY):
+            if step in self.segments:
+                return self.segments[step].stats
+        raise CalibrationError("no empty-plate reading yet")
 
     def _previous_on_segment(self) -> _Segment:
         on = {Step.REFERENCE_OFF: Step.REFERENCE_ON, Step.SECOND_OFF: Step.SECOND_ON,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from dsp.sim import TowerSimulator, draw_tower
 from hostapp.calibration.coins import ReferenceMass
@@ -28,48 +29,50 @@ HUMAN_PAUSE_S = 0.6
 _TICK_S = 0.05
 
 
+SimulatorAccess = Callable[[Callable[[TowerSimulator], Any]], Any]
+"""Runs a function on the simulator, e.g. under the lock of a streaming source."""
+
+
 @dataclass
 class SimulatedUser:
-    """Acts on the simulator as the session asks, once per request."""
+    """Acts on the simulator as the session asks, once per request.
 
-    sim: TowerSimulator
+    ``act`` runs a function with the simulator: ``lambda f: f(sim)`` when the
+    caller steps the simulator itself, ``SimulatedTower.act`` in the app,
+    where a reader thread advances the physics.
+    """
+
+    act: SimulatorAccess
     reference: ReferenceMass
     second_reference: ReferenceMass | None = None
     pause_s: float = HUMAN_PAUSE_S
-    _pending: tuple[UserAction, int, int] | None = None
-    _since_s: float = 0.0
     _done: set[tuple[UserAction, int, int]] = field(default_factory=set)
 
     def react(self, session: TowerCalibration) -> None:
-        """Look at the session's request and act after a human pause."""
+        """Look at the session's request; schedule the action a human pause later."""
         action = session.action
         key = (action, session.level, session.drops_this_level)
         if action is UserAction.WAIT or key in self._done:
-            self._pending = None
-            return
-        if self._pending != key:
-            self._pending, self._since_s = key, self.sim.time_s
-            return
-        if self.sim.time_s - self._since_s < self.pause_s:
             return
         self._done.add(key)
-        self._pending = None
-        self._act(action, session.level)
+        level = session.level
+        self.act(lambda sim: self._do(sim, action, level, sim.time_s + self.pause_s))
 
-    def _act(self, action: UserAction, level: int) -> None:
-        sim = self.sim
+    def _do(self, sim: TowerSimulator, action: UserAction, level: int, at_s: float) -> None:
+        # Scheduled in simulator time, so the pause is the same however late
+        # the prompt reached this user (a busy UI thread delivers in batches).
         if action is UserAction.OPEN:
-            sim.lift(exposed=level)
+            sim.lift(exposed=level, at_s=at_s)
         elif action is UserAction.CLOSE:
-            sim.close()
+            sim.close(at_s=at_s)
         elif action is UserAction.PLACE_REFERENCE:
-            sim.place_mass(level, self.reference.grams)
+            sim.place_mass(level, self.reference.grams, at_s=at_s)
         elif action is UserAction.PLACE_SECOND and self.second_reference is not None:
-            sim.place_mass(level, self.second_reference.grams)
+            sim.place_mass(level, self.second_reference.grams, at_s=at_s)
         elif action in (UserAction.REMOVE_REFERENCE, UserAction.REMOVE_SECOND):
-            sim.remove_mass(level)
+            sim.remove_mass(level, at_s=at_s)
         elif action is UserAction.DROP_CUBE:
-            sim.drop_onto(level, height_m=0.03)
+            sim.drop_onto(level, height_m=0.03, at_s=at_s)
         elif action is UserAction.REMOVE_CUBES:
             sim.remove_cubes(level)
 
@@ -133,7 +136,7 @@ def calibrate_simulated(
         rig.step(feeder)
     session = session_factory(feeder.device_id)
     feeder.consumer = session
-    user = SimulatedUser(rig.sim, reference, second_reference)
+    user = SimulatedUser(lambda f: f(rig.sim), reference, second_reference)
     while not session.finished and rig.sim.time_s < max_s:
         rig.step(feeder)
         user.react(session)

@@ -34,12 +34,12 @@ from hostapp.calibration.profile import (
 from hostapp.errors import CalibrationError
 from hostapp.i18n import tr
 
-# Why 0.35 s: the bounces of a cube dropped from a few centimetres die out
-# within ~0.25 s; a new impact later than that is the next drop.
-_DROP_GAP_S = 0.35
-# Why 8 s: if the plate has been steady this long after the expected number
-# of drops while fewer were heard, the ear missed some; carry on with the load.
-_MISSED_DROP_TIMEOUT_S = 8.0
+# Why 0.4 of the lightest cube (0.3 g): a landed cube must lift the plate's
+# reading clearly above its noise (~0.01 g) and below any real cube.
+_CUBE_STEP_G = 0.12
+# Why 0.3 s: the plate rings for ~0.2 s after a drop from a few centimetres;
+# a cube is counted once a 0.3 s window sits steady above the step.
+_CUBE_SETTLE_S = 0.3
 # Why 1.5 s: lifting the top module disconnects nothing, so opening level 7
 # cannot be seen; give the user a moment before listening to the empty plate.
 _OPEN_TOP_WAIT_S = 1.5
@@ -101,9 +101,10 @@ class TowerCalibration:
     _phase_since_s: float | None = None
     _last_t_s: float = 0.0
     _drops_this_level: int = 0
-    _last_impact_s: float = -1e9
     _pending: _Drop | None = None
-    _steady_full_since: float | None = None
+    _cube_baseline: float | None = None
+    _recent_t: list[float] = field(default_factory=list)
+    _recent_c: list[float] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.plan.reference is None:
@@ -142,7 +143,7 @@ class TowerCalibration:
 
     @property
     def drops_this_level(self) -> int:
-        """Cubes heard dropping onto the current level so far."""
+        """Cubes that landed on the current level's plate so far (counted by weight)."""
         return self._drops_this_level
 
     @property
@@ -178,8 +179,7 @@ class TowerCalibration:
             return UserAction.WAIT
         session = self._level_session
         if session.step is Step.CUBES_ON and self._drops_this_level < self.plan.n_cubes:
-            quiet = self._last_t_s - self._last_impact_s > _DROP_GAP_S + 0.5
-            return UserAction.DROP_CUBE if quiet and self._pending is None else UserAction.WAIT
+            return UserAction.DROP_CUBE
         if not session.waiting_for_user:
             return UserAction.WAIT
         return {
@@ -214,30 +214,38 @@ class TowerCalibration:
         if not listening:
             self._pending = None
             return
-        if self._pending is not None and t_s - self._last_impact_s > _DROP_GAP_S:
-            self._close_drop()
-        if self._pending is None:
-            self._pending = _Drop(self.level, t_s, np.asarray(peaks, dtype=np.float64))
-        else:
-            # The last impact of a drop is the cube settling: the one the detector uses.
-            self._pending = _Drop(self.level, self._pending.t_s,
-                                  np.asarray(peaks, dtype=np.float64))
-        self._last_impact_s = t_s
+        # The last impact before the cube is counted is it settling: the one
+        # the detector uses for a landing's loudness profile.
+        self._pending = _Drop(self.level, t_s, np.asarray(peaks, dtype=np.float64))
 
-    def _close_drop(self) -> None:
-        if self._pending is None:
+    def _count_cube(self, t: float, count: float) -> None:
+        """Count a landed cube when the plate sits steadily one cube higher."""
+        session = self._level_session
+        assert session is not None
+        self._recent_t.append(t)
+        self._recent_c.append(count)
+        while self._recent_t and t - self._recent_t[0] > _CUBE_SETTLE_S:
+            del self._recent_t[0], self._recent_c[0]
+        scale = session.scale_counts_per_gram
+        empty = session.segments[Step.EMPTY].stats
+        if self._cube_baseline is None:
+            self._cube_baseline = session.baseline_mean()
+        if scale is None or len(self._recent_c) < 4 or self._drops_this_level >= self.plan.n_cubes:
             return
-        if self._drops_this_level < self.plan.n_cubes:
-            self.drops.append(self._pending)
+        window = np.asarray(self._recent_c)
+        rise = (float(np.median(window)) - self._cube_baseline) / scale
+        steady = float(np.std(window)) <= 4.0 * max(empty.std, 1.0)
+        if rise > _CUBE_STEP_G and steady:
+            self._cube_baseline = float(np.median(window))
+            if self._pending is not None:
+                self.drops.append(self._pending)
+            self._pending = None
             self._drops_this_level += 1
-        self._pending = None
 
     def _on_reading(self, t: float, counts: np.ndarray, valid: np.ndarray) -> None:
         level = self.level
         if self._phase_since_s is None:
             self._phase_since_s = t
-        if self._pending is not None and t - self._last_impact_s > _DROP_GAP_S:
-            self._close_drop()
         if self.phase is Phase.OPEN:
             above = valid[level + 1:]
             opened = (not above.any()) if level < N_LEVELS - 1 else (
@@ -253,15 +261,9 @@ class TowerCalibration:
             return
         session = self._level_session
         assert session is not None
-        if session.step is Step.CUBES_ON:
-            heard_all = self._drops_this_level >= self.plan.n_cubes
-            if not heard_all and self._drops_this_level > 0:
-                # The ear may have missed a drop: after a long steady pause, trust the load.
-                if self._steady_full_since is None:
-                    self._steady_full_since = t
-                heard_all = t - max(self._steady_full_since, self._last_impact_s) \
-                    > _MISSED_DROP_TIMEOUT_S
-            session.hold = not heard_all
+        if session.step is Step.CUBES_ON and valid[level]:
+            self._count_cube(t, float(counts[level]))
+            session.hold = self._drops_this_level < self.plan.n_cubes
         session.feed(np.array([t]), np.array([counts[level]], dtype=np.float64),
                      np.array([bool(valid[level])]))
         if session.finished:
@@ -278,7 +280,9 @@ class TowerCalibration:
         ))
         self._drops_this_level = 0
         self._pending = None
-        self._steady_full_since = None
+        self._cube_baseline = None
+        self._recent_t.clear()
+        self._recent_c.clear()
         self.phase = Phase.LOAD
 
     # -- result -------------------------------------------------------------

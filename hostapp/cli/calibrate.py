@@ -14,11 +14,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from hostapp.calibration.coins import COINS, ReferenceMass, coin, typed_mass
 from hostapp.calibration.feed import FrameFeeder
-from hostapp.calibration.health import health_check
+from hostapp.calibration.health import ReadingCollector
 from hostapp.calibration.profile import ProfileStore
 from hostapp.calibration.report import grade_level, write_report
 from hostapp.calibration.tower_session import TowerCalibration, TowerCalibrationPlan
@@ -223,45 +221,25 @@ def _health_simulated(args: argparse.Namespace, store: ProfileStore) -> int:
     rig.step(feeder, 0.1)
     assert feeder.device_id is not None
     profile, why = store.load_for_device(feeder.device_id)
-    collected = _Collector()
+    collected = ReadingCollector()
     feeder.consumer = collected
     rig.step(feeder, 3.0)
     return _report_health(collected, profile, why)
 
 
-class _Collector:
-    """Keeps the readings of a few seconds for the health check."""
-
-    def __init__(self) -> None:
-        self.load: list[np.ndarray] = []
-        self.valid: list[np.ndarray] = []
-        self.piezo: list[np.ndarray] = []
-
-    def feed_load(self, t_s: np.ndarray, counts: np.ndarray, valid: np.ndarray) -> None:
-        self.load.append(counts)
-        self.valid.append(valid)
-
-    def feed_piezo(self, t0_s: float, samples: np.ndarray) -> None:
-        self.piezo.append(samples)
-
-
-def _report_health(collected: _Collector, profile: Any, why: str | None) -> int:
-    if not collected.load:
+def _report_health(collected: ReadingCollector, profile: Any, why: str | None) -> int:
+    findings = collected.check(profile)
+    if not findings:
         raise TowerearError("no load readings arrived: is the device streaming?")
     if why:
         print(why)
-    findings = health_check(
-        load_counts=np.concatenate(collected.load), load_valid=np.concatenate(collected.valid),
-        piezo_codes=np.concatenate(collected.piezo) if collected.piezo else np.zeros((0, 8)),
-        profile=profile,
-    )
     for f in findings:
         print(f"  {'ok  ' if f.ok else 'FAIL'} {f.what}" + (f"  -> {f.fix}" if f.fix else ""))
     return 0 if all(f.ok for f in findings) else 1
 
 
 def _health(source: Any, feeder: FrameFeeder, profile: Any, why: str | None) -> int:
-    collected = _Collector()
+    collected = ReadingCollector()
     feeder.consumer = collected
     print("listening to the quiet tower for 3 s ...")
     end = time.monotonic() + 3.0

@@ -164,7 +164,8 @@ def watch(
         if state is not last_state:
             stats = source.stats()
             if state is SourceState.DISCONNECTED:
-                print(f"port lost ({stats.last_error}); waiting for it to come back", file=out,
+                what = "port lost" if stats.connects else "cannot open the port"
+                print(f"{what} ({stats.last_error}); waiting for it to come back", file=out,
                       flush=True)
             elif state is SourceState.CONNECTED and stats.connects > 1:
                 print("port back; reconnected", file=out, flush=True)
@@ -214,16 +215,11 @@ def _open_source(
         return
     if args.simavr:
         try:
-            from hostapp.sources import simavr  # type: ignore[attr-defined,unused-ignore]
+            from hostapp.sources.simavr import SimavrSource
         except ImportError as exc:
-            raise SourceError(
-                f"the simavr source is not available ({exc}); build the firmware harness first"
-            ) from exc
-        factory = getattr(simavr, "SimavrSource", None)
-        if factory is None:
-            raise SourceError("hostapp.sources.simavr has no SimavrSource")
-        with factory(seed=args.seed, tap=tap) as source:
-            yield source
+            raise SourceError(f"the simavr source is not available here ({exc})") from exc
+        with SimavrSource(seed=args.seed, tap=tap) as simavr_source:
+            yield simavr_source
         return
     port = args.port or find_device_port()
     with SerialSource(port, tap=tap) as source:

@@ -35,11 +35,15 @@ Modules:
 - :mod:`~hostapp.sources.serial_port`: pyserial at 1,000,000 baud, and
   finding the device by USB vendor/product id.
 - :mod:`~hostapp.sources.sim_device`: the simulated device (physics from
-  :mod:`dsp.sim` -> protocol bytes), in process or with damage injection.
+  :mod:`dsp.sim` -> protocol bytes) with damage injection, and
+  ``SimulatedDeviceSource``, the same device as an in-process source.
 - :mod:`~hostapp.sources.pty_server`: the simulated device on a
   pseudo-terminal, paced to the wall clock, answering host commands.
-- :mod:`~hostapp.sources.recording_replay`: a recording replayed at 1x-100x
-  or as fast as possible.
+- :mod:`~hostapp.sources.recording_replay`: ``ReplaySource``, a recording
+  replayed at 1x-100x or as fast as possible.
+- ``hostapp.sources.simavr`` (the firmware in simavr) and
+  ``hostapp.sources.audio`` (contact microphones on a sound card) are written
+  against this interface by their own areas.
 """
 
 from hostapp.sources.base import ByteSource, SourceState, SourceStats

@@ -20,8 +20,9 @@ from pathlib import Path
 from hostapp.errors import SourceError
 from hostapp.sources.sim_device import SimulatedDevice
 
-# Bytes kept for a reader that is not reading; beyond this the backlog is dropped,
-# as a USB-serial chip drops what the host does not collect. 256 kB is ~7 s live.
+# Bytes kept for a reader that is not reading (times the pace); beyond this the
+# backlog is dropped, as a USB-serial chip drops what the host does not collect.
+# 256 kB is about 7 s of a live stream.
 MAX_BACKLOG_BYTES = 256 * 1024
 DEFAULT_TICK_S = 0.005  # one PIEZO frame's worth of time at 2 kHz
 
@@ -178,9 +179,12 @@ class PtyDeviceServer:
                 return
             self.bytes_sent += written
             del self._backlog[:written]
-        if len(self._backlog) > MAX_BACKLOG_BYTES:
-            self.bytes_dropped += len(self._backlog)
-            self._backlog.clear()
+        if len(self._backlog) > MAX_BACKLOG_BYTES * max(1.0, self.pace):
+            # Drop whole frames only: the first one may already be partly in the
+            # terminal's buffer, and cutting it would leave the reader garbage.
+            keep = self._backlog.find(0) + 1
+            self.bytes_dropped += len(self._backlog) - keep
+            del self._backlog[keep:]
 
     def _wait(self, master: int | None) -> None:
         if master is None:

@@ -486,8 +486,9 @@ def scenario_names() -> dict[str, str]:
 # Scenario blocks pulled at a time: short enough for a paced pseudo-terminal,
 # long enough that the simulator's per-call overhead does not matter.
 _SCENARIO_BLOCK_S = 0.25
-# Open-ended sessions (the live monitor) plan this far ahead, then stay quiet.
-OPEN_ENDED_S = 4 * 3600.0
+# Open-ended sessions (the live monitor, the app) script this far ahead, then the
+# tower stays quiet; longer would make the "noisy" scenario slow to start.
+OPEN_ENDED_S = 3600.0
 
 
 class ScenarioPhysics:

@@ -118,7 +118,13 @@ class SimavrRun:
     hx711_reads: npt.NDArray[np.int64]
 
 
-def _lock(path: Path) -> contextlib.AbstractContextManager[None]:
+def build_lock(path: Path) -> contextlib.AbstractContextManager[None]:
+    """An exclusive lock on ``path`` (created if needed) for the ``with`` block.
+
+    Every ``make`` in the firmware directory runs under the same lock file, so
+    processes that build at the same time (test workers) take turns.
+    """
+
     @contextlib.contextmanager
     def held() -> Iterator[None]:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -153,7 +159,7 @@ def build_firmware(*, firmware_dir: Path = FIRMWARE_DIR) -> FirmwareBuild:
     if not (firmware_dir / "Makefile").is_file():
         raise SimavrError(f"no firmware sources in {firmware_dir}")
     build = firmware_dir / "build"
-    with _lock(build / ".build.lock"):
+    with build_lock(build / ".build.lock"):
         result = subprocess.run(
             ["make", "-s", "-C", str(firmware_dir), "firmware", "harness"],
             capture_output=True,
@@ -384,6 +390,7 @@ class SimavrSource(ByteSource):
         self._duration_s = duration_s
         self._realtime = realtime
         self._proc: subprocess.Popen[bytes] | None = None
+        self._stderr: Any = None
         self._out_r = -1
         self._in_w = -1
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
@@ -394,20 +401,27 @@ class SimavrSource(ByteSource):
             self._block, _ = scripted_session(seed=self._seed, duration_s=self._duration_s)
         self._tmp = tempfile.TemporaryDirectory(prefix="towerear-simavr-")
         scenario = Path(self._tmp.name) / "scenario.bin"
-        write_scenario(scenario, self._block)
+        try:
+            write_scenario(scenario, self._block)
+        except SimavrError:
+            self._close()
+            raise
         out_r, out_w = os.pipe()
         in_r, in_w = os.pipe()
         args = [str(build.harness), str(build.elf), str(scenario), "--loop"]
         args += ["--out-fd", str(out_w), "--in-fd", str(in_r)]
         if self._realtime:
             args.append("--realtime")
+        # the harness's complaints go to a file: a pipe nobody reads could block it
+        self._stderr = open(Path(self._tmp.name) / "stderr.txt", "w+b")
         try:
             self._proc = subprocess.Popen(
-                args, pass_fds=(out_w, in_r), stdin=subprocess.DEVNULL, stderr=subprocess.PIPE
+                args, pass_fds=(out_w, in_r), stdin=subprocess.DEVNULL, stderr=self._stderr
             )
         except OSError as exc:
             for fd in (out_r, out_w, in_r, in_w):
                 os.close(fd)
+            self._close()
             raise SimavrError(f"cannot start the simavr harness: {exc}") from exc
         os.close(out_w)
         os.close(in_r)
@@ -421,8 +435,15 @@ class SimavrSource(ByteSource):
             return b""
         data = os.read(self._out_r, 65536)
         if not data:
-            raise OSError("the simavr harness stopped")
+            raise OSError(f"the simavr harness stopped: {self._harness_complaint()}")
         return data
+
+    def _harness_complaint(self) -> str:
+        if self._stderr is None:
+            return "no reason given"
+        self._stderr.seek(0)
+        lines = self._stderr.read().decode(errors="replace").strip().splitlines()
+        return lines[-1] if lines else "no reason given"
 
     def _write(self, data: bytes) -> None:
         if self._in_w < 0:
@@ -437,9 +458,10 @@ class SimavrSource(ByteSource):
             except subprocess.TimeoutExpired:
                 self._proc.kill()
                 self._proc.wait()
-            if self._proc.stderr is not None:
-                self._proc.stderr.close()
             self._proc = None
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
         for fd in (self._out_r, self._in_w):
             if fd >= 0:
                 with contextlib.suppress(OSError):

@@ -39,7 +39,7 @@ def _log_file() -> Path:
     return data_dir() / "towerear.log"
 
 
-def _optional_page(module: str, attribute: str, missing: str) -> PageFactory:
+def _optional_page(module: str, attribute: str, missing: Callable[[], str]) -> PageFactory:
     """A page built by another area's package, or a sentence while it is absent.
 
     The calibration wizard and the card-game pages are developed in their own
@@ -50,7 +50,7 @@ def _optional_page(module: str, attribute: str, missing: str) -> PageFactory:
         try:
             built = getattr(importlib.import_module(module), attribute)
         except (ImportError, AttributeError):
-            label = QLabel(tr(missing), parent)
+            label = QLabel(missing(), parent)
             label.setWordWrap(True)
             return label
         if attribute == "create_page":
@@ -132,20 +132,26 @@ def build_app(
             _optional_page(
                 "hostapp.ui.calibration",
                 "create_page",
-                "Calibration: run 'towerear calibrate' in a terminal for the guided procedure.",
+                lambda: tr(
+                    "Calibration: run 'towerear calibrate' in a terminal for the guided procedure."
+                ),
             ),
         ),
         PageSpec(
             "crimehotel",
             lambda: tr("Crime Hotel"),
             _optional_page(
-                "hostapp.ui.cardgames", "CrimeHotelPage", "Crime Hotel is not installed."
+                "hostapp.ui.cardgames",
+                "CrimeHotelPage",
+                lambda: tr("Crime Hotel is not installed."),
             ),
         ),
         PageSpec(
             "mugshots",
             lambda: tr("Mugshots"),
-            _optional_page("hostapp.ui.cardgames", "MugshotsPage", "Mugshots is not installed."),
+            _optional_page(
+                "hostapp.ui.cardgames", "MugshotsPage", lambda: tr("Mugshots is not installed.")
+            ),
         ),
     ]
     window = MainWindow(context, pages)

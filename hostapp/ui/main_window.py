@@ -75,9 +75,7 @@ class MainWindow(QMainWindow):
         self.source_bar = SourceBar(
             self.context.stream, self.context.data_dir, self.context.show_error, central
         )
-        self.sim_controls = SimTowerControls(
-            self.context.stream, self.context.show_error, central
-        )
+        self.sim_controls = SimTowerControls(self.context.stream, self.context.show_error, central)
         self.tabs = QTabWidget(central)
         self.pages = {}
         for spec in self._specs:

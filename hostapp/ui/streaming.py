@@ -120,13 +120,13 @@ class DetectionWorker(threading.Thread):
         self._lock = threading.Lock()
         self._messages: collections.deque[Any] = collections.deque(maxlen=max_queued)
         self._events: list[Any] = []
-        self._stop = threading.Event()
+        self._stopping = threading.Event()
         self.dropped_for_ui = 0
         self.detector_errors = 0
         self.messages_seen = 0
 
     def run(self) -> None:
-        while not self._stop.is_set():
+        while not self._stopping.is_set():
             batch = self._source.read(0.05)
             if not batch:
                 continue
@@ -154,7 +154,7 @@ class DetectionWorker(threading.Thread):
 
     def stop(self) -> None:
         """Ask the thread to end after its current batch."""
-        self._stop.set()
+        self._stopping.set()
 
 
 @dataclass(frozen=True)

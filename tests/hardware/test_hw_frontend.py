@@ -31,8 +31,9 @@ def _upper_corner(freq: np.ndarray, gain: np.ndarray) -> float:
 
 def test_sallen_key_formulas_for_a_textbook_butterworth() -> None:
     # Equal R, C1 = 2 C2 is the unity-gain Butterworth: Q = 1/sqrt(2), f0 = 1/(2 pi R C2 sqrt 2).
-    fe = dataclasses.replace(FRONT_END, filter_r_ohm=10e3, filter_c_feedback_f=20e-9,
-                             filter_c_ground_f=10e-9)
+    fe = dataclasses.replace(
+        FRONT_END, filter_r_ohm=10e3, filter_c_feedback_f=20e-9, filter_c_ground_f=10e-9
+    )
     f0, q = lowpass_f0_q(fe)
     assert q == pytest.approx(1 / math.sqrt(2))
     assert f0 == pytest.approx(1 / (2 * math.pi * 10e3 * 10e-9 * math.sqrt(2)))

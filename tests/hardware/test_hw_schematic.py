@@ -8,14 +8,9 @@ from typing import Any
 import pytest
 
 from hardware.bom import read_bom, schematic_mismatches
-from hardware.schematic import (
-    N_LEVELS,
-    SHARED_CONTACTS,
-    board_of_level,
-    contact_signals,
-    main,
-    on_board,
-)
+from hardware.contacts import SHARED_CONTACTS, board_of_level, contact_signals, on_board
+from hardware.pinout import N_LEVELS
+from hardware.schematic import main
 
 
 def test_erc_passes_with_no_errors_and_no_warnings(built_schematic: Any) -> None:
@@ -25,10 +20,10 @@ def test_erc_passes_with_no_errors_and_no_warnings(built_schematic: Any) -> None
 
 
 def test_erc_catches_two_hx711_outputs_shorted(skidl_data_home: Path) -> None:
-    from hardware import schematic
+    from hardware import schematic, symbols
     from hardware.frontend import FRONT_END
 
-    library = schematic.write_project_library(skidl_data_home / "short")
+    library = symbols.write_project_library(skidl_data_home / "short")
     b = schematic._Builder(FRONT_END, library)
     schematic._hx711_board(b, 1)
     schematic._hx711_board(b, 2)
@@ -65,8 +60,11 @@ def test_each_dout_has_a_pull_up_on_the_base_and_its_hx711_on_its_board(
     parts = {part.ref: part for part in built_schematic.circuit.parts}
     for level in range(N_LEVELS):
         base_side = built_schematic.net_pins(f"DOUT{level}")
-        pull_ups = [pin for pin in base_side
-                    if pin.startswith("R") and parts[pin.split(".")[0]].value == "10k"]
+        pull_ups = [
+            pin
+            for pin in base_side
+            if pin.startswith("R") and parts[pin.split(".")[0]].value == "10k"
+        ]
         assert len(pull_ups) == 1, f"level {level}: {base_side}"
         own_board = built_schematic.net_pins(on_board(board_of_level(level), f"DOUT{level}"))
         hx = [pin for pin in own_board if pin.endswith(".DOUT")]
@@ -108,9 +106,32 @@ def test_bom_check_reports_a_wrong_quantity_and_a_missing_part() -> None:
     assert any("BAT54S" in p and "not in the BOM" in p for p in problems)
 
 
-def test_command_line_writes_a_netlist(tmp_path: Path, skidl_data_home: Path,
-                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_command_line_writes_a_netlist(
+    tmp_path: Path, skidl_data_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "kit.net"
     assert main(["--out", str(out)]) == 0
     assert "(export" in out.read_text(encoding="utf-8")
     assert "ERC: 0 errors, 0 warnings" in capsys.readouterr().out
+
+
+def test_project_library_symbols_are_verbatim_stock_symbols(
+    tmp_path: Path, skidl_data_home: Path
+) -> None:
+    from hardware import symbols
+
+    text = symbols.write_project_library(tmp_path).read_text(encoding="utf-8")
+    for library, name in symbols.SYMBOLS:
+        stock = (symbols.stock_library_dir() / f"{library}_sklib.py").read_text(encoding="utf-8")
+        block = symbols._symbol_block(stock, name, library)
+        assert block in text
+        assert block.endswith("})")
+        assert f"'name':'{name}'" in block
+
+
+def test_an_unknown_symbol_is_a_clear_error(skidl_data_home: Path) -> None:
+    from hardware import symbols
+    from hardware.errors import HardwareError
+
+    with pytest.raises(HardwareError, match="has no symbol NE555X"):
+        symbols._symbol_block("no parts here", "NE555X", "Timer")

@@ -49,6 +49,7 @@ from hostapp.games.crimehotel.rules import (
     TRICKS_PER_INVESTIGATION,
     CrimeHotelRules,
 )
+from hostapp.i18n import tr
 
 Phase = Literal["deal", "trick", "place", "last_cards", "reveal", "over"]
 Role = Literal["guess", "help"]
@@ -167,10 +168,10 @@ class CrimeHotelGame:
             With one sentence naming the broken rule; the state is unchanged.
         """
         if not isinstance(event, Mapping):
-            raise CrimeHotelError("A Crime Hotel event must be a JSON object.")
+            raise CrimeHotelError(tr("A Crime Hotel event must be a JSON object."))
         kind = event.get("type")
         if not self.events and kind != "new_game":
-            raise CrimeHotelError("A Crime Hotel game must start with a new_game event.")
+            raise CrimeHotelError(tr("A Crime Hotel game must start with a new_game event."))
         handlers = {
             "new_game": self._new_game,
             "deal": self._deal,
@@ -182,7 +183,7 @@ class CrimeHotelGame:
         }
         handler = handlers.get(str(kind))
         if handler is None:
-            raise CrimeHotelError(f"Unknown Crime Hotel event type {kind!r}.")
+            raise CrimeHotelError(tr("Unknown Crime Hotel event type {kind!r}.", kind=kind))
         handler(event)
         self.events.append(dict(event))
 
@@ -243,8 +244,7 @@ class CrimeHotelGame:
                         {"player": d.player, "space": d.space.code} for d in inv.detectives
                     ],
                     "help": [
-                        {"player": h.player, "help": h.kind, "detail": h.detail}
-                        for h in inv.helps
+                        {"player": h.player, "help": h.kind, "detail": h.detail} for h in inv.helps
                     ],
                     "follow_suit_violations": [
                         {"player": v.player, "floor": v.floor, "card": v.card, "trick": v.trick}
@@ -270,25 +270,28 @@ class CrimeHotelGame:
     def _need_phase(self, *phases: Phase) -> None:
         if self.phase not in phases:
             raise CrimeHotelError(
-                f"That is not possible now: the game is at the {self.phase} step."
+                tr(
+                    "That is not possible now: the game is at the {phase} step.",
+                    phase=tr(self.phase),
+                )
             )
 
     def _player(self, name: object) -> str:
         if name not in self.players:
-            raise CrimeHotelError(f"{name!r} is not playing in this game.")
+            raise CrimeHotelError(tr("{name!r} is not playing in this game.", name=name))
         return str(name)
 
     def _new_game(self, event: Event) -> None:
         if self.events:
-            raise CrimeHotelError("This game has already started.")
+            raise CrimeHotelError(tr("This game has already started."))
         players = event.get("players")
         if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-            raise CrimeHotelError("Players must be a list of names.")
+            raise CrimeHotelError(tr("Players must be a list of names."))
         names = tuple(p.strip() for p in players)
         if len(names) not in FACE_UP_CARDS:
-            raise CrimeHotelError("Crime Hotel is played by 3 or 4 players.")
+            raise CrimeHotelError(tr("Crime Hotel is played by 3 or 4 players."))
         if any(not n for n in names) or len(set(names)) != len(names):
-            raise CrimeHotelError("Every player needs a name of their own.")
+            raise CrimeHotelError(tr("Every player needs a name of their own."))
         rules = CrimeHotelRules.from_dict(event.get("rules"))
         self.players, self.rules = names, rules
         self.police_car = names[0]
@@ -299,12 +302,16 @@ class CrimeHotelGame:
         leader = self._player(event.get("leader", self.police_car))
         face_up_raw = event.get("face_up")
         if not isinstance(face_up_raw, list):
-            raise CrimeHotelError("face_up must be a list of room cards.")
+            raise CrimeHotelError(tr("face_up must be a list of room cards."))
         face_up = tuple(check_room(c) for c in face_up_raw)
         wanted = FACE_UP_CARDS[len(self.players)]
         if len(face_up) != wanted or len(set(face_up)) != wanted:
             raise CrimeHotelError(
-                f"With {len(self.players)} players {wanted} different cards lie face up."
+                tr(
+                    "With {value} players {wanted} different cards lie face up.",
+                    value=len(self.players),
+                    wanted=wanted,
+                )
             )
         self.police_car = leader
         inv = Investigation(len(self.investigations) + 1, face_up, leader)
@@ -312,28 +319,42 @@ class CrimeHotelGame:
         self.investigations.append(inv)
         self.phase = "trick"
 
-    def _check_cards(self, cards_raw: object, what: str) -> dict[str, int]:
+    def _check_cards(self, cards_raw: object) -> dict[str, int]:
         if not isinstance(cards_raw, Mapping):
-            raise CrimeHotelError(f"The {what} must map every player to one room card.")
+            raise CrimeHotelError(tr("The cards must map every player to one room card."))
         if set(cards_raw) != set(self.players):
-            raise CrimeHotelError(f"Every player gives exactly one card to the {what}.")
+            raise CrimeHotelError(tr("Every player gives exactly one card."))
         cards = {p: check_room(cards_raw[p]) for p in self.players}
         if len(set(cards.values())) != len(cards):
-            raise CrimeHotelError("Each room card exists only once; two players entered the same.")
+            raise CrimeHotelError(
+                tr("Each room card exists only once; two players entered the same.")
+            )
         inv = self.current
         assert inv is not None
         for player, card in cards.items():
             if card in inv.placed:
                 owner = inv.placed[card]
-                where = "lies face up" if owner == "" else f"was already played by {owner}"
-                raise CrimeHotelError(f"Room {card} {where}; {player} cannot play it.")
+                if owner == "":
+                    message = tr(
+                        "Room {card} lies face up; {player} cannot play it.",
+                        card=card,
+                        player=player,
+                    )
+                else:
+                    message = tr(
+                        "Room {card} was already played by {owner}; {player} cannot play it.",
+                        card=card,
+                        owner=owner,
+                        player=player,
+                    )
+                raise CrimeHotelError(message)
         return cards
 
     def _trick(self, event: Event) -> None:
         self._need_phase("trick")
         inv = self.current
         assert inv is not None
-        cards = self._check_cards(event.get("cards"), "trick")
+        cards = self._check_cards(event.get("cards"))
         order = self.trick_order()
         led_floor = floor_of(cards[order[0]])
         trick_number = len(inv.tricks) + 1
@@ -362,10 +383,27 @@ class CrimeHotelGame:
         player = self._player(event.get("player"))
         due = self.pending[0]
         if player != due.player:
-            raise CrimeHotelError(f"It is {due.player}'s turn to place, not {player}'s.")
+            raise CrimeHotelError(
+                tr(
+                    "It is {player}'s turn to place, not {player2}'s.",
+                    player=due.player,
+                    player2=player,
+                )
+            )
         if due.role != role and not (role == "guess" and self.rules.middle_may_guess):
-            duty = "guess" if due.role == "guess" else "go to the police station"
-            raise CrimeHotelError(f"{player} played the {due.reason} card and must {duty}.")
+            if due.role == "guess":
+                message = tr(
+                    "{player} played the {reason} card and must guess.",
+                    player=player,
+                    reason=tr(due.reason),
+                )
+            else:
+                message = tr(
+                    "{player} played the {reason} card and must go to the police station.",
+                    player=player,
+                    reason=tr(due.reason),
+                )
+            raise CrimeHotelError(message)
         return due
 
     def _finish_placement(self, due: Placement) -> None:
@@ -382,14 +420,21 @@ class CrimeHotelGame:
         """Check ``space`` may take ``player``'s detective; True if it uses a share."""
         occupants = inv.occupants(space)
         if player in occupants:
-            raise CrimeHotelError(f"{player} already has a detective on {space.code}.")
+            raise CrimeHotelError(
+                tr("{player} already has a detective on {code}.", player=player, code=space.code)
+            )
         if not occupants:
             return False
         if len(occupants) >= 2:
-            raise CrimeHotelError(f"{space.code} is already shared by two detectives.")
+            raise CrimeHotelError(
+                tr("{code} is already shared by two detectives.", code=space.code)
+            )
         if inv.share_tokens.get(player, 0) < 1:
             raise CrimeHotelError(
-                f"{space.code} is taken; only the share help lets a second detective in."
+                tr(
+                    "{code} is taken; only the share help lets a second detective in.",
+                    code=space.code,
+                )
             )
         return True
 
@@ -411,10 +456,14 @@ class CrimeHotelGame:
         kind = event.get("help")
         if kind != "none" and kind not in HELP_KINDS:
             known = ", ".join(HELP_KINDS)
-            raise CrimeHotelError(f"Unknown help {kind!r}; choose one of {known} or none.")
+            raise CrimeHotelError(
+                tr("Unknown help {kind!r}; choose one of {known} or none.", kind=kind, known=known)
+            )
         kind = str(kind)
         if kind != "none" and inv.help_taken(kind) >= self.rules.spaces_for(kind):
-            raise CrimeHotelError(f"Every {kind} space at the police station is taken.")
+            raise CrimeHotelError(
+                tr("Every {kind} space at the police station is taken.", kind=tr(kind))
+            )
         detail = ""
         if kind == "move":
             detail = self._move(inv, due.player, event)
@@ -422,7 +471,7 @@ class CrimeHotelGame:
             key = "with" if kind == "swap" else "at"
             other = self._player(event.get(key))
             if other == due.player:
-                raise CrimeHotelError(f"{due.player} must choose another player.")
+                raise CrimeHotelError(tr("{player} must choose another player.", player=due.player))
             detail = other
             if kind == "swap":
                 # After a blind swap neither hand is what it was, so earlier
@@ -439,9 +488,11 @@ class CrimeHotelGame:
         target = Space.parse(event.get("to"))
         mine = [d for d in inv.detectives if d.player == player and d.space == source]
         if not mine:
-            raise CrimeHotelError(f"{player} has no detective on {source.code} to move.")
+            raise CrimeHotelError(
+                tr("{player} has no detective on {code} to move.", player=player, code=source.code)
+            )
         if source == target:
-            raise CrimeHotelError("A moved detective must go to another space.")
+            raise CrimeHotelError(tr("A moved detective must go to another space."))
         shared = self._check_guess_space(inv, player, target)
         if shared:
             inv.share_tokens[player] -= 1
@@ -452,7 +503,7 @@ class CrimeHotelGame:
         self._need_phase("last_cards")
         inv = self.current
         assert inv is not None
-        cards = self._check_cards(event.get("cards"), "last cards")
+        cards = self._check_cards(event.get("cards"))
         for player in self.players:
             self._note_violation(inv, player, cards[player], TRICKS_PER_INVESTIGATION + 1)
             inv.placed[cards[player]] = player
@@ -468,8 +519,12 @@ class CrimeHotelGame:
         card = check_room(event.get("card"))
         if card != inv.dark_room:
             raise CrimeHotelError(
-                f"Room {inv.dark_room} is dark but the hidden card is {card}: "
-                "a card was entered wrongly; undo and correct it."
+                tr(
+                    "Room {dark_room} is dark but the hidden card is {card}: a card was"
+                    " entered wrongly; undo and correct it.",
+                    dark_room=inv.dark_room,
+                    card=card,
+                )
             )
         inv.hidden_card = card
         inv.scores = score_investigation(inv, self.players, self.rules, card)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from hostapp.errors import IllegalMoveError
+from hostapp.i18n import tr
 
 FLOORS = (1, 2, 3)
 COLUMNS = tuple(range(1, 10))
@@ -43,7 +44,7 @@ def check_room(value: object) -> int:
     """Return ``value`` as a room number or raise :class:`CrimeHotelError`."""
     if isinstance(value, bool) or not isinstance(value, int) or value not in ROOMS:
         raise CrimeHotelError(
-            f"{value!r} is not a room card; rooms are 11-19, 21-29 and 31-39."
+            tr("{value!r} is not a room card; rooms are 11-19, 21-29 and 31-39.", value=value)
         )
     return value
 
@@ -89,13 +90,16 @@ class Space:
         digits = text[1:]
         if kind is None or not digits.isdigit():
             raise CrimeHotelError(
-                f"{code!r} is not a guess space; write F1-F3 (floor), C1-C9 (column)"
-                " or R11-R39 (room)."
+                tr(
+                    "{code!r} is not a guess space; write F1-F3 (floor), C1-C9 (column)"
+                    " or R11-R39 (room).",
+                    code=code,
+                )
             )
         value = int(digits)
         valid = {"floor": FLOORS, "column": COLUMNS, "room": ROOMS}[kind]
         if value not in valid:
-            raise CrimeHotelError(f"{code!r} is not on the board.")
+            raise CrimeHotelError(tr("{code!r} is not on the board.", code=code))
         return cls(kind, value)
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hostapp.games.crimehotel.hotel import CrimeHotelError
+from hostapp.i18n import tr
 
 HELP_KINDS = ("move", "swap", "look", "share", "bonus")
 """Police-station help: move a detective already in the hotel; swap cards blind
@@ -53,19 +54,26 @@ class CrimeHotelRules:
     middle_may_guess: bool = False
 
     def __post_init__(self) -> None:
-        if isinstance(self.bonus_points, bool) or not isinstance(self.bonus_points, int) or not (
-            0 <= self.bonus_points <= 99
+        if (
+            isinstance(self.bonus_points, bool)
+            or not isinstance(self.bonus_points, int)
+            or not (0 <= self.bonus_points <= 99)
         ):
-            raise CrimeHotelError("The bonus must be a whole number of points from 0 to 99.")
+            raise CrimeHotelError(tr("The bonus must be a whole number of points from 0 to 99."))
         unknown = set(self.help_spaces) - set(HELP_KINDS)
         if unknown:
             raise CrimeHotelError(
-                f"Unknown help space {sorted(unknown)[0]!r};"
-                f" known ones are {', '.join(HELP_KINDS)}."
+                tr(
+                    "Unknown help space {value!r}; known ones are {value2}.",
+                    value=sorted(unknown)[0],
+                    value2=", ".join(HELP_KINDS),
+                )
             )
         for kind, count in self.help_spaces.items():
             if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= 9:
-                raise CrimeHotelError(f"The number of {kind!r} spaces must be from 0 to 9.")
+                raise CrimeHotelError(
+                    tr("The number of {kind!r} spaces must be from 0 to 9.", kind=kind)
+                )
 
     def spaces_for(self, kind: str) -> int:
         """How many police-station spaces of ``kind`` the board has."""
@@ -85,10 +93,12 @@ class CrimeHotelRules:
         data = dict(data or {})
         unknown = set(data) - {"bonus_points", "help_spaces", "middle_may_guess"}
         if unknown:
-            raise CrimeHotelError(f"Unknown Crime Hotel setting {sorted(unknown)[0]!r}.")
+            raise CrimeHotelError(
+                tr("Unknown Crime Hotel setting {value!r}.", value=sorted(unknown)[0])
+            )
         help_spaces = data.get("help_spaces", _DEFAULT_HELP_SPACES)
         if not isinstance(help_spaces, Mapping):
-            raise CrimeHotelError("help_spaces must map each help kind to a number of spaces.")
+            raise CrimeHotelError(tr("help_spaces must map each help kind to a number of spaces."))
         return cls(
             bonus_points=data.get("bonus_points", 3),
             help_spaces=dict(help_spaces),

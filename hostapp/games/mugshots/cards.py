@@ -18,6 +18,7 @@ from functools import cached_property
 from typing import Any, Literal
 
 from hostapp.errors import IllegalMoveError
+from hostapp.i18n import tr
 
 ClueType = Literal["animal", "pattern", "colour", "name"]
 CLUE_TYPES: tuple[ClueType, ...] = ("animal", "pattern", "colour", "name")
@@ -55,16 +56,20 @@ class NameBook:
     def __post_init__(self) -> None:
         names = [e.name for e in self.entries]
         if not names:
-            raise MugshotsError("The name book lists no names.")
+            raise MugshotsError(tr("The name book lists no names."))
         if len({n.casefold() for n in names}) != len(names):
-            raise MugshotsError("The name book lists a name twice.")
+            raise MugshotsError(tr("The name book lists a name twice."))
         for entry in self.entries:
             if not entry.name.strip() or BLOT in entry.name:
-                raise MugshotsError(f"{entry.name!r} is not a usable name.")
+                raise MugshotsError(tr("{name!r} is not a usable name.", name=entry.name))
             for shown in entry.blotted:
                 if BLOT not in shown or not _pattern(shown).fullmatch(entry.name):
                     raise MugshotsError(
-                        f"The blotted form {shown!r} does not show part of {entry.name!r}."
+                        tr(
+                            "The blotted form {shown!r} does not show part of {name!r}.",
+                            shown=shown,
+                            name=entry.name,
+                        )
                     )
 
     @property
@@ -95,8 +100,7 @@ class NameBook:
         """The book as JSON-ready data (the name-book file's shape)."""
         return {
             "names": [
-                {"name": e.name, "blotted": list(e.blotted), "power": e.power}
-                for e in self.entries
+                {"name": e.name, "blotted": list(e.blotted), "power": e.power} for e in self.entries
             ]
         }
 
@@ -104,17 +108,21 @@ class NameBook:
     def from_dict(cls, data: object) -> NameBook:
         """A book from the name-book file's shape."""
         if not isinstance(data, Mapping) or not isinstance(data.get("names"), list):
-            raise MugshotsError("A name book is an object with a list of names.")
+            raise MugshotsError(tr("A name book is an object with a list of names."))
         entries = []
         for item in data["names"]:
             if not isinstance(item, Mapping) or not isinstance(item.get("name"), str):
-                raise MugshotsError("Each name in the name book needs a 'name' text.")
+                raise MugshotsError(tr("Each name in the name book needs a 'name' text."))
             blotted = item.get("blotted", [])
             power = item.get("power", "")
             if not isinstance(blotted, list) or not all(isinstance(b, str) for b in blotted):
-                raise MugshotsError(f"The blotted forms of {item['name']!r} must be texts.")
+                raise MugshotsError(
+                    tr("The blotted forms of {value!r} must be texts.", value=item["name"])
+                )
             if not isinstance(power, str):
-                raise MugshotsError(f"The power of {item['name']!r} must be a text.")
+                raise MugshotsError(
+                    tr("The power of {value!r} must be a text.", value=item["name"])
+                )
             entries.append(NameEntry(item["name"].strip(), tuple(blotted), power.strip()))
         return cls(tuple(entries))
 
@@ -140,16 +148,21 @@ class Card:
     def from_dict(cls, data: object, book: NameBook) -> Card:
         """Read and check a card from an event."""
         if not isinstance(data, Mapping):
-            raise MugshotsError("A card must give its animal, pattern, colour and name.")
+            raise MugshotsError(tr("A card must give its animal, pattern, colour and name."))
         allowed = {"animal": ANIMALS, "pattern": PATTERNS, "colour": COLOURS}
         for clue, values in allowed.items():
             if data.get(clue) not in values:
                 raise MugshotsError(
-                    f"{data.get(clue)!r} is not a card {clue}; choose one of {', '.join(values)}."
+                    tr(
+                        "{value!r} is not a card {clue}; choose one of {value2}.",
+                        value=data.get(clue),
+                        clue=clue,
+                        value2=", ".join(values),
+                    )
                 )
         name = data.get("name")
         if not isinstance(name, str) or name not in book.shown_forms:
-            raise MugshotsError(f"{name!r} is not a name in the name book.")
+            raise MugshotsError(tr("{name!r} is not a name in the name book.", name=name))
         return cls(str(data["animal"]), str(data["pattern"]), str(data["colour"]), name)
 
 

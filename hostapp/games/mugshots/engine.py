@@ -39,6 +39,7 @@ from hostapp.games.mugshots.cards import (
     matching_clues,
 )
 from hostapp.games.mugshots.goals import Goal
+from hostapp.i18n import tr
 
 Step = Literal["draw", "choose", "identify2", "challenge", "over"]
 Event = Mapping[str, Any]
@@ -87,14 +88,18 @@ class MugshotsRules:
         defaults = cls().to_dict()
         unknown = set(data) - set(defaults)
         if unknown:
-            raise MugshotsError(f"Unknown mugshot-game setting {sorted(unknown)[0]!r}.")
+            raise MugshotsError(
+                tr("Unknown mugshot-game setting {value!r}.", value=sorted(unknown)[0])
+            )
         merged = {**defaults, **data}
         for key in ("archive_to_win", "centre_size", "challenge_minimum"):
             value = merged[key]
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 50:
-                raise MugshotsError(f"The setting {key} must be a whole number from 1 to 50.")
+                raise MugshotsError(
+                    tr("The setting {key} must be a whole number from 1 to 50.", key=key)
+                )
         if merged["challenge_minimum"] > merged["centre_size"]:
-            raise MugshotsError("A challenge cannot need more cards than the centre holds.")
+            raise MugshotsError(tr("A challenge cannot need more cards than the centre holds."))
         return cls(
             strict_single_match=bool(merged["strict_single_match"]),
             archive_to_win=merged["archive_to_win"],
@@ -155,10 +160,10 @@ class MugshotsGame:
             With one sentence naming the broken rule; the state is unchanged.
         """
         if not isinstance(event, Mapping):
-            raise MugshotsError("A mugshot-game event must be a JSON object.")
+            raise MugshotsError(tr("A mugshot-game event must be a JSON object."))
         kind = event.get("type")
         if not self.events and kind != "new_game":
-            raise MugshotsError("A mugshot game must start with a new_game event.")
+            raise MugshotsError(tr("A mugshot game must start with a new_game event."))
         handlers = {
             "new_game": self._new_game,
             "draw": self._draw,
@@ -168,7 +173,7 @@ class MugshotsGame:
         }
         handler = handlers.get(str(kind))
         if handler is None:
-            raise MugshotsError(f"Unknown mugshot-game event type {kind!r}.")
+            raise MugshotsError(tr("Unknown mugshot-game event type {kind!r}.", kind=kind))
         handler(event)
         self.events.append(dict(event))
 
@@ -223,8 +228,13 @@ class MugshotsGame:
             "archive": {p: [c.to_dict() for c in self.archive[p]] for p in self.players},
             "goals": {p: [g.to_dict() for g in gs] for p, gs in self.goals.items()},
             "turns": [
-                {"player": r.player, "action": r.action, "success": r.success,
-                 "cards_won": r.cards_won, "reason": r.reason}
+                {
+                    "player": r.player,
+                    "action": r.action,
+                    "success": r.success,
+                    "cards_won": r.cards_won,
+                    "reason": r.reason,
+                }
                 for r in self.results
             ],
             "scores": self.scores(),
@@ -239,30 +249,37 @@ class MugshotsGame:
 
     def _need_step(self, *steps: Step, doing: str) -> None:
         if self.step not in steps:
-            raise MugshotsError(f"{self.active_player} cannot {doing} now (step: {self.step}).")
+            raise MugshotsError(
+                tr(
+                    "{active_player} cannot {doing} now (step: {step}).",
+                    active_player=self.active_player,
+                    doing=tr(doing),
+                    step=tr(self.step),
+                )
+            )
 
     def _new_game(self, event: Event) -> None:
         if self.events:
-            raise MugshotsError("This game has already started.")
+            raise MugshotsError(tr("This game has already started."))
         players = event.get("players")
         if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-            raise MugshotsError("Players must be a list of names.")
+            raise MugshotsError(tr("Players must be a list of names."))
         names = tuple(p.strip() for p in players)
         if not 2 <= len(names) <= 8:
-            raise MugshotsError("The mugshot game is scored here for 2 to 8 players.")
+            raise MugshotsError(tr("The mugshot game is scored here for 2 to 8 players."))
         if any(not n for n in names) or len(set(names)) != len(names):
-            raise MugshotsError("Every player needs a name of their own.")
+            raise MugshotsError(tr("Every player needs a name of their own."))
         rules = MugshotsRules.from_dict(event.get("rules"))
         book = NameBook.from_dict(event.get("names"))
         goals_raw = event.get("goals") or {}
         if not isinstance(goals_raw, Mapping) or set(goals_raw) - set(names):
-            raise MugshotsError("Goals must be given per player of this game.")
+            raise MugshotsError(tr("Goals must be given per player of this game."))
         if goals_raw and not rules.goals:
-            raise MugshotsError("Goal cards are only used in the module variant.")
+            raise MugshotsError(tr("Goal cards are only used in the module variant."))
         goals = {}
         for player, items in goals_raw.items():
             if not isinstance(items, list):
-                raise MugshotsError(f"The goals of {player} must be a list.")
+                raise MugshotsError(tr("The goals of {player} must be a list.", player=player))
             goals[player] = tuple(Goal.from_dict(item, book) for item in items)
         self.players, self.rules, self.book, self.goals = names, rules, book, goals
         self.archive = {p: [] for p in names}
@@ -282,12 +299,14 @@ class MugshotsGame:
         clue = event.get("clue")
         if clue not in CLUE_TYPES:
             known = ", ".join(CLUE_TYPES)
-            raise MugshotsError(f"{clue!r} is not a clue type; name one of {known}.")
+            raise MugshotsError(
+                tr("{clue!r} is not a clue type; name one of {known}.", clue=clue, known=known)
+            )
         own_index = event.get("own", self._first_unused_own())
         if own_index not in range(len(self.turn.drawn)) or own_index in self.turn.used_own:
-            raise MugshotsError("Each drawn card is compared with one centre card only.")
+            raise MugshotsError(tr("Each drawn card is compared with one centre card only."))
         if self.face_down < 1:
-            raise MugshotsError("No face-down card is left in the centre.")
+            raise MugshotsError(tr("No face-down card is left in the centre."))
         revealed = self._card(event)
         own = self.turn.drawn[own_index]
         success, reason = self.judge(own, revealed, clue)
@@ -295,12 +314,16 @@ class MugshotsGame:
         self.turn.revealed.append(revealed)
         double = len(self.turn.drawn) == 2
         if not success:
-            self._end_turn(TurnResult(self.active_player, "double" if double else "identify",
-                                      False, 0, reason))
+            self._end_turn(
+                TurnResult(self.active_player, "double" if double else "identify", False, 0, reason)
+            )
         elif len(self.turn.used_own) == len(self.turn.drawn):
             won = 2 * len(self.turn.drawn)
-            self._win_turn(TurnResult(self.active_player, "double" if double else "identify",
-                                      True, won, reason))
+            self._win_turn(
+                TurnResult(
+                    self.active_player, "double" if double else "identify", True, won, reason
+                )
+            )
 
     def _first_unused_own(self) -> int:
         unused = [i for i in range(len(self.turn.drawn)) if i not in self.turn.used_own]
@@ -316,20 +339,25 @@ class MugshotsGame:
         matches = matching_clues(own, revealed, self.book)
         if clue not in matches:
             if matches:
-                return False, f"match only in an unnamed clue ({', '.join(matches)})"
+                return False, tr(
+                    "match only in an unnamed clue ({clues})",
+                    clues=", ".join(tr(m) for m in matches),
+                )
             return False, "no match"
         others = [m for m in matches if m != clue]
         if others and self.rules.strict_single_match:
-            return False, f"also matches in an unnamed clue ({', '.join(others)})"
-        return True, f"{clue} matches"
+            return False, tr(
+                "also matches in an unnamed clue ({clues})", clues=", ".join(tr(o) for o in others)
+            )
+        return True, tr("{clue} matches", clue=tr(clue))
 
     def _challenge(self, event: Event) -> None:
-        self._need_step("choose", "challenge", doing="challenge")
+        self._need_step("choose", "challenge", doing="make a challenge")
         assert self.book is not None
         if len(self.turn.drawn) != 1:
-            raise MugshotsError("A challenge is made with one drawn card.")
+            raise MugshotsError(tr("A challenge is made with one drawn card."))
         if self.face_down < 1:
-            raise MugshotsError("No face-down card is left; collect the cards turned over.")
+            raise MugshotsError(tr("No face-down card is left; collect the cards turned over."))
         revealed = self._card(event)
         own = self.turn.drawn[0]
         self.turn.revealed.append(revealed)
@@ -338,20 +366,40 @@ class MugshotsGame:
         # der eigenen gezogenen Karte zu finden."
         shared = matching_clues(own, revealed, self.book)
         if shared:
-            self._end_turn(TurnResult(self.active_player, "challenge", False, 0,
-                                      f"card {len(self.turn.revealed)} matches in "
-                                      f"{', '.join(shared)}"))
+            self._end_turn(
+                TurnResult(
+                    self.active_player,
+                    "challenge",
+                    False,
+                    0,
+                    tr(
+                        "card {n} matches in {clues}",
+                        n=len(self.turn.revealed),
+                        clues=", ".join(tr(c) for c in shared),
+                    ),
+                )
+            )
 
     def _collect(self, event: Event) -> None:
-        self._need_step("challenge", doing="collect")
+        self._need_step("challenge", doing="collect the cards")
         minimum = self.rules.challenge_minimum
         if len(self.turn.revealed) < minimum:
             raise MugshotsError(
-                f"A challenge turns over at least {minimum} cards before collecting."
+                tr(
+                    "A challenge turns over at least {minimum} cards before collecting.",
+                    minimum=minimum,
+                )
             )
         won = 1 + len(self.turn.revealed)
-        self._win_turn(TurnResult(self.active_player, "challenge", True, won,
-                                  f"{len(self.turn.revealed)} cards without a match"))
+        self._win_turn(
+            TurnResult(
+                self.active_player,
+                "challenge",
+                True,
+                won,
+                tr("{n} cards without a match", n=len(self.turn.revealed)),
+            )
+        )
 
     def _win_turn(self, result: TurnResult) -> None:
         self.archive[self.active_player] += self.turn.drawn + self.turn.revealed

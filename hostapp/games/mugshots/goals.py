@@ -22,6 +22,7 @@ from hostapp.games.mugshots.cards import (
     MugshotsError,
     NameBook,
 )
+from hostapp.i18n import tr
 
 GoalKind = Literal["pattern", "colour", "name", "animal_set", "colour_set"]
 GOAL_KINDS: tuple[GoalKind, ...] = ("pattern", "colour", "name", "animal_set", "colour_set")
@@ -59,13 +60,21 @@ class Goal:
         }
         if self.kind not in GOAL_KINDS:
             known = ", ".join(GOAL_KINDS)
-            raise MugshotsError(f"Unknown goal {self.kind!r}; choose one of {known}.")
+            raise MugshotsError(
+                tr("Unknown goal {kind!r}; choose one of {known}.", kind=self.kind, known=known)
+            )
         if self.kind in choices and self.value not in choices[self.kind]:
-            raise MugshotsError(f"{self.value!r} is not a {self.kind} a goal can ask for.")
+            raise MugshotsError(
+                tr(
+                    "{value!r} is not a {kind} a goal can ask for.",
+                    value=self.value,
+                    kind=self.kind,
+                )
+            )
         if not 0 <= self.points <= 20:
-            raise MugshotsError("Goal points must be from 0 to 20.")
+            raise MugshotsError(tr("Goal points must be from 0 to 20."))
         if self.kind.endswith("_set") and not 2 <= self.set_size <= 5:
-            raise MugshotsError("A set has 2 to 5 different cards.")
+            raise MugshotsError(tr("A set has 2 to 5 different cards."))
 
     def score(self, archive: Iterable[Card], book: NameBook) -> int:
         """Extra points this goal gives for ``archive``."""
@@ -82,14 +91,18 @@ class Goal:
 
     def to_dict(self) -> dict[str, Any]:
         """The goal as it appears in events."""
-        return {"kind": self.kind, "value": self.value, "points": self.points,
-                "set_size": self.set_size}
+        return {
+            "kind": self.kind,
+            "value": self.value,
+            "points": self.points,
+            "set_size": self.set_size,
+        }
 
     @classmethod
     def from_dict(cls, data: object, book: NameBook) -> Goal:
         """Read and check a goal from an event."""
         if not isinstance(data, Mapping):
-            raise MugshotsError("A goal must be an object with a kind.")
+            raise MugshotsError(tr("A goal must be an object with a kind."))
         try:
             goal = cls(
                 kind=data["kind"],
@@ -98,7 +111,7 @@ class Goal:
                 set_size=int(data.get("set_size", 5)),
             )
         except (KeyError, TypeError, ValueError) as exc:
-            raise MugshotsError("A goal needs a kind and whole-number points.") from exc
+            raise MugshotsError(tr("A goal needs a kind and whole-number points.")) from exc
         goal.check(book)
         return goal
 

@@ -15,6 +15,7 @@ from importlib import resources
 from pathlib import Path
 
 from hostapp.games.mugshots.cards import MugshotsError, NameBook
+from hostapp.i18n import tr
 from hostapp.paths import config_dir
 
 FILE_NAME = "mugshots-names.json"
@@ -39,7 +40,12 @@ def load_name_book() -> tuple[NameBook, str | None]:
     try:
         return NameBook.from_dict(json.loads(path.read_text("utf-8"))), None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, MugshotsError) as exc:
-        return default_name_book(), f"{path} could not be used ({exc}); using the default names."
+        warning = tr(
+            "{path} could not be used ({reason}); using the default names.",
+            path=str(path),
+            reason=str(exc),
+        )
+        return default_name_book(), warning
 
 
 def save_name_book(book: NameBook) -> Path:

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from hostapp.games.mugshots.cards import MugshotsError
+from hostapp.i18n import tr
 
 Event = Mapping[str, Any]
 
@@ -68,33 +69,33 @@ class ScorePad:
         elif kind == "archive" and self.events:
             self._archive(event)
         else:
-            raise MugshotsError(f"Unexpected score-pad event {kind!r}.")
+            raise MugshotsError(tr("Unexpected score-pad event {kind!r}.", kind=kind))
         self.events.append(dict(event))
 
     def _new_pad(self, event: Event) -> None:
         if self.events:
-            raise MugshotsError("This score pad has already started.")
+            raise MugshotsError(tr("This score pad has already started."))
         players = event.get("players")
         if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-            raise MugshotsError("Players must be a list of names.")
+            raise MugshotsError(tr("Players must be a list of names."))
         names = tuple(p.strip() for p in players)
         if not 2 <= len(names) <= 8 or any(not n for n in names) or len(set(names)) != len(names):
-            raise MugshotsError("A score pad needs 2 to 8 players with names of their own.")
+            raise MugshotsError(tr("A score pad needs 2 to 8 players with names of their own."))
         target = event.get("archive_to_win", 10)
         if isinstance(target, bool) or not isinstance(target, int) or not 1 <= target <= 50:
-            raise MugshotsError("The target must be a whole number of cards from 1 to 50.")
+            raise MugshotsError(tr("The target must be a whole number of cards from 1 to 50."))
         self.players, self.archive_to_win = names, target
         self.counts = dict.fromkeys(names, 0)
 
     def _archive(self, event: Event) -> None:
         player = event.get("player")
         if player not in self.counts:
-            raise MugshotsError(f"{player!r} is not on this score pad.")
+            raise MugshotsError(tr("{player!r} is not on this score pad.", player=player))
         cards = event.get("cards")
         if isinstance(cards, bool) or not isinstance(cards, int) or cards == 0:
-            raise MugshotsError("Enter a whole, non-zero number of cards.")
+            raise MugshotsError(tr("Enter a whole, non-zero number of cards."))
         if self.counts[str(player)] + cards < 0:
-            raise MugshotsError(f"{player} cannot have fewer than 0 cards.")
+            raise MugshotsError(tr("{player} cannot have fewer than 0 cards.", player=player))
         if self.over and cards > 0:
-            raise MugshotsError("The game is over: someone has reached the target.")
+            raise MugshotsError(tr("The game is over: someone has reached the target."))
         self.counts[str(player)] += cards

@@ -10,13 +10,14 @@ log) never say where a cube landed.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from PyQt6.QtCore import QObject, pyqtSignal
 
-from dsp.detect.events import Landing, Lift
+from dsp.detect.events import Closed, Landing, Lift
 from hostapp.errors import TowerearError
 from hostapp.games import arosa
 from hostapp.games.arosa import GameState, ThrowRequest
@@ -26,6 +27,11 @@ from hostapp.ui.markers import colour_name
 log = logging.getLogger(__name__)
 
 MODES = ("sensors", "manual")
+# Putting the modules back jolts the plates: for this long after the tower
+# closes, a load step is the modules settling (the simulated tower's jolt
+# settles within 0.1 s), not a thrown cube: a hand needs longer to close the
+# tower, pick up a cube and throw it.
+CLOSE_SETTLE_S = 0.6
 
 
 class GameRecord(Protocol):
@@ -92,22 +98,18 @@ def throw_prompt(request: ThrowRequest, victim_thrower: str | None) -> str:
     thrower = colour_name(request.thrower) if request.thrower else ""
     if request.source == "hand":
         return tr(
-            "{who}: throw back a {colour} clue",
-            who=thrower,
-            colour=colour_name(request.color).lower(),
+            "{who}: throw back a clue ({colour})", who=thrower, colour=colour_name(request.color)
         )
     if request.thrower == request.color:
         return tr("{who}: throw a clue", who=thrower)
-    return tr(
-        "{who}: throw a {colour} clue", who=thrower, colour=colour_name(request.color).lower()
-    )
+    return tr("{who}: throw a clue ({colour})", who=thrower, colour=colour_name(request.color))
 
 
 def landed_line(color: str) -> str:
     """The throw log's line for a landing: the colour, never the floor."""
     if color == arosa.VICTIM:
         return tr("A victim landed.")
-    return tr("A {colour} clue landed.", colour=colour_name(color).lower())
+    return tr("A clue ({colour}) landed.", colour=colour_name(color))
 
 
 def outcome_lines(outcome: arosa.Outcome) -> list[str]:
@@ -163,6 +165,10 @@ class ArosaController(QObject):
         self.public_log: list[str] = []
         self.last_outcome: list[str] = []
         self.just_landed = False
+        # Between a detected lift and the closing of the tower, load changes
+        # are hands and modules, never a thrown cube coming to rest.
+        self.tower_open = False
+        self._closed_at_s = -math.inf
 
     # -- the game's life ---------------------------------------------------
 
@@ -268,9 +274,16 @@ class ArosaController(QObject):
             return
         for event in events:
             if isinstance(event, Landing) and event.knocked_from is None:
+                settled = event.t >= self._closed_at_s + CLOSE_SETTLE_S
                 if self.next_throw() is not None and self.open_floor is None:
-                    self.record_landing(int(event.floor), max(1, int(event.cubes)))
+                    if not self.tower_open and settled:
+                        self.record_landing(int(event.floor), max(1, int(event.cubes)))
+            elif isinstance(event, Closed):
+                self.tower_open = False
+                self._closed_at_s = event.t
+                self.changed.emit()
             elif isinstance(event, Lift):
+                self.tower_open = True
                 p = self.prompt()
                 if p is not None and p.kind in ("act1", "act2") and self.open_floor is None:
                     self.open_floor = OpenFloor(int(event.exposed), detected=True)

@@ -213,8 +213,10 @@ class PlayPanel(QWidget):
                 if manual
                 else tr("Listening for the landing\u2026")
             )
-            more = tr(" {n} more throw(s) queued.", n=queued) if queued else ""
+            more = " " + tr("{n} more throw(s) queued.", n=queued) if queued else ""
             landed = tr("Landed.") + " " if self._c.just_landed else ""
+            if self._c.tower_open and not manual:
+                waiting = tr("Close the tower, then throw.")
             self.status_label.setText(landed + waiting + more)
         elif prompt.kind in ("act1", "act2") and prompt.player is not None:
             self.prompt_label.setStyleSheet(PROMPT_STYLE)
@@ -284,7 +286,7 @@ class PlayPanel(QWidget):
         if self._editor_floor == floor and self.editor is not None:
             return
         how = tr("The sensors saw the tower opened at this floor.") if detected else ""
-        self.confirm_box.setTitle(floor_label(floor) + " " + tr("is open"))
+        self.confirm_box.setTitle(tr("{floor} is open", floor=floor_label(floor)))
         self.confirm_text.setText(
             (how + " " if how else "")
             + tr(

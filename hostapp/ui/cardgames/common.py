@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
-from PyQt6.QtCore import QObject
+from PyQt6.QtCore import Qt
+from PyQt6.QtGui import QKeySequence, QShortcut
 from PyQt6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -34,6 +35,28 @@ QLabel#error { color: #b00020; font-weight: bold; }
 """
 
 
+def add_shortcut(page: QWidget, keys: str | QKeySequence, slot: Callable[[], None]) -> None:
+    """Bind ``keys`` to ``slot`` while the focus is anywhere inside ``page``.
+
+    Explicit shortcuts, not ``&`` mnemonics: mnemonics are not available on
+    every platform, and a mnemonic plus a shortcut on the same key would make
+    Qt call neither.
+    """
+    shortcut = QShortcut(QKeySequence(keys), page)
+    shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+    shortcut.activated.connect(slot)
+
+
+def add_undo_shortcuts(page: QWidget, undo: Callable[[], None]) -> None:
+    """Ctrl+Z and Alt+U take back the last entry.
+
+    A text field keeps Ctrl+Z for undoing typing while it has the focus, so
+    Alt+U is the one that works everywhere.
+    """
+    add_shortcut(page, QKeySequence(QKeySequence.StandardKey.Undo), undo)
+    add_shortcut(page, "Alt+U", undo)
+
+
 def title_label(text: str) -> QLabel:
     """A page or section title in large bold type."""
     label = QLabel(text)
@@ -58,26 +81,37 @@ class ErrorLine(QLabel):
         self.clear()
 
 
-class SessionHolder(QObject, Generic[E]):
-    """Owns the game in play for a page and closes its journal with the page.
+class SessionHolder(Generic[E]):
+    """Owns the game in play for a page.
 
-    The main window rebuilds pages on a language switch; closing the journal
-    when the page goes releases its lock so the new page can resume the game.
+    The main window rebuilds its pages on a language switch while the old
+    ones still exist, and a journal admits one writer at a time. So every
+    game open in this process is registered here by game id: resuming a game
+    first takes it from whichever page held it (:meth:`release`), without
+    relying on when Qt gets round to deleting the old page.
     """
 
-    def __init__(self, parent: QWidget) -> None:
-        super().__init__(parent)
+    _open: ClassVar[dict[str, CardGameSession[Any]]] = {}
+
+    def __init__(self) -> None:
         self.session: CardGameSession[E] | None = None
-        box: list[CardGameSession[E] | None] = [None]
-        self._box = box
-        self.destroyed.connect(lambda _obj=None, box=box: _close(box))
 
     def replace(self, session: CardGameSession[E] | None) -> None:
         """Close the game in play (its journal stays on disk) and hold ``session``."""
         if self.session is not None:
+            if SessionHolder._open.get(self.session.game_id) is self.session:
+                del SessionHolder._open[self.session.game_id]
             self.session.close()
         self.session = session
-        self._box[0] = session
+        if session is not None and session.game_id:
+            SessionHolder._open[session.game_id] = session
+
+    @staticmethod
+    def release(game_id: str) -> None:
+        """Close ``game_id`` if a page of this process holds it open."""
+        session = SessionHolder._open.pop(game_id, None)
+        if session is not None:
+            session.close()
 
     @property
     def engine(self) -> E:
@@ -86,14 +120,7 @@ class SessionHolder(QObject, Generic[E]):
         return self.session.engine
 
 
-def _close(box: list[Any]) -> None:
-    if box[0] is not None:
-        box[0].close()
-
-
-def unfinished_games(
-    kind: str, is_over: Callable[[list[dict[str, Any]]], bool]
-) -> list[GameInfo]:
+def unfinished_games(kind: str, is_over: Callable[[list[dict[str, Any]]], bool]) -> list[GameInfo]:
     """Saved games of ``kind`` that can be resumed, newest first.
 
     ``is_over(events)`` replays a game's events and says whether it ended;

@@ -4,16 +4,18 @@ Each step of an investigation has its own small panel (deal, trick, place,
 last cards, reveal); the page shows the one the engine is waiting for and
 puts the keyboard focus in its first field, so a game can be entered with
 the keyboard alone: type, Tab, Enter. The board's spaces are buttons for the
-mouse. Alt+U (or Ctrl+Z outside a text field) takes the last entry back.
+mouse; Ctrl+Enter presses the step's button (handy after choosing a help from
+the list). Alt+U (or Ctrl+Z outside a text field) takes the last entry back.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from PyQt6.QtCore import Qt
-from PyQt6.QtGui import QBrush, QColor, QKeySequence, QShortcut
+from PyQt6.QtGui import QBrush, QColor
 from PyQt6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -39,6 +41,8 @@ from hostapp.ui.cardgames.common import (
     ErrorLine,
     ExportBar,
     SessionHolder,
+    add_shortcut,
+    add_undo_shortcuts,
     unfinished_games,
 )
 from hostapp.ui.cardgames.crimehotel_setup import CrimeHotelSetup
@@ -72,7 +76,7 @@ def _is_over(events: list[dict[str, Any]]) -> bool:
 class CardRows(QWidget):
     """One room-card field per player, relabelled in playing order."""
 
-    def __init__(self, on_submit: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, on_submit: Callable[[], None], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._form = QFormLayout(self)
         self.labels: list[QLabel] = []
@@ -111,7 +115,7 @@ class CardRows(QWidget):
         """Put the cursor in the first field."""
         self.edits[0].setFocus()
 
-    def _next(self, index: int, on_submit: Any) -> None:
+    def _next(self, index: int, on_submit: Callable[[], None]) -> None:
         if index + 1 < len(self.players):
             self.edits[index + 1].setFocus()
         else:
@@ -124,7 +128,7 @@ class CrimeHotelPage(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setStyleSheet(PAGE_STYLE)
-        self.holder: SessionHolder[CrimeHotelGame] = SessionHolder(self)
+        self.holder: SessionHolder[CrimeHotelGame] = SessionHolder()
         outer = QVBoxLayout(self)
         self.stack = QStackedWidget()
         outer.addWidget(self.stack)
@@ -132,12 +136,8 @@ class CrimeHotelPage(QWidget):
         self.stack.addWidget(self.setup)
         self.play = self._build_play()
         self.stack.addWidget(self.play)
-        # Ctrl+Z stays with a text field while one has the focus (it undoes
-        # typing there), so Alt+U works everywhere.
-        for keys in (QKeySequence(QKeySequence.StandardKey.Undo), QKeySequence("Alt+U")):
-            undo = QShortcut(keys, self)
-            undo.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            undo.activated.connect(self.undo)
+        add_undo_shortcuts(self, self.undo)
+        add_shortcut(self, "Ctrl+Return", self.confirm_step)
         self.show_setup()
 
     # -- building -------------------------------------------------------------
@@ -249,7 +249,7 @@ class CrimeHotelPage(QWidget):
         help_form.addRow(tr("Move &to"), self.move_to)
         self.help_form = help_form
         help_layout.addLayout(help_form)
-        self.help_button = QPushButton(tr("&Take the help"))
+        self.help_button = QPushButton(tr("&Take the help (Ctrl+Enter)"))
         self.help_button.clicked.connect(self.submit_help)
         help_layout.addWidget(self.help_button)
 
@@ -306,6 +306,7 @@ class CrimeHotelPage(QWidget):
 
     def resume_game(self, game_id: str) -> None:
         """Resume a saved game."""
+        SessionHolder.release(game_id)
         try:
             session = CardGameSession.resume(KIND, CrimeHotelGame, game_id)
         except TowerearError as exc:
@@ -348,7 +349,7 @@ class CrimeHotelPage(QWidget):
 
     # -- entries --------------------------------------------------------------
 
-    def _try(self, build: Any) -> None:
+    def _try(self, build: Callable[[], dict[str, Any]]) -> None:
         try:
             event = build()
         except TowerearError as exc:
@@ -358,11 +359,13 @@ class CrimeHotelPage(QWidget):
 
     def submit_deal(self) -> None:
         """Start the next investigation with the typed face-up cards."""
-        self._try(lambda: {
-            "type": "deal",
-            "face_up": parse_rooms(self.face_up.text()),
-            "leader": self.leader.currentText(),
-        })
+        self._try(
+            lambda: {
+                "type": "deal",
+                "face_up": parse_rooms(self.face_up.text()),
+                "leader": self.leader.currentText(),
+            }
+        )
 
     def submit_trick(self) -> None:
         """Record the trick typed in the card fields."""
@@ -391,10 +394,27 @@ class CrimeHotelPage(QWidget):
 
     def submit_reveal(self) -> None:
         """Check the hidden card against the dark room and score."""
-        self._try(lambda: {
-            "type": "reveal",
-            "card": parse_room(self.hidden_card.text(), tr("the murderer")),
-        })
+        self._try(
+            lambda: {
+                "type": "reveal",
+                "card": parse_room(self.hidden_card.text(), tr("the murderer")),
+            }
+        )
+
+    def confirm_step(self) -> None:
+        """Press the current step's button (Ctrl+Enter), e.g. after choosing a help."""
+        buttons = {
+            self.deal_panel: self.deal_button,
+            self.trick_panel: self.trick_button,
+            self.guess_panel: self.guess_button,
+            self.help_panel: self.help_button,
+            self.last_panel: self.last_button,
+            self.reveal_panel: self.reveal_button,
+        }
+        current = self.panels.currentWidget()
+        button = buttons.get(current) if current is not None else None
+        if self.stack.currentWidget() is self.play and button is not None:
+            button.click()
 
     def space_clicked(self, code: str) -> None:
         """A board space was clicked: guess there, or use it for a move."""
@@ -420,8 +440,9 @@ class CrimeHotelPage(QWidget):
         """Redraw everything from the engine's state."""
         game = self.game
         inv = game.current
-        self.undo_button.setEnabled(self.holder.session is not None
-                                    and self.holder.session.can_undo())
+        self.undo_button.setEnabled(
+            self.holder.session is not None and self.holder.session.can_undo()
+        )
         placed = inv.placed if inv else {}
         detectives: dict[str, list[str]] = {}
         for detective in inv.detectives if inv else []:
@@ -437,8 +458,12 @@ class CrimeHotelPage(QWidget):
         if inv is None:
             return ""
         trick = min(len(inv.tricks) + (0 if self.game.phase == "place" else 1), 5)
-        return tr("Investigation {n} of {total}, trick {trick}: ", n=inv.number,
-                  total=INVESTIGATIONS, trick=trick)
+        return tr(
+            "Investigation {n} of {total}, trick {trick}: ",
+            n=inv.number,
+            total=INVESTIGATIONS,
+            trick=trick,
+        )
 
     def _show_panel(self) -> None:
         game = self.game
@@ -447,13 +472,24 @@ class CrimeHotelPage(QWidget):
         if phase == "deal":
             number = len(game.investigations) + 1
             count = FACE_UP_CARDS[len(game.players)]
-            self.status.setText(tr("Investigation {n}: deal 6 cards each, one hidden under "
-                                   "the police car.", n=number))
+            self.status.setText(
+                tr(
+                    "Investigation {n}: deal 6 cards each, one hidden under the police car.",
+                    n=number,
+                )
+            )
             hint = tr("Enter the {count} cards laid face up on their windows.", count=count)
             last = game.current
             if last is not None and last.dark_room is not None:
-                hint = tr("Investigation {n}: the murderer was in room {room}.",
-                          n=last.number, room=last.dark_room) + "\n" + hint
+                hint = (
+                    tr(
+                        "Investigation {n}: the murderer was in room {room}.",
+                        n=last.number,
+                        room=last.dark_room,
+                    )
+                    + "\n"
+                    + hint
+                )
             self.deal_hint.setText(hint)
             self.leader.clear()
             self.leader.addItems(list(game.players))
@@ -496,11 +532,19 @@ class CrimeHotelPage(QWidget):
         }[due.reason]
         may_guess = due.role == "guess" or game.rules.middle_may_guess
         if due.role == "guess":
-            text = tr("{player} ({reason}, {card}) places the card and must guess.",
-                      player=due.player, reason=reason, card=due.card)
+            text = tr(
+                "{player} ({reason}, {card}) places the card and must guess.",
+                player=due.player,
+                reason=reason,
+                card=due.card,
+            )
         else:
-            text = tr("{player} ({reason}, {card}) places the card and goes to the police "
-                      "station.", player=due.player, reason=reason, card=due.card)
+            text = tr(
+                "{player} ({reason}, {card}) places the card and goes to the police station.",
+                player=due.player,
+                reason=reason,
+                card=due.card,
+            )
         self.status.setText(prefix + text)
         if due.role == "guess":
             self.guess_heading.setText(tr("{player}: guess", player=due.player))
@@ -515,8 +559,9 @@ class CrimeHotelPage(QWidget):
         for kind in HELP_KINDS:
             free = game.rules.spaces_for(kind) - inv.help_taken(kind)
             if free > 0:
-                self.help_kind.addItem(tr("{help} ({free} free)", help=help_name(kind),
-                                          free=free), kind)
+                self.help_kind.addItem(
+                    tr("{help} ({free} free)", help=help_name(kind), free=free), kind
+                )
         self.help_kind.addItem(help_name("none"), "none")
         self.help_kind.blockSignals(False)
         self.help_player.clear()
@@ -526,8 +571,9 @@ class CrimeHotelPage(QWidget):
         self._help_kind_changed()
         if may_guess:
             # A middle player allowed to guess can still click a space.
-            self.help_heading.setText(self.help_heading.text() + "  "
-                                      + tr("(or click a space to guess)"))
+            self.help_heading.setText(
+                self.help_heading.text() + "  " + tr("(or click a space to guess)")
+            )
         self._focus(self.help_panel, self.help_kind)
 
     def _focus(self, panel: QWidget, widget: QWidget) -> None:
@@ -539,14 +585,28 @@ class CrimeHotelPage(QWidget):
         candidates = self.game.candidates()
         rooms = " ".join(str(r) for r in candidates)
         if inv is not None and inv.scores is not None:
-            self.candidates.setText(tr("Investigation {n}: the murderer was in room {room}.",
-                                       n=inv.number, room=inv.dark_room))
+            self.candidates.setText(
+                tr(
+                    "Investigation {n}: the murderer was in room {room}.",
+                    n=inv.number,
+                    room=inv.dark_room,
+                )
+            )
         else:
-            self.candidates.setText(tr("Rooms the murderer can still be in ({n}): {rooms}",
-                                       n=len(candidates), rooms=rooms))
+            self.candidates.setText(
+                tr(
+                    "Rooms the murderer can still be in ({n}): {rooms}",
+                    n=len(candidates),
+                    rooms=rooms,
+                )
+            )
         breaches = [
-            tr("{player} did not follow floor {floor} but later played {card}",
-               player=v.player, floor=v.floor, card=v.card)
+            tr(
+                "{player} did not follow floor {floor} but later played {card}",
+                player=v.player,
+                floor=v.floor,
+                card=v.card,
+            )
             for v in (inv.violations if inv else [])
         ]
         self.warnings.setText("\n".join(breaches))
@@ -566,9 +626,13 @@ class CrimeHotelPage(QWidget):
             for index in range(INVESTIGATIONS):
                 inv = game.investigations[index] if index < len(game.investigations) else None
                 score = (inv.scores or {}).get(player) if inv else None
-                values.append("" if score is None else
-                              (f"{score.total}" if not score.bonus
-                               else f"{score.total} (+{score.bonus})"))
+                values.append(
+                    ""
+                    if score is None
+                    else (
+                        f"{score.total}" if not score.bonus else f"{score.total} (+{score.bonus})"
+                    )
+                )
             values.append(str(totals[player]))
             for column, value in enumerate(values):
                 item = QTableWidgetItem(value)
@@ -590,5 +654,3 @@ def winner_text(winners: tuple[str, ...]) -> str:
     if len(winners) == 1:
         return tr("{player} wins!", player=winners[0])
     return tr("Tie: {players} share the win.", players=", ".join(winners))
-
-

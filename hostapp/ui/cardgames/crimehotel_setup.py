@@ -54,9 +54,7 @@ class CrimeHotelSetup(QWidget):
         self.name_edits: list[QLineEdit] = []
         for number in range(1, 5):
             edit = QLineEdit()
-            edit.setPlaceholderText(
-                tr("leave empty for 3 players") if number == 4 else tr("name")
-            )
+            edit.setPlaceholderText(tr("leave empty for 3 players") if number == 4 else tr("name"))
             label = tr("Player {n}", n=number)
             if number == 1:
                 label = tr("Player 1 (police car)")
@@ -67,6 +65,7 @@ class CrimeHotelSetup(QWidget):
 
         edition = QGroupBox(tr("Edition: police station"))
         edition_form = QFormLayout(edition)
+        edition_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
         self.bonus = QSpinBox()
         self.bonus.setRange(0, 99)
         self.bonus.setValue(defaults.bonus_points)

@@ -9,10 +9,12 @@ area, the centre, the archives and the scores.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from PyQt6.QtCore import Qt
-from PyQt6.QtGui import QBrush, QColor, QKeySequence, QShortcut
+from PyQt6.QtGui import QBrush, QColor
 from PyQt6.QtWidgets import (
     QComboBox,
     QGroupBox,
@@ -37,6 +39,8 @@ from hostapp.ui.cardgames.common import (
     ErrorLine,
     ExportBar,
     SessionHolder,
+    add_shortcut,
+    add_undo_shortcuts,
     unfinished_games,
 )
 from hostapp.ui.cardgames.labels import clue_name
@@ -71,7 +75,7 @@ class MugshotsPage(QWidget):
         super().__init__(parent)
         self.setStyleSheet(PAGE_STYLE)
         self.book, self.book_warning = load_name_book()
-        self.holder: SessionHolder[Any] = SessionHolder(self)
+        self.holder: SessionHolder[Any] = SessionHolder()
         self.kind = GAME
         outer = QVBoxLayout(self)
         self.stack = QStackedWidget()
@@ -84,10 +88,14 @@ class MugshotsPage(QWidget):
         self.stack.addWidget(self.helper)
         self.pad = self._build_pad()
         self.stack.addWidget(self.pad)
-        for keys in (QKeySequence(QKeySequence.StandardKey.Undo), QKeySequence("Alt+U")):
-            undo = QShortcut(keys, self)
-            undo.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            undo.activated.connect(self.undo)
+        add_undo_shortcuts(self, self.undo)
+        for keys, action in (
+            ("Alt+D", self.draw),
+            ("Alt+I", self.identify),
+            ("Alt+C", self.challenge),
+            ("Alt+O", self.collect),
+        ):
+            add_shortcut(self, keys, partial(self._if_playing, action))
         self.show_setup()
 
     # -- building -------------------------------------------------------------
@@ -119,7 +127,7 @@ class MugshotsPage(QWidget):
         self.editor = CardEditor(self.book)
         entry_layout.addWidget(self.editor)
         actions = QHBoxLayout()
-        self.draw_button = QPushButton(tr("&Draw it"))
+        self.draw_button = QPushButton(tr("Draw it (Alt+D)"))
         self.draw_button.clicked.connect(self.draw)
         actions.addWidget(self.draw_button)
         self.clue = QComboBox()
@@ -129,14 +137,14 @@ class MugshotsPage(QWidget):
         actions.addWidget(self.clue)
         self.own = QComboBox()
         actions.addWidget(self.own)
-        self.identify_button = QPushButton(tr("&Identify"))
+        self.identify_button = QPushButton(tr("Identify (Alt+I)"))
         self.identify_button.clicked.connect(self.identify)
         actions.addWidget(self.identify_button)
         entry_layout.addLayout(actions)
         challenge = QHBoxLayout()
-        self.challenge_button = QPushButton(tr("&Challenge: turn it over"))
+        self.challenge_button = QPushButton(tr("Challenge: turn it over (Alt+C)"))
         self.challenge_button.clicked.connect(self.challenge)
-        self.collect_button = QPushButton(tr("C&ollect the cards"))
+        self.collect_button = QPushButton(tr("Collect the cards (Alt+O)"))
         self.collect_button.clicked.connect(self.collect)
         challenge.addWidget(self.challenge_button)
         challenge.addWidget(self.collect_button)
@@ -180,9 +188,12 @@ class MugshotsPage(QWidget):
         lines = [f"{e.name}: {e.power}" for e in self.book.entries if e.power]
         if not lines:
             examples = ", ".join(tr(p) for p in _EXAMPLE_POWERS)
-            return tr("A name named as the clue in a successful identification triggers its "
-                      "power, for example: {examples}. Add each name's power to the name "
-                      "book to list them here.", examples=examples)
+            return tr(
+                "A name named as the clue in a successful identification triggers its "
+                "power, for example: {examples}. Add each name's power to the name "
+                "book to list them here.",
+                examples=examples,
+            )
         return "\n".join(lines)
 
     def _build_pad(self) -> QWidget:
@@ -224,6 +235,7 @@ class MugshotsPage(QWidget):
     def resume_game(self, kind: str, game_id: str) -> None:
         """Resume a saved game or pad."""
         factory = ScorePad if kind == PAD else MugshotsGame
+        SessionHolder.release(game_id)
         try:
             session: CardGameSession[Any] = CardGameSession.resume(kind, factory, game_id)
         except TowerearError as exc:
@@ -283,6 +295,10 @@ class MugshotsPage(QWidget):
 
     # -- turn helper entries --------------------------------------------------
 
+    def _if_playing(self, action: Callable[[], None]) -> None:
+        if self.stack.currentWidget() is self.helper:
+            action()
+
     def draw(self) -> None:
         """The active player draws the card in the editor."""
         self.send({"type": "draw", "card": self.editor.card()})
@@ -331,12 +347,19 @@ class MugshotsPage(QWidget):
         player = game.active_player
         texts = {
             "draw": tr("{player}: draw a card and enter it.", player=player),
-            "choose": tr("{player}: identify (name a clue, turn a centre card over), draw a "
-                         "second card, or challenge.", player=player),
-            "identify2": tr("{player}: two identifications, one centre card for each drawn "
-                            "card.", player=player),
-            "challenge": tr("{player}: turn over another centre card, or collect after {n}.",
-                            player=player, n=game.rules.challenge_minimum),
+            "choose": tr(
+                "{player}: identify (name a clue, turn a centre card over), draw a "
+                "second card, or challenge.",
+                player=player,
+            ),
+            "identify2": tr(
+                "{player}: two identifications, one centre card for each drawn card.", player=player
+            ),
+            "challenge": tr(
+                "{player}: turn over another centre card, or collect after {n}.",
+                player=player,
+                n=game.rules.challenge_minimum,
+            ),
             "over": tr("The game is over.") + " " + winner_text(game.winners()),
         }
         self.status.setText(texts[step])
@@ -344,8 +367,9 @@ class MugshotsPage(QWidget):
         self.identify_button.setEnabled(step in ("choose", "identify2"))
         self.clue.setEnabled(step in ("choose", "identify2"))
         self.challenge_button.setEnabled(step in ("choose", "challenge"))
-        self.collect_button.setEnabled(step == "challenge"
-                                       and len(game.revealed) >= game.rules.challenge_minimum)
+        self.collect_button.setEnabled(
+            step == "challenge" and len(game.revealed) >= game.rules.challenge_minimum
+        )
         self.own.clear()
         unused = [i for i in range(len(game.clue_area)) if i not in game.turn.used_own]
         for index in unused:
@@ -360,15 +384,21 @@ class MugshotsPage(QWidget):
 
     def _show_table(self, game: MugshotsGame) -> None:
         def cards(items: tuple[Any, ...]) -> str:
-            return "<br>".join(f"{i + 1}. {card_text(c.to_dict())}" for i, c in
-                               enumerate(items)) or "–"
+            return (
+                "<br>".join(f"{i + 1}. {card_text(c.to_dict())}" for i, c in enumerate(items))
+                or "–"
+            )
 
         last = ""
         if game.results:
             result = game.results[-1]
             verdict = tr("won {n} cards", n=result.cards_won) if result.success else tr("failed")
-            last = tr("Last turn: {player} {verdict} ({reason}).", player=result.player,
-                      verdict=verdict, reason=result.reason)
+            last = tr(
+                "Last turn: {player} {verdict} ({reason}).",
+                player=result.player,
+                verdict=verdict,
+                reason=result.reason,
+            )
         self.table_view.setText(
             f"<p><b>{tr('Clue area')}:</b><br>{cards(game.clue_area)}</p>"
             f"<p><b>{tr('Turned over this turn')}:</b><br>{cards(game.revealed)}</p>"
@@ -415,9 +445,7 @@ class MugshotsPage(QWidget):
             for delta, text in ((2, "+2"), (5, "+5"), (1, "+1"), (-1, "−1")):
                 button = QPushButton(text)
                 button.setAccessibleName(tr("{player} {delta} cards", player=player, delta=text))
-                button.clicked.connect(
-                    lambda _=False, p=player, d=delta: self.pad_add(p, d)
-                )
+                button.clicked.connect(lambda _=False, p=player, d=delta: self.pad_add(p, d))
                 line.addWidget(button)
             self.pad_rows.addWidget(row)
             self.pad_labels[player] = count
@@ -428,8 +456,9 @@ class MugshotsPage(QWidget):
         if pad.over:
             self.pad_status.setText(tr("The game is over.") + " " + winner_text(pad.winners()))
         else:
-            self.pad_status.setText(tr("Score pad: first to {n} archived cards ends the game.",
-                                       n=pad.archive_to_win))
+            self.pad_status.setText(
+                tr("Score pad: first to {n} archived cards ends the game.", n=pad.archive_to_win)
+            )
 
     def _export_data(self) -> tuple[dict[str, Any], list[dict[str, Any]], str]:
         session = self.holder.session

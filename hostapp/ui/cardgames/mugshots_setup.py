@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -22,6 +23,7 @@ from PyQt6.QtWidgets import (
 )
 
 from hostapp.games.mugshots import COLOURS, GOAL_KINDS, PATTERNS, NameBook
+from hostapp.games.mugshots.namebook import save_name_book, user_name_book_path
 from hostapp.i18n import tr
 from hostapp.journal import GameInfo
 from hostapp.ui.cardgames.common import ErrorLine, title_label
@@ -140,6 +142,7 @@ class MugshotsSetup(QWidget):
 
         options = QGroupBox(tr("Options"))
         form = QFormLayout(options)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
         self.strict = QCheckBox(
             tr("Strict reading: a match in a clue type not named also fails an identification")
         )
@@ -147,6 +150,14 @@ class MugshotsSetup(QWidget):
         self.goals = QCheckBox(tr("Module variant: goal cards"))
         self.goals.toggled.connect(self._show_goals)
         form.addRow(self.goals)
+        self.names_label = QLabel()
+        self.names_label.setWordWrap(True)
+        self.names_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        form.addRow(self.names_label)
+        self.save_names_button = QPushButton(tr("Save an editable &copy"))
+        self.save_names_button.clicked.connect(self._save_names)
+        form.addRow(self.save_names_button)
+        self._show_names()
         self.target = QSpinBox()
         self.target.setRange(1, 50)
         self.target.setValue(10)
@@ -182,6 +193,30 @@ class MugshotsSetup(QWidget):
             for widget in (row.kind, row.value, row.points, row.set_size):
                 widget.setVisible(show)
 
+    def _show_names(self) -> None:
+        path = user_name_book_path()
+        where = (
+            tr("edit {path} and open this page again", path=str(path))
+            if path.exists()
+            else tr("the names shipped with towerear; save a copy to edit them")
+        )
+        self.names_label.setText(
+            tr(
+                "Names on the cards: {names} ({where})",
+                names=", ".join(self.book.names),
+                where=where,
+            )
+        )
+        self.save_names_button.setVisible(not path.exists())
+
+    def _save_names(self) -> None:
+        try:
+            save_name_book(self.book)
+        except OSError as exc:
+            self.error.setText(tr("The name book could not be saved: {reason}", reason=str(exc)))
+            return
+        self._show_names()
+
     def set_saved_games(self, games: list[GameInfo]) -> None:
         """List unfinished saved games of both kinds (hidden when none)."""
         self.resume_choice.clear()
@@ -195,7 +230,9 @@ class MugshotsSetup(QWidget):
         players = [n for n in names if n]
         if self.pad_mode.isChecked():
             return "mugshots-pad", {
-                "type": "new_pad", "players": players, "archive_to_win": self.target.value()
+                "type": "new_pad",
+                "players": players,
+                "archive_to_win": self.target.value(),
             }
         event: dict[str, Any] = {
             "type": "new_game",
@@ -209,9 +246,7 @@ class MugshotsSetup(QWidget):
         }
         if self.goals.isChecked():
             event["goals"] = {
-                name: [row.goal()]
-                for name, row in zip(names, self.goal_rows, strict=True)
-                if name
+                name: [row.goal()] for name, row in zip(names, self.goal_rows, strict=True) if name
             }
         return "mugshots", event
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import pyqtgraph as pg
 from PyQt6.QtCore import Qt, QTimer
 from PyQt6.QtGui import QShowEvent
@@ -33,10 +35,11 @@ log = logging.getLogger(__name__)
 
 PIEZO_WINDOW_S = 2.0
 LOAD_WINDOW_S = 20.0
-# 30 frames/s is smooth for a scope and leaves the UI thread mostly idle.
-REFRESH_INTERVAL_MS = 33
-# Points per curve: about two per horizontal pixel of a half-width plot.
-MAX_POINTS = 1200
+# Half a frame per tick: 16 ms ticks give 30 full frames/s, smooth for a
+# scope, with the UI thread idle between the halves.
+REFRESH_INTERVAL_MS = 16
+# Points per curve: about two per horizontal pixel of a plot (half the window).
+MAX_POINTS = 500
 MAX_EVENTS_SHOWN = 200
 
 
@@ -50,56 +53,104 @@ def describe_event(event: Any) -> str:
 
 
 class LivePlots(QWidget):
-    """Eight piezo scopes and eight load traces, level 7 on top like the tower."""
+    """Eight piezo scopes and eight load traces, level 7 on top like the tower.
+
+    Drawing is what limits the frame rate, so: the plots carry no axes (axis
+    text is most of pyqtgraph's paint time); time runs relative to the newest
+    sample so the x range never changes; the y range of a load trace moves
+    only when the trace leaves it; and the scopes and the load traces live in
+    two views refreshed on alternate ticks, so the UI thread never does more
+    than half a frame's drawing at once.
+    """
 
     def __init__(self, data: LiveData, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._data = data
-        layout = QVBoxLayout(self)
+        layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.graphics = pg.GraphicsLayoutWidget()
-        self.graphics.setBackground("w")
-        layout.addWidget(self.graphics)
+        self.piezo_view = pg.GraphicsLayoutWidget()
+        self.load_view = pg.GraphicsLayoutWidget()
+        for view in (self.piezo_view, self.load_view):
+            view.setBackground("w")
+            layout.addWidget(view, 1)
         self.piezo_curves: list[pg.PlotDataItem] = []
         self.load_curves: list[pg.PlotDataItem] = []
         self.load_plots: list[pg.PlotItem] = []
+        self._load_ranges: list[tuple[float, float] | None] = [None] * N_LEVELS
+        self._next_half = 0
         self.frames_drawn = 0
-        pen = pg.mkPen("#1f5fbf", width=1)
-        for row, level in enumerate(reversed(range(N_LEVELS))):
-            piezo_plot = self.graphics.addPlot(row=row, col=0)
-            load_plot = self.graphics.addPlot(row=row, col=1)
-            for plot in (piezo_plot, load_plot):
+        self.piezo_view.addLabel(tr("Piezo (ADC codes)"), row=0, col=1)
+        self.unit_label = self.load_view.addLabel(tr("Load"), row=0, col=0)
+        piezo_pen = pg.mkPen("#1f5fbf", width=1)
+        load_pen = pg.mkPen("#7b4a24", width=2)
+        for row, level in enumerate(reversed(range(N_LEVELS)), start=1):
+            self.piezo_view.addLabel(tr("L{level}", level=level), row=row, col=0)
+            piezo_plot = self.piezo_view.addPlot(row=row, col=1)
+            load_plot = self.load_view.addPlot(row=row, col=0)
+            for plot, window in ((piezo_plot, PIEZO_WINDOW_S), (load_plot, LOAD_WINDOW_S)):
                 plot.setMenuEnabled(False)
                 plot.setMouseEnabled(x=False, y=False)
                 plot.hideButtons()
-                plot.showGrid(x=True, y=True, alpha=0.2)
-                plot.getAxis("bottom").setStyle(showValues=row == N_LEVELS - 1)
-            piezo_plot.setLabel("left", tr("L{level}", level=level))
-            piezo_plot.setYRange(0, 1023)
-            if row == 0:
-                piezo_plot.setTitle(tr("Piezo (ADC codes)"))
-                load_plot.setTitle(tr("Load"))
-            self.piezo_curves.append(piezo_plot.plot(pen=pen, skipFiniteCheck=True))
-            self.load_curves.append(
-                load_plot.plot(pen=pg.mkPen("#7b4a24", width=2), connect="finite")
-            )
+                plot.hideAxis("left")
+                plot.hideAxis("bottom")
+                plot.disableAutoRange()
+                plot.setXRange(-window, 0.0, padding=0.0)
+            piezo_plot.setYRange(0, 1023, padding=0.0)
+            self.piezo_curves.append(piezo_plot.plot(pen=piezo_pen, skipFiniteCheck=True))
+            self.load_curves.append(load_plot.plot(pen=load_pen, connect="finite"))
             self.load_plots.append(load_plot)
 
+    def refresh_half(self) -> None:
+        """Redraw the scopes or the load traces, alternately (one call per timer tick)."""
+        if self._next_half == 0:
+            self._refresh_piezo()
+        else:
+            self._refresh_load()
+            self.frames_drawn += 1
+        self._next_half = 1 - self._next_half
+
     def refresh(self) -> None:
-        """Redraw from the ring buffers (bounded work: MAX_POINTS per curve)."""
+        """Redraw everything now (bounded work: MAX_POINTS per curve)."""
+        self._refresh_piezo()
+        self._refresh_load()
+        self.frames_drawn += 1
+
+    def _refresh_piezo(self) -> None:
         latest = self._data.latest_s
         t, v = self._data.piezo.snapshot()
         t, v = clip_to_window(t, v, t_from_s=latest - PIEZO_WINDOW_S)
         for row, level in enumerate(reversed(range(N_LEVELS))):
-            dt, dv = peak_downsample(t, v[:, level], max_points=MAX_POINTS)
+            dt, dv = peak_downsample(t - latest, v[:, level], max_points=MAX_POINTS)
             self.piezo_curves[row].setData(dt, dv)
+
+    def _refresh_load(self) -> None:
+        latest = self._data.latest_s
         t, v = self._data.load.snapshot()
         t, v = clip_to_window(t, v, t_from_s=latest - LOAD_WINDOW_S)
+        any_calibrated = False
         for row, level in enumerate(reversed(range(N_LEVELS))):
             values, calibrated = self._data.load_in_grams(v[:, level], level)
-            self.load_curves[row].setData(t, values)
-            self.load_plots[row].setLabel("right", tr("g") if calibrated else tr("counts"))
-        self.frames_drawn += 1
+            any_calibrated |= calibrated
+            self.load_curves[row].setData(t - latest, values)
+            self._follow(row, values)
+        unit = tr("g") if any_calibrated else tr("counts")
+        self.unit_label.setText(tr("Load") + f" ({unit})")
+
+    def _follow(self, row: int, values: npt.NDArray[np.float32]) -> None:
+        finite = values[np.isfinite(values)]
+        if finite.size == 0:
+            return
+        low, high = float(finite.min()), float(finite.max())
+        current = self._load_ranges[row]
+        span = max(high - low, 1.0)
+        # Rescale only when the trace leaves the range or fills less than a
+        # tenth of it: a steady y range is cheaper to draw and easier to read.
+        if current is None or low < current[0] or high > current[1] or (
+            span < (current[1] - current[0]) / 10
+        ):
+            margin = span * 0.5
+            self._load_ranges[row] = (low - margin, high + margin)
+            self.load_plots[row].setYRange(low - margin, high + margin, padding=0.0)
 
 
 class LivePage(QWidget):
@@ -189,7 +240,7 @@ class LivePage(QWidget):
         # Only draw when someone can see it: a hidden tab costs nothing.
         if not self.isVisible() or self._context.debug_lock.locked:
             return
-        self.plots.refresh()
+        self.plots.refresh_half()
         connected = self.data.connected_levels()
         for row, level in enumerate(reversed(range(N_LEVELS))):
             on = bool(connected[level])

@@ -138,6 +138,13 @@ def test_scenario_blocks_join_to_the_whole_run() -> None:
     np.testing.assert_array_equal(whole.load, parts.load)
 
 
+def test_a_scenario_renders_once() -> None:
+    scenario = Scenario("quiet", draw_tower(0), 0, 2.0)
+    assert len(list(scenario.blocks())) == 2
+    with pytest.raises(SimulatorError, match="rendered once"):
+        next(scenario.blocks())
+
+
 def test_unknown_scenario_names_the_known_ones() -> None:
     with pytest.raises(SimulatorError, match="known: acoustic, calibration"):
         run_scenario("party", tower=draw_tower(0), seed=0, duration_s=5.0)
@@ -153,8 +160,16 @@ def test_truth_json_has_the_documented_keys() -> None:
     assert all(abs(lv["counts_per_gram"]) > 1000 for lv in data["tower"]["levels"])
     assert data["cubes"][0]["color"] == "gray"
     landing = next(e for e in data["events"] if e["event"] == "landing")
-    assert set(landing) == {"event", "t", "cube", "color", "level", "mass_g",
-                            "first_impact_t", "via"}
+    assert set(landing) == {
+        "event",
+        "t",
+        "cube",
+        "color",
+        "level",
+        "mass_g",
+        "first_impact_t",
+        "via",
+    }
     assert landing["first_impact_t"] < landing["t"]
     throw = data["events"][0]
     assert throw["event"] == "throw" and throw["t"] == pytest.approx(0.5, abs=1e-3)

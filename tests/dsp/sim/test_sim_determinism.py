@@ -51,11 +51,11 @@ def _cuts_random(total: float, seed: int) -> list[float]:
     "cuts",
     [
         lambda: _cuts_even(0.05, 6.0),
-        lambda: _cuts_even(0.0071, 6.0),
+        lambda: _cuts_even(0.0133, 6.0),
         lambda: _cuts_random(6.0, 1),
         lambda: [0.0, 2.5, 0.0, 3.5],
     ],
-    ids=["50ms", "7.1ms", "random", "uneven"],
+    ids=["50ms", "13.3ms", "random", "uneven"],
 )
 def test_output_does_not_depend_on_how_time_is_split(cuts: Callable[[], list[float]]) -> None:
     tower = draw_tower(2)
@@ -66,9 +66,7 @@ def test_output_does_not_depend_on_how_time_is_split(cuts: Callable[[], list[flo
     pieces = TowerSimulator(tower, seed=5)
     _scheduled_session(pieces)
     _assert_same(reference, _render(pieces, cuts()))
-    assert [e.to_json() for e in whole.truth.events] == [
-        e.to_json() for e in pieces.truth.events
-    ]
+    assert [e.to_json() for e in whole.truth.events] == [e.to_json() for e in pieces.truth.events]
 
 
 def test_interactive_actions_equal_scheduled_ones() -> None:

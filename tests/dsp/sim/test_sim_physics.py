@@ -38,8 +38,10 @@ def test_a_landing_raises_its_level_by_the_cube_mass(tower_seed: int) -> None:
     assert grams == pytest.approx(sim.cube_mass_g(cube), abs=0.04)
     for other in range(8):
         if other != level:
-            shift = (_mean_counts(block, other, landing.t + 0.8, 4.5)
-                     - _mean_counts(block, other, 0.2, 1.5)) / tower.counts_per_gram[other]
+            shift = (
+                _mean_counts(block, other, landing.t + 0.8, 4.5)
+                - _mean_counts(block, other, 0.2, 1.5)
+            ) / tower.counts_per_gram[other]
             assert abs(shift) < 0.04
 
 
@@ -105,12 +107,23 @@ def test_game_conserves_cubes_and_contains_lifts() -> None:
 def test_resting_levels_follow_the_stop_probabilities() -> None:
     tower = draw_tower(12)
     rng = np.random.default_rng(0)
-    n = 6000
-    levels = np.array([
-        plan_fall(tower, rng, cube=0, mass_g=0.5, level=7, t_s=0.0, speed_m_s=1.0,
-                  drop_m=0.03, residents=lambda _l, _t: ()).rest_level
-        for _ in range(n)
-    ])
+    n = 3000
+    levels = np.array(
+        [
+            plan_fall(
+                tower,
+                rng,
+                cube=0,
+                mass_g=0.5,
+                level=7,
+                t_s=0.0,
+                speed_m_s=1.0,
+                drop_m=0.03,
+                residents=lambda _l, _t: (),
+            ).rest_level
+            for _ in range(n)
+        ]
+    )
     stop = tower.stop_probabilities
     expected = np.zeros(8)
     reach = 1.0

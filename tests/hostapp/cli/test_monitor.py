@@ -80,10 +80,10 @@ def test_watch_reports_a_lost_port_and_its_return(tmp_path: Path) -> None:
     out = io.StringIO()
     with PtyDeviceServer(device, pace=1.0, link_path=tmp_path / "tty") as server:
         with SerialSource(server.path, retry_interval_s=0.05) as source:
-            timer = threading.Thread(target=lambda: (time.sleep(0.8), server.unplug(),
-                                                     time.sleep(0.5), server.replug()))
+            timer = threading.Thread(target=lambda: (time.sleep(0.6), server.unplug(),
+                                                     time.sleep(0.4), server.replug()))
             timer.start()
-            watch(source, out, duration_s=2.6, refresh_s=0.5)
+            watch(source, out, duration_s=2.0, refresh_s=0.4)
             timer.join()
     text = out.getvalue()
     assert "device 6d6f6e69746f7231" in text
@@ -125,7 +125,7 @@ def test_monitor_sim_prints_hello_and_tables(
     assert out.count("device ") == 1
     tables = [line for line in lines if line.startswith("t=")]
     assert len(tables) == 2
-    assert all("lost 0  crc 0  framing 0" in line for line in tables)
+    assert all("lost 0  crc 0  framing 0" in line for line in tables), out
     load_rows = [line.split()[1:] for line in lines if line.startswith("load ")]
     assert load_rows and all(len(row) == 8 for row in load_rows)
     assert any(line.startswith("status    uptime") for line in lines)

@@ -27,7 +27,7 @@ from hostapp.protocol import (
 )
 from hostapp.protocol.messages import BodyError
 
-FAST = settings(max_examples=60, deadline=None)
+FAST = settings(max_examples=40, deadline=None)
 
 u16 = st.integers(0, 0xFFFF)
 u32 = st.integers(0, 0xFFFFFFFF)
@@ -122,7 +122,7 @@ def test_any_chunking_gives_the_same_messages(msgs: list[Message], cuts: list[in
     assert decoder.stats.bytes_in == len(wire)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(
     st.lists(messages, min_size=3, max_size=12),
     st.lists(st.tuples(st.sampled_from(["flip", "insert", "delete"]), st.integers(0, 10**6),

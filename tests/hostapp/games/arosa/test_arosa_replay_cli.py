@@ -224,3 +224,24 @@ def test_replay_as_a_real_process(tmp_path: Path) -> None:
     )
     assert bad.returncode == 2
     assert bad.stdout == "" and bad.stderr.count("\n") == 1 and "event 6 " in bad.stderr
+
+
+def test_the_contracts_example_stops_where_the_prologue_is_unfinished(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # contracts.md section 4 shows the format, not a legal game: its third
+    # event inspects while the prologue still owes a victim and six clues
+    script = {
+        "players": ["blue", "yellow", "gray"],
+        "events": [
+            {"do": "throw", "color": "red", "floor": 4},
+            {"do": "throw", "color": "blue", "floor": 6},
+            {"do": "inspect", "by": "blue", "floor": 4},
+            {"do": "suspect", "by": "yellow", "suspects": ["gray"], "floor": 2},
+            {"do": "cover", "by": "gray", "floor": 5, "remove": 1},
+        ],
+    }
+    status, out, err = run(tmp_path, script, capsys)
+    assert status == 2 and out == ""
+    assert err.startswith("towerear: event 2 (inspect): The prologue")
+    assert "1 red, 1 blue, 2 yellow, 2 gray" in err

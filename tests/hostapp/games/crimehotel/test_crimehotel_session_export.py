@@ -74,3 +74,12 @@ def test_exports_hold_the_scored_game(tmp_path: Path) -> None:
         score_sheet_html({"game": "chess"})
     with pytest.raises(ExportError, match="Cannot write"):
         write_html(tmp_path / "missing-dir" / "sheet.html", summary)
+
+
+def test_score_sheet_shows_a_tie() -> None:
+    game = CrimeHotelGame.replay([{"type": "new_game", "players": ["Ann", "Ben", "Cid"]}])
+    summary = game.summary()
+    summary["winners"] = list(game.winners())  # nobody has scored: all three tie
+    html = score_sheet_html(summary)
+    assert "Tie between Ann, Ben, Cid" in html
+    assert html.count('<tr class="winner">') == 3

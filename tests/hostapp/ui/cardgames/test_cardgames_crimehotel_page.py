@@ -45,7 +45,9 @@ def test_full_game_through_the_widgets(qtbot: QtBot, tmp_path: Path) -> None:
     page = CrimeHotelPage()
     qtbot.addWidget(page)
     page.resize(1280, 860)
-    page.show()
+    with qtbot.waitActive(page):
+        page.show()
+        page.activateWindow()
     setup = page.setup
     for edit, name in zip(setup.name_edits, PLAYERS, strict=True):
         edit.setText(name)
@@ -82,7 +84,10 @@ def test_full_game_through_the_widgets(qtbot: QtBot, tmp_path: Path) -> None:
                     kinds = [page.help_kind.itemData(i) for i in range(page.help_kind.count())]
                     page.help_kind.setCurrentIndex(kinds.index("bonus" if "bonus" in kinds
                                                                else "none"))
-                    qtbot.mouseClick(page.help_button, Qt.MouseButton.LeftButton)
+                    # The keyboard: the list has the focus, Ctrl+Enter takes the help.
+                    assert QApplication.focusWidget() is page.help_kind
+                    qtbot.keyClick(page.help_kind, Qt.Key.Key_Return,
+                                   Qt.KeyboardModifier.ControlModifier)
                 assert page.error.text() == ""
         assert page.panels.currentWidget() is page.last_panel
         for edit, player in zip(page.last_rows.edits, page.last_rows.players, strict=False):
@@ -160,3 +165,22 @@ def test_undo_and_refused_entries(qtbot: QtBot) -> None:
     qtbot.mouseClick(page.setup.resume_button, Qt.MouseButton.LeftButton)
     assert page.stack.currentWidget() is page.play
     assert page.game.players == ("A", "B", "C")
+
+
+def test_a_rebuilt_page_resumes_the_game(qtbot: QtBot) -> None:
+    """The main window rebuilds its pages on a language switch: the game carries on."""
+    old = CrimeHotelPage()
+    for edit, name in zip(old.setup.name_edits, ["A", "B", "C"], strict=False):
+        edit.setText(name)
+    old.setup.start()
+    old.face_up.setText("11 12 13 14 15 16 17 18")
+    old.submit_deal()
+    # The window builds the new page while the old one still exists.
+    new = CrimeHotelPage()
+    qtbot.addWidget(new)
+    assert new.setup.resume_box.isVisibleTo(new)
+    new.setup.resume_button.click()
+    assert new.setup.error.text() == ""
+    assert new.stack.currentWidget() is new.play
+    assert new.game.phase == "trick"
+    old.deleteLater()

@@ -6,8 +6,10 @@ import os
 from pathlib import Path
 
 from PyQt6.QtCore import Qt
+from PyQt6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from hostapp.games.mugshots.namebook import user_name_book_path
 from hostapp.ui.cardgames import MugshotsPage
 
 
@@ -33,7 +35,9 @@ def test_full_game_through_the_widgets(qtbot: QtBot, tmp_path: Path) -> None:
     page = MugshotsPage()
     qtbot.addWidget(page)
     page.resize(1280, 820)
-    page.show()
+    with qtbot.waitActive(page):
+        page.show()
+        page.activateWindow()
     setup = page.setup
     setup.name_edits[0].setText("Anna")
     setup.name_edits[1].setText("Ben")
@@ -53,9 +57,14 @@ def test_full_game_through_the_widgets(qtbot: QtBot, tmp_path: Path) -> None:
         page.editor.set_card(c)
         click(qtbot, page.identify_button)
 
-    # Anna: a simple identification by animal (2 cards).
-    draw(OWL)
-    identify("animal", OWL_TWIN)
+    # Anna: a simple identification by animal (2 cards), with the keyboard alone.
+    page.editor.set_card(OWL)
+    focused = QApplication.focusWidget()
+    assert focused is page.editor.combos["animal"]
+    qtbot.keyClick(focused, Qt.Key.Key_D, Qt.KeyboardModifier.AltModifier)
+    page.editor.set_card(OWL_TWIN)
+    qtbot.keyClick(page.editor.combos["animal"], Qt.Key.Key_I, Qt.KeyboardModifier.AltModifier)
+    assert len(page.holder.engine.archive["Anna"]) == 2
     # Ben: names the colour, but the cards match only in the animal: it fails.
     draw(OWL)
     identify("colour", OWL_TWIN)
@@ -94,6 +103,22 @@ def test_full_game_through_the_widgets(qtbot: QtBot, tmp_path: Path) -> None:
     page.helper_export.ask_path = lambda suggested, _f: tmp_path / f"m{suggested.suffix}"
     click(qtbot, page.helper_export.html_button)
     assert "Anna" in (tmp_path / "m.html").read_text("utf-8")
+
+
+def test_name_book_copy_is_saved_for_editing(qtbot: QtBot) -> None:
+    page = MugshotsPage()
+    qtbot.addWidget(page)
+    assert "shipped with towerear" in page.setup.names_label.text()
+    click(qtbot, page.setup.save_names_button)
+    path = user_name_book_path()
+    assert path.exists() and str(path) in page.setup.names_label.text()
+    edited = path.read_text("utf-8").replace('"Bruno"', '"Brutus"')
+    edited = edited.replace('"Br*"', '"Bru*"').replace('"*uno"', '"*tus"')
+    path.write_text(edited, "utf-8")
+    reopened = MugshotsPage()
+    qtbot.addWidget(reopened)
+    assert reopened.book.names[0] == "Brutus"
+    assert reopened.editor.combos["name"].findData("Bru*") >= 0
 
 
 def test_score_pad_and_refusals(qtbot: QtBot) -> None:

@@ -1,0 +1,112 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from hostapp.cli import main
+from hostapp.eval.sessions import SessionSpec, record_session
+
+CONTRACT = {
+    "landing": ["event", "t", "t_decided", "floor", "cubes", "confidence"],
+    "removal": ["event", "t", "t_decided", "floor", "cubes", "confidence"],
+    "lift": ["event", "t", "t_decided", "exposed"],
+    "closed": ["event", "t", "t_decided"],
+    "disturbance": ["event", "t", "t_decided"],
+}
+
+
+@pytest.fixture(scope="module")
+def wrapped_recording(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict]]:
+    """30 s of throws on a simulated tower whose device clock wraps after 10 s."""
+    path = tmp_path_factory.mktemp("detect") / "wrap.bin"
+    spec = SessionSpec("single", 4, 44, 30.0, clock_offset_us=2**32 - 10_000_000)
+    return path, record_session(spec, path)
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, list[dict], str]:
+    status = main(argv)
+    captured = capsys.readouterr()
+    lines = [json.loads(line) for line in captured.out.splitlines()]
+    return status, lines, captured.err
+
+
+def test_detect_prints_contract_json_lines_across_a_clock_wrap(
+    wrapped_recording: tuple[Path, list[dict]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, truth = wrapped_recording
+    status, events, err = _run(["detect", str(path)], capsys)
+    assert status == 0
+    assert "damage: none" in err
+    for e in events:
+        assert list(e)[: len(CONTRACT[e["event"]])] == CONTRACT[e["event"]]
+    decided = [e["t_decided"] for e in events]
+    assert decided == sorted(decided)
+    landings = [e for e in events if e["event"] == "landing"]
+    expected = [(round(e["t"], 1), e["level"]) for e in truth if e["event"] == "landing"]
+    assert len(expected) >= 3
+    # Every truth landing, also those after the wrap at 10 s, on the right floor.
+    assert [e["floor"] for e in landings] == [lv for _, lv in expected]
+    for e, (t, _) in zip(landings, expected, strict=True):
+        assert abs(e["t"] - t) < 0.5 and e["t_decided"] >= e["t"]
+    assert any(t > 12.0 for t, _ in expected)
+
+
+def test_detect_reads_a_recording_that_begins_mid_frame(
+    wrapped_recording: tuple[Path, list[dict]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path, _ = wrapped_recording
+    whole = _run(["detect", str(path)], capsys)[1]
+    cut = tmp_path / "cut.bin"
+    cut.write_bytes(path.read_bytes()[1001:])  # no HELLO, first frame cut in half
+    status, events, err = _run(["detect", str(cut)], capsys)
+    assert status == 0
+    assert "partial_start=1" in err
+    # Same landings (stream time starts a few ms later, rates are measured).
+    assert [e["floor"] for e in events if e["event"] == "landing"] == [
+        e["floor"] for e in whole if e["event"] == "landing"
+    ]
+
+
+def test_detect_counts_damage_and_still_exits_0(
+    wrapped_recording: tuple[Path, list[dict]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path, _ = wrapped_recording
+    data = bytearray(path.read_bytes())
+    for i in range(5000, len(data), 40_000):
+        data[i] ^= 0x10  # bit errors
+    del data[200_000:230_000]  # a lost chunk
+    damaged = tmp_path / "damaged.bin"
+    damaged.write_bytes(bytes(data))
+    status, events, err = _run(["detect", str(damaged)], capsys)
+    assert status == 0
+    assert "crc_errors=" in err or "framing_errors=" in err
+    assert any(e["event"] == "landing" for e in events)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [(None, "does not exist"), (b"", "is empty"), (b"\x01\x02garbage" * 50, "no decodable")],
+)
+def test_unusable_files_exit_2_with_one_line(
+    content: bytes | None, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bad.bin"
+    if content is not None:
+        path.write_bytes(content)
+    status, events, err = _run(["detect", str(path)], capsys)
+    assert status == 2 and events == []
+    assert err.count("\n") == 1 and message in err
+
+
+def test_bad_calibration_file_exits_2(
+    wrapped_recording: tuple[Path, list[dict]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _ = wrapped_recording
+    cal = tmp_path / "cal.json"
+    cal.write_text('{"cube_mass_g": -3}')
+    status, _, err = _run(["detect", str(path), "--calibration", str(cal)], capsys)
+    assert status == 2 and err.count("\n") == 1 and "calibration" in err
