@@ -6,7 +6,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 bash tools/setup.sh
 export PATH="$here/.venv/bin:$PATH"
-echo "== ruff"; ruff check dsp hostapp tests tools
+echo "== ruff"; ruff check dsp hostapp hardware tests tools
 echo "== mypy"; mypy
 if [ -f firmware/Makefile ]; then
   echo "== firmware"; make -s -C firmware all

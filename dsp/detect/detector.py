@@ -15,7 +15,12 @@ from dsp.detect.calibration import DetectorCalibration
 from dsp.detect.cubes import CubeScale
 from dsp.detect.events import Event
 from dsp.detect.fusion import Fusion, FusionStats
-from dsp.detect.loadcell import LoadChannelProcessor, LoadConnection, LoadStep
+from dsp.detect.loadcell import (
+    SETTLED_WINDOW_MS,
+    LoadChannelProcessor,
+    LoadConnection,
+    LoadStep,
+)
 from dsp.detect.piezo import PiezoChain, TimedImpact
 
 # Why 2.5 s: the device sends piezo and load interleaved within milliseconds;
@@ -27,6 +32,12 @@ _STREAM_ABSENT_S = 2.5
 @dataclass(frozen=True)
 class _LoadProgress:
     t_s: float
+    settled_levels: np.ndarray
+
+
+@dataclass(frozen=True)
+class _SettledStep:
+    step: LoadStep
 
 
 @dataclass(frozen=True)
@@ -72,6 +83,14 @@ class Detector:
             sample_rate_hz=load_rate_hz,
             noise_counts=cal.load_noise_counts,
         )
+        # The settled view: long, noise-tight windows only. Slow, but not
+        # fooled by hands or handling; it confirms or corrects the fast view.
+        self.load_settled = LoadChannelProcessor(
+            n_channels=n_levels,
+            sample_rate_hz=load_rate_hz,
+            noise_counts=cal.load_noise_counts,
+            stable_window_ms=SETTLED_WINDOW_MS,
+        )
         self.scale = CubeScale(n_levels=n_levels, cube_counts=cal.cube_counts())
         self.acoustic = AcousticLevelModel(
             n_levels=n_levels, signatures=cal.acoustic_signatures, counts=cal.acoustic_counts
@@ -93,6 +112,7 @@ class Detector:
             return
         self._unit_version = self.scale.version
         self.load.set_cube_counts(self.scale.units())
+        self.load_settled.set_cube_counts(self.scale.units(), ring_tolerant=False)
 
     def feed_piezo(self, t0_s: float, samples: np.ndarray) -> list[Event]:
         """Feed piezo sample sets (shape ``(n, n_levels)``) starting at stream time ``t0_s``."""
@@ -111,8 +131,13 @@ class Detector:
             self._push(conn.t_decided_s, conn)
         for step in result.steps:
             self._push(step.t_decided_s, step)
+        settled = self.load_settled.process(t_s=t_s, values=values, valid=valid)
+        for step in settled.steps:
+            self._push(step.t_decided_s, _SettledStep(step))
         self._load_done = max(self._load_done, float(t_s[-1]))
-        self._push(self._load_done, _LoadProgress(self._load_done))
+        self._push(
+            self._load_done, _LoadProgress(self._load_done, self.load_settled.level.copy())
+        )
         return self._advance()
 
     def _push(self, t_s: float, item: object) -> None:
@@ -150,7 +175,10 @@ class Detector:
             return self.fusion.add_load([item], [], t)
         if isinstance(item, LoadConnection):
             return self.fusion.add_load([], [item], t)
+        if isinstance(item, _SettledStep):
+            return self.fusion.add_settled_step(item.step)
         if isinstance(item, _LoadProgress):
+            self.fusion.track_settled_levels(item.settled_levels)
             return self.fusion.add_load([], [], t)
         return []
 

@@ -55,6 +55,9 @@ STEP_CUBES = 0.4
 # moves a window mean by far less than the 0.5 cube that would miscount
 # (0.6 gave the same counts on towers 1-4, 90 ms later).
 RING_CUBES = 0.8
+# Why 500 ms: the settled view of a channel (see the detector): a hand
+# wandering on a plate or a tower being handled is not still for half a second.
+SETTLED_WINDOW_MS = 500.0
 # A channel's noise is never taken below one count: HX711 readings are
 # integers, and a perfectly quiet simulated channel must not make every
 # quantisation step look like a load change.
@@ -202,7 +205,7 @@ class LoadChannelProcessor:
         self._first_scored_row = 0 if noise_counts is not None else self.tare_readings - 1
 
     # -- configuration -----------------------------------------------------
-    def set_cube_counts(self, counts: np.ndarray) -> None:
+    def set_cube_counts(self, counts: np.ndarray, *, ring_tolerant: bool = True) -> None:
         """Tell the size of one cube per channel (counts, NaN where unknown).
 
         Steps smaller than ``STEP_CUBES`` of a cube are then ignored, and a
@@ -213,7 +216,8 @@ class LoadChannelProcessor:
         """
         units = np.nan_to_num(np.abs(np.asarray(counts, dtype=np.float64)), nan=0.0)
         self.min_step_counts = STEP_CUBES * units
-        self.ring_tolerance_counts = RING_CUBES * units
+        if ring_tolerant:
+            self.ring_tolerance_counts = RING_CUBES * units
 
     @property
     def noise_ready(self) -> bool:

@@ -9,6 +9,7 @@ same actions wherever the script does not react to where cubes landed (the
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -187,8 +188,10 @@ _SCRIPTS: dict[str, Script] = {
 class Scenario:
     """One scripted session on one tower, rendered block by block.
 
-    Use :meth:`blocks` for long runs (constant memory) and :attr:`truth`
-    afterwards; :func:`run_scenario` does both in one call.
+    :meth:`advance` hands out exactly the span asked for (the script acts at
+    its own times inside it); :meth:`blocks` iterates to the end in constant
+    memory; :attr:`truth` is the ground truth so far. :func:`run_scenario`
+    renders everything in one call.
     """
 
     name: str
@@ -204,25 +207,37 @@ class Scenario:
         if not self.duration_s > 0:
             raise SimulatorError("a scenario needs a positive duration")
         self.sim = TowerSimulator(self.tower, seed=self.seed, noisy_room=self.name == "noisy")
-        self._started = False
+        rng = np.random.default_rng([self.seed, _SCRIPT_STREAM])
+        self._script = _SCRIPTS[self.name](self.sim, rng, self.duration_s)
+        self._next_action_s = self._resume_script()
+
+    def _resume_script(self) -> float:
+        """Let the script act; return when it wants to act next (inf: never)."""
+        t_next = next(self._script, math.inf)
+        return t_next if t_next <= self.duration_s else math.inf
+
+    def advance(self, duration_s: float) -> SensorBlock:
+        """The next ``duration_s`` seconds of the session, the script acting on time.
+
+        Past the scenario's duration the tower carries on with nobody acting.
+        """
+        if not duration_s >= 0.0 or math.isinf(duration_s):
+            raise SimulatorError("advance() needs a finite, non-negative duration")
+        sim = self.sim
+        t_end = sim.time_s + duration_s
+        parts = []
+        while self._next_action_s <= t_end:
+            parts.append(sim.advance(max(0.0, self._next_action_s - sim.time_s)))
+            self._next_action_s = self._resume_script()
+        parts.append(sim.advance(max(0.0, t_end - sim.time_s)))
+        return SensorBlock.concat(parts)
 
     def blocks(self, block_s: float = 1.0) -> Iterator[SensorBlock]:
-        """Render the whole session as blocks of at most ``block_s`` seconds."""
+        """Render the rest of the session as blocks of ``block_s`` seconds (the last shorter)."""
         if not block_s > 0:
             raise SimulatorError("blocks need a positive length")
-        if self._started:
-            raise SimulatorError("a scenario is rendered once; make a new one to run it again")
-        self._started = True
-        sim = self.sim
-        rng = np.random.default_rng([self.seed, _SCRIPT_STREAM])
-        for t_next in _SCRIPTS[self.name](sim, rng, self.duration_s):
-            target = min(t_next, self.duration_s)
-            while sim.time_s < target - 1e-12:
-                yield sim.advance(min(block_s, target - sim.time_s))
-            if t_next > self.duration_s:
-                return
-        while sim.time_s < self.duration_s - 1e-12:
-            yield sim.advance(min(block_s, self.duration_s - sim.time_s))
+        while self.sim.time_s < self.duration_s - 1e-9:
+            yield self.advance(min(block_s, self.duration_s - self.sim.time_s))
 
     @property
     def truth(self) -> GroundTruth:

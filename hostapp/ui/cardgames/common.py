@@ -98,10 +98,11 @@ class SessionHolder(Generic[E]):
 
     def replace(self, session: CardGameSession[E] | None) -> None:
         """Close the game in play (its journal stays on disk) and hold ``session``."""
-        if self.session is not None:
-            if SessionHolder._open.get(self.session.game_id) is self.session:
-                del SessionHolder._open[self.session.game_id]
-            self.session.close()
+        old = self.session
+        if old is not None:
+            if SessionHolder._open.get(old.game_id) is old:
+                del SessionHolder._open[old.game_id]
+            old.close()
         self.session = session
         if session is not None and session.game_id:
             SessionHolder._open[session.game_id] = session

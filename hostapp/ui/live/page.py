@@ -166,6 +166,7 @@ class LivePage(QWidget):
         super().__init__(parent)
         self._context = context
         self.data = LiveData()
+        self._shown_connected: tuple[bool, ...] = ()
         self._profiles = ProfileStore()
         self._stack = QStackedWidget()
         layout = QVBoxLayout(self)
@@ -241,9 +242,12 @@ class LivePage(QWidget):
         if not self.isVisible() or self._context.debug_lock.locked:
             return
         self.plots.refresh_half()
-        connected = self.data.connected_levels()
+        connected = tuple(bool(c) for c in self.data.connected_levels())
+        if connected == self._shown_connected:
+            return
+        self._shown_connected = connected
         for row, level in enumerate(reversed(range(N_LEVELS))):
-            on = bool(connected[level])
+            on = connected[level]
             text = (
                 tr("Level {level}: connected", level=level)
                 if on

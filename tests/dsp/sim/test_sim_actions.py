@@ -138,11 +138,29 @@ def test_scenario_blocks_join_to_the_whole_run() -> None:
     np.testing.assert_array_equal(whole.load, parts.load)
 
 
-def test_a_scenario_renders_once() -> None:
-    scenario = Scenario("quiet", draw_tower(0), 0, 2.0)
-    assert len(list(scenario.blocks())) == 2
-    with pytest.raises(SimulatorError, match="rendered once"):
-        next(scenario.blocks())
+def test_scenario_advance_hands_out_exactly_the_span_asked_for() -> None:
+    tower = draw_tower(6)
+    whole, truth = run_scenario("game", tower=tower, seed=3, duration_s=30.0)
+    scenario = Scenario("game", tower, 3, 30.0)
+    blocks = []
+    for step in _cuts(30.0, seed=2):
+        block = scenario.advance(step)
+        assert len(block.piezo) == pytest.approx(step * tower.piezo_rate_hz, abs=1.0)
+        blocks.append(block)
+    parts = SensorBlock.concat(blocks)
+    np.testing.assert_array_equal(whole.piezo, parts.piezo)
+    np.testing.assert_array_equal(whole.load_valid, parts.load_valid)
+    assert scenario.truth.to_json() == truth.to_json()
+    after = scenario.advance(2.0)  # past the end: nobody acts, time goes on
+    assert len(after.piezo) > 0 and scenario.truth.events == truth.events
+
+
+def _cuts(total: float, seed: int) -> list[float]:
+    rng = np.random.default_rng(seed)
+    cuts: list[float] = []
+    while sum(cuts) < total - 1e-9:
+        cuts.append(min(float(rng.uniform(0.001, 1.3)), total - sum(cuts)))
+    return cuts
 
 
 def test_unknown_scenario_names_the_known_ones() -> None:
