@@ -49,6 +49,21 @@ DEFAULT_WIDE_IMPACT_CHANNELS = 6
 # Why 6 dB: a wide impact is a disturbance only if it is also flat (no level
 # stands out by more than this over the median level).
 DEFAULT_WIDE_IMPACT_FLATNESS_DB = 6.0
+# Why 1.5 s: hands that lift or set down modules shake every plate for up to
+# about a second around the moment contacts open or close.
+_HANDLING_GUARD_S = 1.5
+# Why 2: a cube shakes its own plate; two or more other plates restless
+# while it settles means hands or the table moved the tower.
+_BUSY_LEVELS = 2
+# Why 0.25 cube: a cube's step measured by the fast view is within 0.1-0.2
+# cube of whole; a step between whole cubes is a hand or the table.
+_FAST_MAX_RESIDUAL = 0.25
+# Why 0.3 s: a tower-wide impact this shortly before a step means the step
+# may be the hand or knock, not a cube.
+_DROP_GAP_GUARD_S = 0.3
+# Why 0.3 cube: slower changes than this between two settled views are drift
+# or creep (followed, like a scale's zero tracking); faster ones are cubes.
+_DRIFT_FOLLOW_CUBES = 0.3
 # Why 1.2 s: a cube falls through all eight levels and bounces out within
 # about a second; earlier impacts belong to another drop.
 _DROP_LOOKBACK_S = 1.2
@@ -68,6 +83,8 @@ class FusionStats:
     load_steps: int = 0
     steps_below_one_cube: int = 0
     steps_in_disturbance: int = 0
+    settled_landings: int = 0
+    settled_removals: int = 0
     acoustic_landings: int = 0
     acoustic_learnt: int = 0
     acoustic_agreed: int = 0
@@ -131,6 +148,11 @@ class Fusion:
         self._load_seen = False
         #: Cubes believed to lie on each level (from the events decided so far).
         self.cubes_on = [0] * self.n_levels
+        #: Load of each level (counts) that the events so far account for;
+        #: NaN until the settled view has seen the level (or after a lift).
+        self.accounted = np.full(self.n_levels, np.nan)
+        self._last_connection_t = -np.inf
+        self._wide_impact_t: deque[float] = deque(maxlen=64)
 
     # -- inputs ------------------------------------------------------------
     def add_impacts(
@@ -142,6 +164,7 @@ class Fusion:
             self.stats.impacts += 1
             self._impacts.append(imp)
             if self._is_wide(imp):
+                self._wide_impact_t.append(imp.t_s)
                 out.extend(self._disturbance(imp.t_s, imp.t_s if known_s is None else known_s))
             elif not self._load_present(imp.t_s):
                 if self._drop.impacts and imp.t_s - self._drop.impacts[-1].t_s > self.drop_gap_s:
@@ -213,11 +236,67 @@ class Fusion:
                 out.extend(self._disturbance(t0, now_s, settle_until=step.t_settled_s))
                 continue
             self._pending_steps.remove(step)
-            if step.t_settled_s <= self._disturbance_until:
+            if not self._fast_step_trusted(step):
+                # Left to the settled view, which decides once all is still.
                 self.stats.steps_in_disturbance += 1
                 continue
             out.extend(self._step_event(step, now_s))
         return out
+
+    def _fast_step_trusted(self, step: LoadStep) -> bool:
+        """Whether the fast view may decide this step (calm, closed tower)."""
+        if self.disconnected or step.t_settled_s <= self._disturbance_until:
+            return False
+        if step.t_before_s - self._last_connection_t < _HANDLING_GUARD_S:
+            return False
+        if step.busy_levels >= _BUSY_LEVELS:
+            return False
+        start = step.t_before_s - _DROP_GAP_GUARD_S
+        return not any(start <= t <= step.t_settled_s for t in self._wide_impact_t)
+
+    def add_settled_step(self, step: LoadStep) -> list[Event]:
+        """A change seen by the settled view: absorbed if already accounted for."""
+        level = step.level
+        if level in self.disconnected:
+            return []
+        if not np.isfinite(self.accounted[level]):
+            self.accounted[level] = step.after_counts
+            return []
+        delta = step.after_counts - self.accounted[level]
+        if not self.scale.knows_sign(level):
+            self.scale.learn_sign(level, delta, cubes_added=self._exposed_level() != level)
+        n, residual = self.scale.count(level, delta)
+        self.accounted[level] = step.after_counts
+        if n == 0:
+            return []
+        now_s = step.t_decided_s
+        confidence = float(np.clip(1.0 - 0.9 * max(0.0, residual - 0.1) / 0.4, 0.5, 0.99))
+        self.cubes_on[level] = max(0, self.cubes_on[level] + n)
+        if n > 0:
+            self.stats.settled_landings += 1
+            return [
+                Landing(t=step.t_settled_s, t_decided=now_s, floor=level, cubes=n,
+                        confidence=confidence * 0.9, source="load")
+            ]
+        self.stats.settled_removals += 1
+        return [
+            Removal(t=step.t_settled_s, t_decided=now_s, floor=level, cubes=-n,
+                    confidence=confidence, knocked=self._exposed_level() != level)
+        ]
+
+    def track_settled_levels(self, levels: np.ndarray) -> None:
+        """Follow slow drift of levels whose load is accounted for (zero tracking)."""
+        units = self.scale.units()
+        for level in range(self.n_levels):
+            value = float(levels[level])
+            if not np.isfinite(value) or level in self.disconnected:
+                continue
+            if not np.isfinite(self.accounted[level]):
+                self.accounted[level] = value
+            elif np.isfinite(units[level]) and abs(value - self.accounted[level]) < (
+                _DRIFT_FOLLOW_CUBES * units[level]
+            ):
+                self.accounted[level] = value
 
     def _step_event(self, step: LoadStep, now_s: float) -> list[Event]:
         if not self.scale.knows_sign(step.level):
@@ -229,6 +308,11 @@ class Fusion:
         n, residual = self.scale.count(step.level, step.delta_counts)
         if n == 0:
             self.stats.steps_below_one_cube += 1
+            return []
+        if residual > _FAST_MAX_RESIDUAL:
+            # Not a clean whole number of cubes: a hand or the table moved
+            # the plate. The settled view will tell once all is still.
+            self.stats.steps_in_disturbance += 1
             return []
         # Confidence from how well the step matches whole cubes: a clean
         # step is within 0.1 cube; at 0.5 it is a coin toss between n and n+1.
@@ -248,6 +332,7 @@ class Fusion:
             confidence *= 0.9
         self.scale.learn(step.level, step.delta_counts, n)
         self.cubes_on[step.level] = max(0, self.cubes_on[step.level] + n)
+        self.accounted[step.level] = step.after_counts
         return [
             Removal(
                 t=self._removal_time(step),
@@ -280,6 +365,7 @@ class Fusion:
             self.stats.acoustic_learnt += 1
         self.scale.learn(level, step.delta_counts, n)
         self.cubes_on[level] += n
+        self.accounted[level] = step.after_counts
         out.append(
             Landing(
                 t=t,
@@ -317,6 +403,8 @@ class Fusion:
 
     # -- connections -------------------------------------------------------
     def _connection(self, conn: LoadConnection) -> list[Event]:
+        self._last_connection_t = max(self._last_connection_t, conn.t_decided_s)
+        self.accounted[conn.level] = np.nan
         if not conn.connected:
             self.disconnected.add(conn.level)
             self._disconnect_t[conn.level] = conn.t_s

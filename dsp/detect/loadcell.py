@@ -82,6 +82,9 @@ class LoadStep:
         New level minus old level, HX711 counts.
     before_counts, after_counts : float
         Window means before and after, counts.
+    busy_levels : int
+        Other channels that were not still (or not valid) while this one
+        settled: many means the whole tower was shaken (a hand, a knock).
     """
 
     level: int
@@ -91,6 +94,7 @@ class LoadStep:
     delta_counts: float
     before_counts: float
     after_counts: float
+    busy_levels: int = 0
 
 
 @dataclass(frozen=True)
@@ -202,6 +206,11 @@ class LoadChannelProcessor:
         # stable window after one re-learns the level instead of comparing.
         self._pending_resets: list[list[float]] = [[] for _ in range(n)]
         self._n_rows = 0
+        # Why two windows back: the other channels are judged over the
+        # settling of the step itself, not over the whole drop (a falling
+        # cube's edge strikes briefly shake the plates above).
+        self._busy_lookback = 2 * self.window
+        self._restless_hist = np.zeros((0, n), dtype=bool)
         self._first_scored_row = 0 if noise_counts is not None else self.tare_readings - 1
 
     # -- configuration -----------------------------------------------------
@@ -367,8 +376,14 @@ class LoadChannelProcessor:
                 self._pending_resets[ch] = [r for r in self._pending_resets[ch] if r > last_start]
         with np.errstate(invalid="ignore"):
             jumps = stable & (np.abs(means - prev_mean) > threshold[None, :])
+        # Rows of "not still" per channel, with enough history to look back
+        # over the settling of a step found early in this block.
+        restless = np.vstack([self._restless_hist, ~stable])
+        offset = self._restless_hist.shape[0]
         steps: list[LoadStep] = []
         for j, ch in zip(*np.nonzero(jumps), strict=True):
+            look = restless[max(0, offset + j - self._busy_lookback) : offset + j + 1]
+            busy = int(np.count_nonzero(look.any(axis=0))) - int(look[:, ch].any())
             steps.append(
                 LoadStep(
                     level=int(ch),
@@ -378,8 +393,10 @@ class LoadChannelProcessor:
                     delta_counts=float(means[j, ch] - prev_mean[j, ch]),
                     before_counts=float(prev_mean[j, ch]),
                     after_counts=float(means[j, ch]),
+                    busy_levels=busy,
                 )
             )
+        self._restless_hist = restless[-self._busy_lookback :]
         seen = last_incl[-1] >= 0
         self.level = np.where(seen, means[np.maximum(last_incl[-1], 0), np.arange(n)], self.level)
         self.level_t = np.where(seen, win_t[np.maximum(last_incl[-1], 0), -1], self.level_t)

@@ -253,9 +253,10 @@ def mode_shape(mode: int, x: float, y: float) -> float:
 
 def _stop_mean(level: int) -> float:
     # Holes are smaller upwards but the plates below are hit by cubes that
-    # already lost speed on edges: more cubes stop low in the tower. Means from
-    # 0.16 (level 7) to 0.42 (level 1) give ~5 % of throws on the ground floor.
-    return 0.16 + (7 - level) * 0.043
+    # already lost speed on edges: a cube that gets low stops more readily.
+    # Means from 0.17 (level 7) to 0.53 (level 1) leave ~5 % of throws for the
+    # ground floor and fewer for each level further down.
+    return 0.17 + (7 - level) * 0.06
 
 
 def draw_tower(seed: int) -> TowerConstants:
@@ -293,7 +294,7 @@ def draw_tower(seed: int) -> TowerConstants:
             stop = 1.0
             edge = 0.0
         else:
-            stop = float(np.clip(rng.normal(_stop_mean(level), 0.06), 0.06, 0.75))
+            stop = float(np.clip(rng.normal(_stop_mean(level), 0.06), 0.06, 0.8))
             edge = _u(rng, 0.2, 0.7)
         freqs, qs, masses = _draw_modes(rng)
         # The hole takes the middle of the plate, so the disc sits to one side.

@@ -97,6 +97,7 @@ class TowerSimulator:
         self._hand: set[int] = set()
         self._masses: list[list[float]] = [[] for _ in range(self._n)]
         self._open: int | None = None
+        self._lifted_at = 0.0  # when the lifted modules came free
         self._schedule: list[tuple[int, int, Callable[[float], None]]] = []
         self._n_actions = 0
         self._n_items = 0
@@ -346,6 +347,7 @@ class TowerSimulator:
                 raise SimulatorError(f"the tower is already open at level {self._open}")
             self._open = exposed
             t_off = t + float(rng.uniform(0.25, 0.5))
+            self._lifted_at = t_off
             self._scene.add_handling(
                 t,
                 t_off + 0.3,
@@ -431,7 +433,8 @@ class TowerSimulator:
                 raise SimulatorError("cannot close the tower: it is not open")
             k = self._open
             self._open = None
-            down = t + float(rng.uniform(0.2, 0.5))
+            # Modules cannot be set down before they were off.
+            down = max(t + float(rng.uniform(0.2, 0.5)), self._lifted_at + 0.2)
             self._scene.add_handling(
                 t,
                 down + 0.2,

@@ -226,8 +226,10 @@ static bool service_reset(void)
     if (!s_reset_pending || !uart_tx_idle()) {
         return false;
     }
-    /* The ACK is on the wire: let the watchdog reboot us. */
+    /* The ACK is on the wire: let the watchdog reboot us. Disarm it first:
+     * simavr 1.6 ignores a new timeout written to an armed watchdog. */
     cli();
+    wdt_disable();
     wdt_enable(WDTO_15MS);
     for (;;) {
     }

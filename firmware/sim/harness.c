@@ -265,9 +265,23 @@ static inline void track_isr(void)
     }
 }
 
-/* The simulated watchdog stops the CPU where the chip would reset. Do the
- * reset: the firmware sees WDRF in MCUSR and boots again. Returns 0 if the
- * stop was not the watchdog. */
+/* After a reset: avr_reset() cleared every cycle timer and the UART
+ * flags, so set them up again. */
+static void after_reset(void)
+{
+    S.resets++;
+    S.in_isr = 0;
+    configure_uart();
+    for (int ch = 0; ch < PIEZO_CH; ch++) {
+        S.conv_anchored[ch] = 0; /* the firmware restarts its sampling clock */
+    }
+    start_timers();
+}
+
+/* Older simavr versions stop the CPU where the chip's watchdog would reset
+ * it (simavr 1.6 resets by itself, see the run loop). Do the reset: the
+ * firmware sees WDRF in MCUSR and boots again. Returns 0 if the stop was
+ * not the watchdog. */
 static int watchdog_reset(void)
 {
     if (!(S.avr->data[WDTCSR_ADDR] & (1u << WDE_BIT))) {
@@ -276,13 +290,7 @@ static int watchdog_reset(void)
     avr_reset(S.avr);
     S.avr->data[MCUSR_ADDR] |= (1u << WDRF_BIT);
     S.avr->state = cpu_Running;
-    S.resets++;
-    S.in_isr = 0;
-    configure_uart();
-    for (int ch = 0; ch < PIEZO_CH; ch++) {
-        S.conv_anchored[ch] = 0; /* the firmware restarts its sampling clock */
-    }
-    start_timers();
+    after_reset();
     return 1;
 }
 
@@ -474,10 +482,18 @@ int main(int argc, char **argv)
     if (profile_path) {
         S.profile = calloc(32768, sizeof *S.profile);
     }
+    /* simavr 1.6 resets on a watchdog timeout by swapping avr->run for one
+     * call; seeing the swap tells us a reset is happening. */
+    avr_run_t normal_run = S.avr->run;
     while (S.avr->cycle < end) {
         uint32_t pc = S.avr->pc;
         avr_cycle_count_t before = S.avr->cycle;
+        int resetting = S.avr->run != normal_run;
         int state = avr_run(S.avr);
+        if (resetting && S.avr->run == normal_run) {
+            after_reset();
+            continue;
+        }
         if (S.profile) {
             S.profile[(pc >> 1) & 32767u] += S.avr->cycle - before;
         }

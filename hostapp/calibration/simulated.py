@@ -16,7 +16,9 @@ from typing import Any
 from dsp.sim import TowerSimulator, draw_tower
 from hostapp.calibration.coins import ReferenceMass
 from hostapp.calibration.feed import FrameFeeder
-from hostapp.calibration.tower_session import TowerCalibration, UserAction
+from hostapp.calibration.profile import CalibrationProfile
+from hostapp.calibration.tower_session import TowerCalibration, TowerCalibrationPlan, UserAction
+from hostapp.errors import CalibrationError
 from hostapp.protocol import FrameDecoder
 from hostapp.sources.sim_device import (
     SimulatedDevice,
@@ -143,3 +145,31 @@ def calibrate_simulated(
         if on_tick is not None:
             on_tick(session)
     return session, rig
+
+
+def calibrate_tower_profile(
+    seed: int,
+    *,
+    levels: tuple[int, ...] = (7, 6, 5, 4, 3, 2, 1, 0),
+    reference: ReferenceMass | None = None,
+    n_cubes: int = 5,
+) -> CalibrationProfile:
+    """Calibrate the simulated tower of ``seed`` as a builder would, and return its profile.
+
+    The evaluation uses this to compare detection with and without a
+    calibration on the same tower (a calibration session, then a game).
+
+    Raises
+    ------
+    CalibrationError
+        If the simulated session does not finish.
+    """
+    from hostapp.calibration.coins import coin
+
+    ref = reference or coin("eur-1")
+    plan = TowerCalibrationPlan(levels=levels, reference=ref, n_cubes=n_cubes)
+    session, _rig = calibrate_simulated(lambda device: TowerCalibration(plan, device),
+                                        seed=seed, reference=ref)
+    if not session.finished:
+        raise CalibrationError(f"the simulated calibration of tower {seed} did not finish")
+    return session.result()

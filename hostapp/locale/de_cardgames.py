@@ -66,8 +66,8 @@ MESSAGES = {
     "&Help": "&Hilfe",
     "&Other player": "&Mitspieler",
     "Move &from": "Versetzen &von",
-    "Move &to": "Versetzen &nach",
-    "&Take the help (Ctrl+Enter)": "Hilfe &nehmen (Strg+Eingabe)",
+    "Move &to": "Versetzen na&ch",
+    "Take the help (Ctrl+Enter)": "Hilfe nehmen (Strg+Eingabe)",
     "{help} ({free} free)": "{help} ({free} frei)",
     "highest card": "höchste Karte",
     "lowest card": "niedrigste Karte",
@@ -86,7 +86,7 @@ MESSAGES = {
         "Die verdeckte Karte umdrehen und ihre Nummer eingeben.",
     "&Hidden card": "&Verdeckte Karte",
     "the murderer": "den Mörder",
-    "&Score the investigation": "Durchgang &werten",
+    "Sc&ore the investigation": "Durchgang wer&ten",
     "Three investigations played.": "Drei Durchgänge gespielt.",
     "Rooms the murderer can still be in ({n}): {rooms}":
         "Zimmer, in denen der Mörder noch sein kann ({n}): {rooms}",
@@ -346,7 +346,7 @@ MESSAGES = {
     "The game is over: someone has reached the target.":
         "Das Spiel ist zu Ende: Jemand hat das Ziel erreicht.",
     "Unexpected score-pad event {kind!r}.": "Unerwartetes Punkteblock-Ereignis {kind!r}.",
-    "Save an editable &copy": "Bearbeitbare &Kopie speichern",
+    "Save an editable cop&y": "Bearbeitbare &Kopie speichern",
     "edit {path} and open this page again": "{path} bearbeiten und diese Seite neu öffnen",
     "the names shipped with towerear; save a copy to edit them":
         "die mit towerear gelieferten Namen; zum Bearbeiten eine Kopie speichern",

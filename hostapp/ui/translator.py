@@ -21,11 +21,12 @@ class CatalogTranslator(QTranslator):
         source_text: str | None,
         disambiguation: str | None = None,
         n: int = -1,
-    ) -> str:
+    ) -> str | None:
         if not source_text:
-            return ""
-        # An empty string tells Qt "no translation here", so it keeps the source.
-        return i18n.catalog(i18n.current_language()).get(source_text, "")
+            return None
+        # None becomes a null QString, which tells Qt "no translation here" so
+        # it keeps the source text; an empty string would blank the text out.
+        return i18n.catalog(i18n.current_language()).get(source_text)
 
     def isEmpty(self) -> bool:
         return False

@@ -127,6 +127,8 @@ def test_reset_acks_then_reboots(answered: list[tuple[int, object]]) -> None:
     assert seq == 0 and isinstance(hello, Hello)
     after = [m for _, m in answered[i + 2 :]]
     assert any(isinstance(m, Piezo) for m in after)
+    # the load cells are read again: the HX711 rounds restart after the reboot
+    assert any(isinstance(m, Load) and m.valid == 0xFF for m in after)
     status = next(m for m in after if isinstance(m, Status))
     assert status.flags & 0x20  # booted by the watchdog
     assert status.flags & c.STREAM_ALL == c.STREAM_ALL  # streaming again, unasked

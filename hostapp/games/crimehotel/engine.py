@@ -32,7 +32,6 @@ Events (JSON objects, ``"type"`` first):
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from hostapp.games.crimehotel.hotel import (
@@ -49,91 +48,19 @@ from hostapp.games.crimehotel.rules import (
     TRICKS_PER_INVESTIGATION,
     CrimeHotelRules,
 )
+from hostapp.games.crimehotel.scoring import placement_order, score_investigation
+from hostapp.games.crimehotel.state import (
+    Detective,
+    FollowSuitViolation,
+    HelpUse,
+    Investigation,
+    Placement,
+    Role,
+)
 from hostapp.i18n import tr
 
 Phase = Literal["deal", "trick", "place", "last_cards", "reveal", "over"]
-Role = Literal["guess", "help"]
 Event = Mapping[str, Any]
-
-
-@dataclass(frozen=True)
-class Placement:
-    """One player's turn to place after a trick: their card, rank and duty."""
-
-    player: str
-    card: int
-    role: Role
-    reason: Literal["highest", "lowest", "middle"]
-
-
-@dataclass
-class Detective:
-    """A detective on a guess space; ``space`` changes when moved by help."""
-
-    player: str
-    space: Space
-
-
-@dataclass(frozen=True)
-class HelpUse:
-    """A detective sent to the police station, with what it did."""
-
-    player: str
-    kind: str
-    detail: str = ""
-
-
-@dataclass(frozen=True)
-class FollowSuitViolation:
-    """A provable breach of "Ab dann muss die gezeigte Etage weiter ausgespielt werden".
-
-    ``player`` did not follow floor ``floor`` earlier in this investigation
-    (so had no card of it) and later played ``card`` of that floor with no
-    card swap in between.
-    """
-
-    player: str
-    floor: int
-    card: int
-    trick: int
-
-
-@dataclass(frozen=True)
-class InvestigationScore:
-    """One player's result in one investigation."""
-
-    guesses: tuple[tuple[str, int], ...]
-    """Each final guess space code with the points it earned."""
-    bonus: int
-    total: int
-
-
-@dataclass
-class Investigation:
-    """Everything recorded in one investigation (Durchgang)."""
-
-    number: int
-    face_up: tuple[int, ...]
-    leader: str
-    tricks: list[dict[str, int]] = field(default_factory=list)
-    placed: dict[int, str] = field(default_factory=dict)
-    """Room -> who put the card there (``""`` for the face-up cards)."""
-    detectives: list[Detective] = field(default_factory=list)
-    helps: list[HelpUse] = field(default_factory=list)
-    share_tokens: dict[str, int] = field(default_factory=dict)
-    renounced: dict[str, set[int]] = field(default_factory=dict)
-    violations: list[FollowSuitViolation] = field(default_factory=list)
-    dark_room: int | None = None
-    hidden_card: int | None = None
-    scores: dict[str, InvestigationScore] | None = None
-
-    def occupants(self, space: Space) -> list[str]:
-        """Players with a detective on ``space``."""
-        return [d.player for d in self.detectives if d.space == space]
-
-    def help_taken(self, kind: str) -> int:
-        """How many police-station spaces of ``kind`` are taken."""
-        return sum(1 for use in self.helps if use.kind == kind)
 
 
 class CrimeHotelGame:
@@ -529,41 +456,3 @@ class CrimeHotelGame:
         inv.hidden_card = card
         inv.scores = score_investigation(inv, self.players, self.rules, card)
         self.phase = "over" if len(self.investigations) == INVESTIGATIONS else "deal"
-
-
-def placement_order(order: tuple[str, ...], cards: Mapping[str, int]) -> list[Placement]:
-    """Who places when after a trick, and whether they guess or get help.
-
-    "Wer die höchste Karte gespielt hat, nimmt sich das Polizeiauto [...] Als
-    nächstes folgt der Spieler mit der niedrigsten Karte [...] Alle weiteren
-    Spieler folgen in ihrer Stichposition." Cards rank by number across floors.
-    """
-    highest = max(order, key=lambda p: cards[p])
-    lowest = min(order, key=lambda p: cards[p])
-    result = [
-        Placement(highest, cards[highest], "guess", "highest"),
-        Placement(lowest, cards[lowest], "guess", "lowest"),
-    ]
-    result += [
-        Placement(p, cards[p], "help", "middle") for p in order if p not in (highest, lowest)
-    ]
-    return result
-
-
-def score_investigation(
-    inv: Investigation, players: tuple[str, ...], rules: CrimeHotelRules, murderer_room: int
-) -> dict[str, InvestigationScore]:
-    """Score every player's final guesses and bonus spaces for one investigation."""
-    scores: dict[str, InvestigationScore] = {}
-    for player in players:
-        guesses = tuple(
-            (d.space.code, d.space.points(murderer_room))
-            for d in inv.detectives
-            if d.player == player
-        )
-        guessed = sum(points for _, points in guesses)
-        bonus_spaces = sum(1 for h in inv.helps if h.player == player and h.kind == "bonus")
-        # "Es gibt Sonderpunkte bei mindestens einem korrekten Tipp."
-        bonus = bonus_spaces * rules.bonus_points if guessed > 0 else 0
-        scores[player] = InvestigationScore(guesses, bonus, guessed + bonus)
-    return scores

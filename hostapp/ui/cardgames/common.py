@@ -100,8 +100,9 @@ class SessionHolder(Generic[E]):
         """Close the game in play (its journal stays on disk) and hold ``session``."""
         old = self.session
         if old is not None:
-            if SessionHolder._open.get(old.game_id) is old:
-                del SessionHolder._open[old.game_id]
+            game_id = old.game_id
+            if SessionHolder._open.get(game_id) is old:
+                del SessionHolder._open[game_id]
             old.close()
         self.session = session
         if session is not None and session.game_id:

@@ -10,7 +10,6 @@ the list). Alt+U (or Ctrl+Z outside a text field) takes the last entry back.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -33,7 +32,7 @@ from PyQt6.QtWidgets import (
 
 from hostapp.errors import TowerearError
 from hostapp.games.cardsession import CardGameSession
-from hostapp.games.crimehotel import HELP_KINDS, CrimeHotelError, CrimeHotelGame
+from hostapp.games.crimehotel import HELP_KINDS, CrimeHotelGame
 from hostapp.games.crimehotel.rules import FACE_UP_CARDS, INVESTIGATIONS
 from hostapp.i18n import tr
 from hostapp.ui.cardgames.common import (
@@ -45,81 +44,16 @@ from hostapp.ui.cardgames.common import (
     add_undo_shortcuts,
     unfinished_games,
 )
+from hostapp.ui.cardgames.crimehotel_entries import CardRows, parse_room, parse_rooms
 from hostapp.ui.cardgames.crimehotel_setup import CrimeHotelSetup
 from hostapp.ui.cardgames.hotel_board import HotelBoard
 from hostapp.ui.cardgames.labels import help_name
 
 KIND = "crimehotel"
-_MAX_PLAYERS = 4
-
-
-def parse_rooms(text: str) -> list[int]:
-    """Room numbers typed with spaces or commas between them."""
-    parts = [p for p in re.split(r"[\s,;]+", text.strip()) if p]
-    if not all(p.isdigit() for p in parts):
-        raise CrimeHotelError(tr("Type room numbers like 23, separated by spaces."))
-    return [int(p) for p in parts]
-
-
-def parse_room(text: str, who: str) -> int:
-    """One room number typed for ``who``."""
-    rooms = parse_rooms(text)
-    if len(rooms) != 1:
-        raise CrimeHotelError(tr("Enter one room card for {player}.", player=who))
-    return rooms[0]
 
 
 def _is_over(events: list[dict[str, Any]]) -> bool:
     return CrimeHotelGame.replay(events).phase == "over"
-
-
-class CardRows(QWidget):
-    """One room-card field per player, relabelled in playing order."""
-
-    def __init__(self, on_submit: Callable[[], None], parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._form = QFormLayout(self)
-        self.labels: list[QLabel] = []
-        self.edits: list[QLineEdit] = []
-        self.players: tuple[str, ...] = ()
-        for index in range(_MAX_PLAYERS):
-            label = QLabel()
-            edit = QLineEdit()
-            edit.setMaxLength(2)
-            edit.setPlaceholderText("11-39")
-            edit.returnPressed.connect(lambda i=index: self._next(i, on_submit))
-            self._form.addRow(label, edit)
-            self.labels.append(label)
-            self.edits.append(edit)
-
-    def show_players(self, players: tuple[str, ...], hints: dict[str, str] | None = None) -> None:
-        """Label the fields with ``players`` in order; clear them."""
-        self.players = players
-        for index, (label, edit) in enumerate(zip(self.labels, self.edits, strict=True)):
-            used = index < len(players)
-            self._form.setRowVisible(index, used)
-            if used:
-                hint = (hints or {}).get(players[index], "")
-                label.setText(f"{players[index]}{hint}")
-                label.setBuddy(edit)
-            edit.clear()
-
-    def cards(self) -> dict[str, int]:
-        """The typed cards by player (raises a one-sentence error if unreadable)."""
-        return {
-            player: parse_room(edit.text(), player)
-            for player, edit in zip(self.players, self.edits, strict=False)
-        }
-
-    def focus_first(self) -> None:
-        """Put the cursor in the first field."""
-        self.edits[0].setFocus()
-
-    def _next(self, index: int, on_submit: Callable[[], None]) -> None:
-        if index + 1 < len(self.players):
-            self.edits[index + 1].setFocus()
-        else:
-            on_submit()
 
 
 class CrimeHotelPage(QWidget):
@@ -249,7 +183,7 @@ class CrimeHotelPage(QWidget):
         help_form.addRow(tr("Move &to"), self.move_to)
         self.help_form = help_form
         help_layout.addLayout(help_form)
-        self.help_button = QPushButton(tr("&Take the help (Ctrl+Enter)"))
+        self.help_button = QPushButton(tr("Take the help (Ctrl+Enter)"))
         self.help_button.clicked.connect(self.submit_help)
         help_layout.addWidget(self.help_button)
 
@@ -270,7 +204,7 @@ class CrimeHotelPage(QWidget):
         reveal_form = QFormLayout()
         reveal_form.addRow(tr("&Hidden card"), self.hidden_card)
         reveal.addLayout(reveal_form)
-        self.reveal_button = QPushButton(tr("&Score the investigation"))
+        self.reveal_button = QPushButton(tr("Sc&ore the investigation"))
         self.reveal_button.clicked.connect(self.submit_reveal)
         reveal.addWidget(self.reveal_button)
 

@@ -154,7 +154,7 @@ class MugshotsSetup(QWidget):
         self.names_label.setWordWrap(True)
         self.names_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         form.addRow(self.names_label)
-        self.save_names_button = QPushButton(tr("Save an editable &copy"))
+        self.save_names_button = QPushButton(tr("Save an editable cop&y"))
         self.save_names_button.clicked.connect(self._save_names)
         form.addRow(self.save_names_button)
         self._show_names()

@@ -82,7 +82,8 @@ class LivePlots(QWidget):
         self.piezo_view.addLabel(tr("Piezo (ADC codes)"), row=0, col=1)
         self.unit_label = self.load_view.addLabel(tr("Load"), row=0, col=0)
         piezo_pen = pg.mkPen("#1f5fbf", width=1)
-        load_pen = pg.mkPen("#7b4a24", width=2)
+        # width 1: wider pens take a much slower path in the raster paint engine
+        load_pen = pg.mkPen("#7b4a24", width=1)
         for row, level in enumerate(reversed(range(N_LEVELS)), start=1):
             self.piezo_view.addLabel(tr("L{level}", level=level), row=row, col=0)
             piezo_plot = self.piezo_view.addPlot(row=row, col=1)

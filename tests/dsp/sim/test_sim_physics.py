@@ -140,8 +140,9 @@ def test_few_cubes_reach_the_ground_floor() -> None:
     for seed in range(40):
         stop = draw_tower(seed).stop_probabilities
         shares.append(float(np.prod([1 - p for p in stop[1:]])))
-    assert 0.02 < float(np.mean(shares)) < 0.12
-    assert max(shares) < 0.3
+    # A few percent of throws, never none.
+    assert 0.02 < float(np.mean(shares)) < 0.08
+    assert 0.005 < min(shares) and max(shares) < 0.15
 
 
 def test_towers_vary_within_documented_ranges() -> None:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import io
+import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -132,3 +135,27 @@ def test_monitor_sim_prints_hello_and_tables(
     rec = read_recording(record)
     assert rec.stats.frames_ok > 400 and rec.stats.damaged_frames == 0
     assert rec.hello is not None
+
+
+def test_ctrl_c_exits_cleanly_with_status_0() -> None:
+    command = [sys.executable, "-m", "hostapp.cli", "monitor", "--sim", "--scenario", "quiet"]
+    proc = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # A shell may start background children with SIGINT ignored.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()  # the HELLO: the monitor is running
+        assert first.startswith("device ")
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err

@@ -83,3 +83,12 @@ def test_score_sheet_shows_a_tie() -> None:
     html = score_sheet_html(summary)
     assert "Tie between Ann, Ben, Cid" in html
     assert html.count('<tr class="winner">') == 3
+
+
+def test_event_the_disk_refuses_is_not_kept() -> None:
+    session = start()
+    assert session.journal is not None
+    session.journal.close()  # stands in for a disk that stops accepting writes
+    with pytest.raises(JournalError, match="closed"):
+        session.apply({"type": "deal", "face_up": [38, 39]})
+    assert session.engine.phase == "deal" and len(session.engine.events) == 1

@@ -1,0 +1,73 @@
+"""The live view against the simulated tower: traces fill, events show, the lock holds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from pytestqt.qtbot import QtBot
+from ui_game_driver import set_up_game
+
+from hostapp.journal import export_game
+from hostapp.ui.app import build_app
+from hostapp.ui.arosa.journal_adapter import JournalGameStore
+from hostapp.ui.live.page import LivePage
+from hostapp.ui.sources_adapter import FrameSourceAdapter, open_live_source
+from hostapp.ui.streaming import SourceChoice, StreamStatus
+
+PACE = 8.0
+
+
+def _open(choice: SourceChoice) -> FrameSourceAdapter:
+    return open_live_source(choice, sim_pace=PACE)
+
+
+def test_live_view_streams_detects_and_locks_during_a_game(
+    qtbot: QtBot, journal_dir: Path, monkeypatch: object
+) -> None:
+    app = build_app(
+        open_source=_open,
+        store=JournalGameStore(journal_dir),
+        show_error=lambda s: None,
+        first_source=SourceChoice("sim"),
+    )
+    qtbot.addWidget(app.window)
+    app.window.show()
+    app.window.show_page("live")
+    live = app.window.pages["live"]
+    assert isinstance(live, LivePage)
+    statuses: list[StreamStatus] = []
+    app.context.stream.status.connect(statuses.append)
+    tower = app.context.stream.source.tower  # type: ignore[union-attr]
+    assert tower is not None
+    qtbot.waitUntil(lambda: tower.time_s > 4.0, timeout=10_000)
+    tower.throw("blue")
+    qtbot.waitUntil(lambda: live.events_list.count() > 0, timeout=10_000)
+    assert "landing" in live.events_list.item(0).text()  # type: ignore[union-attr]
+    qtbot.waitUntil(lambda: live.plots.frames_drawn > 3, timeout=5_000)
+    # the scopes hold about two seconds of 2 kHz samples around mid-scale
+    x, y = live.plots.piezo_curves[0].getData()
+    assert x is not None and 100 < x.size <= 500 and abs(float(np.median(y)) - 512) < 100
+    assert all("connected" in label.text() for label in live.level_labels)
+    qtbot.waitUntil(lambda: bool(statuses), timeout=3_000)
+    assert statuses[-1].health.connected and statuses[-1].health.crc_errors == 0
+
+    # lifting the top modules shows those levels as disconnected
+    tower.lift(4)
+    qtbot.waitUntil(lambda: "lifted" in live.level_labels[0].text(), timeout=10_000)
+    assert "connected" in live.level_labels[7].text()  # level 0 stays on the base
+    tower.close()
+
+    # a game locks the live view; unlocking is explicit and journalled
+    app.window.show_page("arosa")
+    set_up_game(qtbot, app.window.pages["arosa"], ["blue", "white"], manual=False)
+    assert app.context.debug_lock.locked
+    app.window.show_page("live")
+    assert not live.plots.isVisible() and live.unlock_button.isVisible()
+    assert live.events_list.count() == 0
+    app.context.debug_lock.unlock()
+    assert live.plots.isVisible()
+    game_id = next(iter(journal_dir.glob("*-notes.tej"))).stem.removesuffix("-notes")
+    notes = export_game(f"{game_id}-notes", journal_dir)
+    assert [e["do"] for e in notes["events"]] == ["debug_unlock"]
+    app.close()
