@@ -95,7 +95,8 @@ def damaged_vector(name: str, description: str, wire: bytes) -> dict[str, Any]:
     }
 
 
-def main() -> None:
+def build_vectors() -> dict[str, Any]:
+    """The whole vector document."""
     rng = np.random.default_rng(20261130)
     idle = np.full((10, 8), 512, dtype=np.uint16)
     busy = rng.integers(0, 1024, size=(10, 8)).astype(np.uint16)
@@ -211,15 +212,23 @@ def main() -> None:
         bytes(range(1, 255)) + b"\x00",
     ]
     cobs_vectors = [{"data_hex": d.hex(), "encoded_hex": cobs_encode(d).hex()} for d in cobs_inputs]
-    doc = {
+    return {
         "format": "towerear protocol v1 test vectors; see docs/protocol.md",
         "crc": crc_vectors,
         "cobs": cobs_vectors,
         "messages": messages,
         "damaged": damaged,
     }
+
+
+def render() -> str:
+    """The file's exact text."""
+    return json.dumps(build_vectors(), indent=1) + "\n"
+
+
+def main() -> None:
     OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(doc, indent=1) + "\n")
+    OUT.write_text(render())
     print(f"wrote {OUT}")
 
 

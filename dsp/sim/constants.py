@@ -88,11 +88,10 @@ class TowerConstants:
     bias_fraction : float
         Front-end bias as a fraction of the reference (0.5 nominal).
     highpass_hz : float
-        AC-coupling corner (piezo capacitance with the bias resistors).
-    antialias_hz : float
-        Anti-alias low-pass corner.
-    antialias_order : int
-        1 (RC) or 2 (Sallen-Key, Butterworth).
+        Corner of the high-pass the disc's capacitance forms with its bleed
+        and bias resistors (docs/hardware.md).
+    antialias_hz, antialias_q : float
+        Natural frequency and Q of the unity-gain Sallen-Key anti-alias filter.
     adc_noise_lsb : float
         Front-end plus ADC noise, rms, in LSB.
     crosstalk : tuple of tuple of float
@@ -116,7 +115,7 @@ class TowerConstants:
     bias_fraction: float
     highpass_hz: float
     antialias_hz: float
-    antialias_order: int
+    antialias_q: float
     adc_noise_lsb: float
     crosstalk: tuple[tuple[float, ...], ...]
     crosstalk_lowpass_hz: float
@@ -323,7 +322,7 @@ def draw_tower(seed: int) -> TowerConstants:
                 mode_mass_kg=masses,
                 hole_fraction=hole,
                 piezo_position=piezo_xy,
-                piezo_sensitivity_v_per_m_s=_u(rng, 5.0, 20.0),
+                piezo_sensitivity_v_per_m_s=_u(rng, 8.0, 30.0),
                 hum_pickup_v=_u(rng, 0.5e-3, 4e-3),
                 cell_rated_output_mv_per_v=rated,
                 counts_per_gram=cpg,
@@ -357,9 +356,12 @@ def draw_tower(seed: int) -> TowerConstants:
         adc_bits=10,
         adc_vref_v=_u(rng, 4.75, 5.1),  # USB VBUS through the Nano's diode
         bias_fraction=float(rng.normal(0.5, 0.003)),  # 1 % divider resistors
-        highpass_hz=_u(rng, 3.0, 15.0),
-        antialias_hz=_u(rng, 350.0, 800.0),
-        antialias_order=int(rng.integers(1, 3)),
+        # docs/hardware.md: a 10 nF +-30 % disc into 1 MOhm || 1 MOhm.
+        highpass_hz=1.0 / (2 * np.pi * 0.5e6 * _u(rng, 7e-9, 13e-9)),
+        # Sallen-Key 15k/15k/47n/22n: 330 Hz, Q 0.73; 1 % resistors and 5 %
+        # C0G capacitors move f0 by up to ~7 % and Q a little.
+        antialias_hz=330.0 * _u(rng, 0.93, 1.07),
+        antialias_q=_u(rng, 0.68, 0.78),
         adc_noise_lsb=_u(rng, 0.3, 0.9),
         crosstalk=tuple(tuple(float(x) for x in row) for row in crosstalk),
         crosstalk_lowpass_hz=_u(rng, 300.0, 900.0),

@@ -4,9 +4,10 @@ Signal path per level, at four times the piezo rate (so plate modes above the
 ADC's Nyquist frequency exist and alias as on the real board):
 
     contact force [N] -> plate modes (mobility, m/s per N) -> piezo [V per m/s]
-    -> crosstalk through the cardboard (low-passed) -> AC coupling (high-pass)
-    -> anti-alias low-pass -> decimate -> + bias + hum + room sound + noise
-    -> clip to the rails -> 10-bit quantisation.
+    -> crosstalk through the cardboard (low-passed) -> high-pass (disc
+    capacitance into the bias resistors) -> Sallen-Key anti-alias low-pass
+    -> decimate -> + bias + hum + room sound + noise -> clip to the rails
+    -> 10-bit quantisation. The component values follow docs/hardware.md.
 
 Filter states carry from call to call, so any split of the time axis gives the
 same codes.
@@ -55,12 +56,11 @@ def mode_filter(
 
 
 def front_end_sos(tower: TowerConstants, fs_hz: float) -> FloatArray:
-    """AC coupling and anti-alias filter as second-order sections at ``fs_hz``."""
+    """High-pass and Sallen-Key anti-alias filter as second-order sections at ``fs_hz``."""
     hp = signal.butter(1, tower.highpass_hz, btype="highpass", fs=fs_hz, output="sos")
-    lp = signal.butter(
-        tower.antialias_order, tower.antialias_hz, btype="lowpass", fs=fs_hz, output="sos"
-    )
-    return np.vstack([hp, lp])
+    w = _prewarped(tower.antialias_hz, fs_hz)
+    b, a = signal.bilinear([w * w], [1.0, w / tower.antialias_q, w * w], fs=fs_hz)
+    return np.vstack([hp, signal.tf2sos(b, a)])
 
 
 class PiezoChain:
@@ -99,15 +99,26 @@ class PiezoChain:
         self._sos_zi = np.zeros((self._sos.shape[0], 2, n))
         self._active = np.zeros(n, dtype=bool)  # plate or filter still ringing
         self._fe_active = False
+        # The last front-end row of the previous call: the ADC converts
+        # channel k of a set k * 62.5 us after channel 0 (docs/firmware.md),
+        # read here by interpolating between fast rows.
+        self._fe_tail = np.zeros((1, n))
+        delays = np.arange(n) * OVERSAMPLE / n  # in fast rows, 0 .. 3.5
+        self._skew_row = delays.astype(int)
+        self._skew_frac = delays - self._skew_row
 
         self._vref = tower.adc_vref_v
         self._lsb_v = tower.adc_vref_v / 2**tower.adc_bits
         self._bias_v = tower.bias_fraction * tower.adc_vref_v
         self._hum_gain = np.array([lv.hum_pickup_v for lv in tower.levels]) * room.hum_scale
-        room_b, room_a = signal.butter(
-            2, [100.0, min(900.0, 0.45 * self.rate_hz)], btype="bandpass", fs=self.rate_hz
-        )
+        # Airborne sound as it reaches the ADC: the plates pass little below
+        # ~100 Hz and the anti-alias filter little above ~400 Hz.
+        room_b, room_a = signal.butter(2, [100.0, 400.0], btype="bandpass", fs=self.rate_hz)
         self._room_b, self._room_a = room_b, room_a
+        impulse = np.zeros(4096)
+        impulse[0] = 1.0
+        response = signal.lfilter(room_b, room_a, impulse)
+        self._room_norm = 1.0 / float(np.sqrt(np.sum(response**2)))  # unit rms out
         self._room_zi = np.zeros((len(room_a) - 1, 2))
         # Airborne sound reaches each piezo through its plate: more sensitive
         # piezos hear the room more.
@@ -175,7 +186,22 @@ class PiezoChain:
             self._xt_zi[:] = 0.0
         if self._fe_active and float(np.max(np.abs(self._sos_zi))) < _FLUSH:
             self._sos_zi[:] = 0.0
+            self._fe_tail[:] = 0.0
             self._fe_active = False
+
+    def _skewed(self, fast: FloatArray, n: int) -> FloatArray:
+        """Decimate to sets, each channel read at its own conversion time.
+
+        Channel k of set i shows the signal at ``t_i - 125 us + k * 62.5 us``:
+        the one fast row of lag keeps every interpolation inside rows already
+        rendered.
+        """
+        ext = np.concatenate([self._fe_tail, fast])
+        self._fe_tail = fast[-1:].copy()
+        rows = np.arange(n)[:, None] * OVERSAMPLE + self._skew_row[None, :]
+        cols = np.arange(self.n)[None, :]
+        frac = self._skew_frac[None, :]
+        return ext[rows, cols] * (1.0 - frac) + ext[rows + 1, cols] * frac
 
     # -- public -----------------------------------------------------------------
 
@@ -215,7 +241,7 @@ class PiezoChain:
             x = volts if volts is not None else np.zeros((n_fast, self.n))
             y, self._sos_zi = signal.sosfilt(self._sos, x, axis=0, zi=self._sos_zi)
             self._fe_active = True
-            sig = y[::OVERSAMPLE].copy()
+            sig = self._skewed(y, n)
         else:
             sig = np.zeros((n, self.n))
 
@@ -229,9 +255,10 @@ class PiezoChain:
         room_f, self._room_zi = signal.lfilter(
             self._room_b, self._room_a, room_raw, axis=0, zi=self._room_zi
         )
-        room = room_f[:, 0] * self.room.room_noise_v * 2.0  # band-pass keeps ~1/4 of power
+        room_f = room_f * self._room_norm
+        room = room_f[:, 0] * self.room.room_noise_v
         if talk is not None:
-            room = room + room_f[:, 1] * talk * self.room.talk_v * 2.0
+            room = room + room_f[:, 1] * talk * self.room.talk_v
 
         sig += hum[:, None] * self._hum_gain[None, :]
         sig += room[:, None] * self._room_gain[None, :]
@@ -239,11 +266,12 @@ class PiezoChain:
             sig += extra_v
         sig += self._adc_noise.rows(start, stop) * (self.tower.adc_noise_lsb * self._lsb_v)
         if not connected.all():
-            # A lifted module's wire ends in the air: the input floats near the
-            # bias and picks up far more hum.
+            # A lifted module takes its disc along: the base board's 1 MOhm
+            # holds the input at the bias (docs/hardware.md); without the
+            # disc's 10 nF across it that node picks up a little more hum.
             floating = (
-                hum[:, None] * self._hum_gain[None, :] * 12.0
-                + self._float_noise.rows(start, stop) * 2.0 * self._lsb_v
+                hum[:, None] * self._hum_gain[None, :] * 2.0
+                + self._float_noise.rows(start, stop) * 0.5 * self._lsb_v
             )
             sig[:, ~connected] = floating[:, ~connected]
 

@@ -461,7 +461,9 @@ class TowerSimulator:
                     t_off = t_back + float(rng.uniform(0.005, 0.03))
                     t_back = t_off + float(rng.uniform(0.003, 0.025))
                     breaks.append((t_off, t_back))
-                kick = float(rng.choice([-1.0, 1.0]) * rng.uniform(0.05, 0.6))
+                # The disc comes back carrying a little charge (bled by its
+                # 1 MOhm within milliseconds): a short step at the input.
+                kick = float(rng.choice([-1.0, 1.0]) * rng.uniform(0.01, 0.1))
                 final = self._scene.reconnect(level, t_on, breaks, kick)
                 # Reseating shifts how the plate bears on its cell a little.
                 self._scene.add_step(final, level, float(rng.normal(0.0, 0.02)))

@@ -13,7 +13,7 @@ sets_ring_t adc_sets;
 static const uint8_t s_channel[CONFIG_N_PIEZO] = BOARD_PIEZO_ADC_CHANNELS;
 static uint8_t s_ch = 0xFF;          /* channel being converted; 0xFF = none yet */
 static volatile uint16_t s_ticks;    /* 62.5 us ticks since start (wraps) */
-static clock_t_ s_clock;             /* main-loop side of the clock */
+static clock_state_t s_clock;             /* main-loop side of the clock */
 
 #define ADMUX_REF (1u << REFS0) /* AVcc reference */
 #define ADCSRA_RUN ((1u << ADEN) | CONFIG_ADC_PRESCALER_BITS)

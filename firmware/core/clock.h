@@ -14,12 +14,12 @@ typedef struct {
     uint16_t last_tick; /* tick count at the last update */
     uint32_t us;        /* floor(T * 62.5) at that tick, mod 2^32 */
     uint8_t odd;        /* (T * 125) & 1: the half microsecond floor() dropped */
-} clock_t_;
+} clock_state_t;
 
-void clock_init(clock_t_ *c, uint16_t tick);
+void clock_init(clock_state_t *c, uint16_t tick);
 /* Advance to the tick count `tick` (at most 2^16 - 1 ticks later). */
-void clock_update(clock_t_ *c, uint16_t tick);
+void clock_update(clock_state_t *c, uint16_t tick);
 /* Microseconds of an earlier tick (at most 2^16 - 1 ticks before the last update). */
-uint32_t clock_us_of(const clock_t_ *c, uint16_t tick);
+uint32_t clock_us_of(const clock_state_t *c, uint16_t tick);
 
 #endif

@@ -5,8 +5,9 @@
 #ifndef CONFIG_H
 #define CONFIG_H
 
-#define FW_VERSION_MAJOR 1
-#define FW_VERSION_MINOR 0
+/* Released with the app: the same version as the towerear package. */
+#define FW_VERSION_MAJOR 0
+#define FW_VERSION_MINOR 1
 #define FW_VERSION_PATCH 0
 
 #define CONFIG_F_CPU_HZ 16000000UL

@@ -655,7 +655,7 @@ static void test_hx711_whole_tower_lifted_keeps_reporting(void)
 
 static void test_clock_extends_ticks_exactly(void)
 {
-    clock_t_ c;
+    clock_state_t c;
     clock_init(&c, 0);
     uint64_t ticks = 0;
     uint32_t x = 99;

@@ -47,7 +47,16 @@ def memory_use(build: FirmwareBuild) -> tuple[int, int]:
     return flash, ram
 
 
-def _isr_results(stats: dict[str, Any], cycles: int) -> list[BenchResult]:
+def isr_results(stats: dict[str, Any], cycles: int) -> list[BenchResult]:
+    """Per-ISR worst case and CPU share, and the totals, from harness stats.
+
+    Parameters
+    ----------
+    stats : dict
+        The harness's ``--stats`` JSON (``SimavrRun.stats``).
+    cycles : int
+        CPU cycles the run lasted.
+    """
     results = []
     worst = 0
     for name, isr in sorted(stats["isr"].items()):
@@ -84,7 +93,7 @@ def run(quick: bool) -> list[BenchResult]:
             ok=max(loads) <= 60,
         )
     ]
-    results += _isr_results(stats, cycles)
+    results += isr_results(stats, cycles)
     sim_s = float(stats["sim_seconds"])
     util = 100.0 * stats["uart_bytes"] * UART_BITS_PER_BYTE / (UART_BAUD * sim_s)
     results.append(BenchResult("firmware UART utilisation at 1 Mbaud", util, "%"))

@@ -199,7 +199,7 @@ def _recording_file(path: Path | None) -> Iterator[BinaryIO | None]:
 def _open_source(
     args: argparse.Namespace, tap: Callable[[bytes], None] | None
 ) -> Iterator[ByteSource]:
-    from hostapp.sources.serial_port import SerialSource, find_device_port
+    from hostapp.sources.serial_port import SerialSource, describe_ports, find_device_port
 
     if args.sim:
         from hostapp.sources.pty_server import PtyDeviceServer
@@ -221,6 +221,9 @@ def _open_source(
         with SimavrSource(seed=args.seed, tap=tap) as simavr_source:
             yield simavr_source
         return
+    if args.port and not Path(args.port).exists():
+        # Once open, a vanishing port is waited for; a mistyped one is an error.
+        raise SourceError(f"serial port {args.port} does not exist; {describe_ports(None)}")
     port = args.port or find_device_port()
     with SerialSource(port, tap=tap) as source:
         yield source
@@ -242,8 +245,12 @@ def run_monitor(args: argparse.Namespace) -> int:
         try:
             with _open_source(args, tap) as source:
                 watch(source, sys.stdout, duration_s=args.duration)
+                tap_error = source.stats().tap_error
         except KeyboardInterrupt:
             print("", file=sys.stderr)
+            tap_error = ""
+    if tap_error:
+        raise RecordingError(f"writing the recording {args.record} stopped early: {tap_error}")
     if args.record is not None:
         print(f"recording written to {args.record}", file=sys.stderr)
     return 0

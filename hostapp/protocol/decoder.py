@@ -20,25 +20,22 @@ _MIN_MESSAGE_SIZE = c.HEADER_SIZE + c.CRC_SIZE
 
 def _cobs_decode_piece(piece: bytes) -> bytes:
     """COBS-decode a piece known to hold no 0x00; b"" if it is not valid COBS."""
-    # Inline fast path of cobs_decode for the common case (no 0xFF block):
-    # walk the chain of code bytes, then turn each into 0x00.
+    # Fast path of cobs_decode for frames without a 0xFF block: one walk along
+    # the chain of code bytes, turning each into the 0x00 it stands for.
     size = len(piece)
-    positions = []
+    out = bytearray(piece)
     position = 0
     while position < size:
-        code = piece[position]
+        code = out[position]
         if code == 0xFF:
             try:
                 return cobs_decode(piece)
             except CobsError:
                 return b""
-        positions.append(position)
+        out[position] = 0
         position += code
     if position != size:
         return b""
-    out = bytearray(piece)
-    for position in positions:
-        out[position] = 0
     return bytes(out[1:])
 
 

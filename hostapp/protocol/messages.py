@@ -89,7 +89,8 @@ class Piezo:
     t_us : int
         Device clock (u32, microseconds) of the first set.
     samples : ndarray, shape (n, n_piezo), uint16
-        ADC codes, set-major; ``n`` is 1..14.
+        ADC codes, set-major; ``n`` is 1..14. Decoded messages hold a
+        read-only view of the received bytes (copy before changing it).
     """
 
     TYPE: ClassVar[int] = c.PIEZO
@@ -111,9 +112,10 @@ class Piezo:
         # n_piezo follows from the length, so frames decode before HELLO is seen.
         if not 1 <= n <= c.PIEZO_MAX_SETS or payload % (2 * n):
             raise BodyError(f"PIEZO body of {len(body)} bytes does not hold {n} sample sets")
-        samples = np.frombuffer(body, dtype="<u2", offset=c.PIEZO_HEADER_SIZE)
-        # A read-only view of the (immutable) body: no copy on little-endian hosts.
-        samples = samples.astype(np.uint16, copy=False).reshape(n, payload // (2 * n))
+        # A read-only view of the (immutable) body, no copy.
+        samples = np.ndarray(
+            (n, payload // (2 * n)), dtype="<u2", buffer=body, offset=c.PIEZO_HEADER_SIZE
+        )
         return cls(t_us, samples)
 
     def __eq__(self, other: object) -> bool:

@@ -51,6 +51,8 @@ class SourceStats:
         Host commands written.
     last_error : str
         Why the last connection attempt failed or was lost ("" if none).
+    tap_error : str
+        Why the tap failed and was switched off ("" if it works or there is none).
     """
 
     state: SourceState
@@ -60,6 +62,7 @@ class SourceStats:
     queue_dropped: int
     commands_sent: int
     last_error: str
+    tap_error: str = ""
 
 
 class ByteSource(ABC):
@@ -111,6 +114,7 @@ class ByteSource(ABC):
         self._queue_dropped = 0
         self._commands_sent = 0
         self._last_error = ""
+        self._tap_error = ""
         self._rate_marks: deque[tuple[float, int]] = deque()
 
     # -- transport hooks -------------------------------------------------
@@ -229,6 +233,7 @@ class ByteSource(ABC):
             queue_dropped=self._queue_dropped,
             commands_sent=self._commands_sent,
             last_error=self._last_error,
+            tap_error=self._tap_error,
         )
 
     # -- the reader thread -----------------------------------------------
@@ -284,7 +289,11 @@ class ByteSource(ABC):
                     return
                 continue
             if self._tap is not None:
-                self._tap(data)
+                try:
+                    self._tap(data)
+                except Exception as exc:  # a full disk must not stop the live stream
+                    self._tap_error = str(exc) or type(exc).__name__
+                    self._tap = None
             with self._lock:
                 frames = self._decoder.feed(data)
                 self._rate_marks.append((time.monotonic(), self._decoder.stats.bytes_in))

@@ -27,8 +27,10 @@ def _usb_id(vid: int, pid: int) -> str:
     return f"{vid:04X}:{pid:04X}"
 
 
-def describe_ports(ports: list[Any]) -> str:
-    """One line naming each port seen and its USB id if it has one."""
+def describe_ports(ports: list[Any] | None) -> str:
+    """One line naming each port seen (the system's if None) and its USB id if it has one."""
+    if ports is None:
+        ports = list(list_ports.comports())
     if not ports:
         return "no serial ports seen"
     names = [

@@ -42,7 +42,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -54,11 +54,31 @@ FIRMWARE_DIR = Path(__file__).resolve().parents[2] / "firmware"
 SCENARIO_MAGIC = b"TWRSCN01"
 N_CHANNELS = 8
 ADC_MAX = 1023
+PIEZO_RATE_HZ = 2000  # the firmware's rate; scenario rows are one sample set each
 _S24_MIN, _S24_MAX = -(1 << 23), (1 << 23) - 1
 # A run of N simulated seconds takes about N/5 wall seconds here; this bounds
 # a hung harness without cutting off a slow machine.
 _WALL_S_PER_SIM_S = 4.0
 _WALL_S_SLACK = 30.0
+
+
+class SensorData(Protocol):
+    """What a scenario is made of: the fields of :class:`dsp.sim.SensorBlock`."""
+
+    @property
+    def piezo_t0_s(self) -> float: ...
+
+    @property
+    def piezo(self) -> npt.NDArray[np.uint16]: ...
+
+    @property
+    def load_t_s(self) -> npt.NDArray[np.float64]: ...
+
+    @property
+    def load(self) -> npt.NDArray[np.int32]: ...
+
+    @property
+    def load_valid(self) -> npt.NDArray[np.bool_]: ...
 
 
 class SimavrError(SourceError):
@@ -175,10 +195,10 @@ def build_firmware(*, firmware_dir: Path = FIRMWARE_DIR) -> FirmwareBuild:
 
 def write_scenario(
     path: Path,
-    block: Any,
+    block: SensorData,
     *,
     commands: Sequence[HostBytes] = (),
-    piezo_rate_hz: int = 2000,
+    piezo_rate_hz: int = PIEZO_RATE_HZ,
 ) -> None:
     """Write a scenario file for the harness.
 
@@ -236,7 +256,7 @@ def write_scenario(
 
 
 def run_simavr(
-    block: Any,
+    block: SensorData,
     *,
     seconds: float | None = None,
     commands: Sequence[HostBytes] = (),
@@ -265,7 +285,7 @@ def run_simavr(
         If the harness fails, stops early or takes far too long.
     """
     build = build or build_firmware()
-    duration = seconds if seconds is not None else len(block.piezo) / 2000.0
+    duration = seconds if seconds is not None else len(block.piezo) / PIEZO_RATE_HZ
     with tempfile.TemporaryDirectory(prefix="towerear-simavr-") as tmp:
         work = Path(tmp)
         write_scenario(work / "scenario.bin", block, commands=commands)
@@ -304,7 +324,7 @@ def run_simavr(
         return SimavrRun(stream=(work / "uart.bin").read_bytes(), stats=stats, hx711_reads=reads)
 
 
-def scripted_session(*, seed: int = 1, duration_s: float = 12.0) -> Any:
+def scripted_session(*, seed: int = 1, duration_s: float = 12.0) -> tuple[SensorData, Any]:
     """A short session from the tower simulator: throws, one lift, closing.
 
     A real game only gets to its first lift after a prologue of 8-14 throws
@@ -377,7 +397,7 @@ class SimavrSource(ByteSource):
     def __init__(
         self,
         *,
-        block: Any = None,
+        block: SensorData | None = None,
         seed: int = 1,
         duration_s: float = 20.0,
         realtime: bool = True,

@@ -97,7 +97,7 @@ class SourceBar(QWidget):
         for kind in SOURCE_KINDS:
             self.kind_box.addItem(source_kind_label(kind), kind)
         self.kind_box.activated.connect(self._kind_chosen)
-        source_label = QLabel(tr("&Source:"))
+        source_label = QLabel(tr("Source:"))
         source_label.setBuddy(self.kind_box)
 
         self.speed_box = QComboBox()
@@ -110,7 +110,7 @@ class SourceBar(QWidget):
         self.state_label = QLabel(tr("no source"))
         self.state_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.counters_label = QLabel("")
-        self.record_button = QPushButton(tr("\u25cf &Record"))
+        self.record_button = QPushButton(tr("\u25cf Recor&d"))
         self.record_button.setCheckable(True)
         self.record_button.setToolTip(tr("Save the raw stream as a recording file"))
         self.record_button.toggled.connect(self._record_toggled)

@@ -15,7 +15,8 @@ from hostapp import i18n
 class CatalogTranslator(QTranslator):
     """Translate by looking the English source text up in the current catalog."""
 
-    def translate(
+    # None is how PyQt returns a null QString; its stubs only allow str.
+    def translate(  # type: ignore[override]
         self,
         context: str | None,
         source_text: str | None,

@@ -115,7 +115,7 @@ def streams(draw: st.DrawFn) -> bytes:
     return bytes(data)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(streams())
 def test_decoder_agrees_with_the_python_codec(core: ctypes.CDLL, stream: bytes) -> None:
     for cap in (32, MAX_ENCODED):  # the firmware's buffer, and one as long as any message

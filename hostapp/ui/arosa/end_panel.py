@@ -74,7 +74,10 @@ class ScorePanel(QWidget):
         buttons.addWidget(self.new_button)
         left.addLayout(buttons)
         left.addStretch(1)
-        outer.addWidget(SheetWidget(state.players, state.sheet, state.victims_on_sheet), 1)
+        right = QVBoxLayout()
+        right.addWidget(SheetWidget(state.players, state.sheet, state.victims_on_sheet))
+        right.addStretch(1)
+        outer.addLayout(right, 1)
 
 
 class RevealPanel(QWidget):

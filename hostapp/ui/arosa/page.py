@@ -104,6 +104,7 @@ class ArosaPage(QWidget):
         self.panel = panel
         if old is not None:
             self._stack.removeWidget(old)
+            old.setParent(None)
             old.deleteLater()
 
     def _state_changed(self) -> None:

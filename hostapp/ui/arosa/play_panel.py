@@ -40,6 +40,9 @@ def _clear(layout: QVBoxLayout | QHBoxLayout | QGridLayout) -> None:
             continue
         widget = item.widget()
         if widget is not None:
+            # Detach now: deferred deletion waits for the event loop, and until
+            # then the old widget would still paint at its parent's corner.
+            widget.setParent(None)
             widget.deleteLater()
 
 
@@ -180,7 +183,7 @@ class PlayPanel(QWidget):
         self.undo_button = QPushButton(tr("&Undo last step"))
         self.undo_button.clicked.connect(self._c.undo)
         QShortcut(QKeySequence.StandardKey.Undo, self, self._c.undo)
-        self.unlock_button = QPushButton(tr("Unlock the &live view..."))
+        self.unlock_button = QPushButton(tr("Unloc&k the live view..."))
         self.unlock_button.clicked.connect(on_unlock_live)
         buttons.addWidget(self.undo_button)
         buttons.addWidget(self.unlock_button)

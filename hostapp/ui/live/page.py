@@ -146,8 +146,11 @@ class LivePlots(QWidget):
         span = max(high - low, 1.0)
         # Rescale only when the trace leaves the range or fills less than a
         # tenth of it: a steady y range is cheaper to draw and easier to read.
-        if current is None or low < current[0] or high > current[1] or (
-            span < (current[1] - current[0]) / 10
+        if (
+            current is None
+            or low < current[0]
+            or high > current[1]
+            or (span < (current[1] - current[0]) / 10)
         ):
             margin = span * 0.5
             self._load_ranges[row] = (low - margin, high + margin)

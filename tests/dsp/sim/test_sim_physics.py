@@ -214,3 +214,24 @@ def test_a_knocked_down_cube_moves_its_load() -> None:
     assert knock.to_level < knock.from_level
     assert knock.cube in sim.residents(knock.to_level, knock.rest_t + 0.01)
     assert knock.cube not in sim.residents(knock.from_level, knock.rest_t + 0.01)
+
+
+def test_crosstalk_falls_off_with_level_distance_in_the_signals() -> None:
+    near, far = [], []
+    for seed in range(8):
+        tower = draw_tower(seed)
+        sim = TowerSimulator(tower, seed=seed)
+        sim.throw(at_s=0.3)
+        block = sim.advance(1.5)
+        landing = sim.truth.of_kind("landing")[0].to_json()
+        rest = landing["level"]
+        i0 = int(landing["first_impact_t"] * tower.piezo_rate_hz)
+        window = block.piezo[i0 : i0 + 60].astype(float) - tower.idle_code
+        peaks = np.abs(window).max(axis=0) / np.abs(window[:, rest]).max()
+        for level in range(8):
+            if abs(level - rest) == 1:
+                near.append(peaks[level])
+            elif abs(level - rest) >= 3:
+                far.append(peaks[level])
+    assert 0.05 < float(np.median(near)) < 0.7
+    assert float(np.median(far)) < 0.5 * float(np.median(near))

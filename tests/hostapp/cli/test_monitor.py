@@ -159,3 +159,9 @@ def test_ctrl_c_exits_cleanly_with_status_0() -> None:
             proc.wait()
     assert proc.returncode == 0, err
     assert "Traceback" not in err
+
+
+def test_missing_port_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["monitor", "--port", str(tmp_path / "ttyUSB9"), "--duration", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "ttyUSB9 does not exist" in err and "\n" not in err.strip()

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import struct
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from cobs import cobs as reference_cobs
 
 from hostapp.protocol import (
     MESSAGE_CLASSES,
+    Ack,
     FrameDecoder,
     Load,
     Message,
@@ -107,3 +111,61 @@ def test_damaged_vectors_cover_every_counter() -> None:
         "partial_start",
         "resets",
     }
+
+
+def test_vector_file_is_what_the_generator_writes() -> None:
+    script = Path(__file__).resolve().parents[3] / "tools" / "gen_protocol_vectors.py"
+    spec = importlib.util.spec_from_file_location("gen_protocol_vectors", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    committed = (Path(__file__).resolve().parents[2] / "vectors" / "protocol_v1.json").read_text()
+    assert module.render() == committed
+
+
+def bitwise_crc16_ccitt_false(data: bytes) -> int:
+    """The textbook bit-by-bit CRC, independent of binascii."""
+    crc = 0xFFFF
+    for byte in data:
+        crc ^= byte << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
+            crc &= 0xFFFF
+    return crc
+
+
+@pytest.mark.parametrize("vector", VECTORS["messages"], ids=lambda v: v["name"])
+def test_vectors_agree_with_independent_crc_and_cobs(vector: dict[str, Any]) -> None:
+    message = bytes.fromhex(vector["message_hex"])
+    assert len(message) <= 254
+    assert message[0] == vector["type"]
+    assert int.from_bytes(message[1:3], "little") == vector["seq"]
+    assert int.from_bytes(message[-2:], "little") == bitwise_crc16_ccitt_false(message[:-2])
+    assert bytes.fromhex(vector["wire_hex"]) == reference_cobs.encode(message) + b"\x00"
+
+
+def test_hello_and_load_bodies_laid_out_as_the_contract_says() -> None:
+    by_name = {v["name"]: v for v in VECTORS["messages"]}
+    hello = by_name["hello"]
+    f = hello["fields"]
+    body = struct.pack(
+        "<BBBBBBHHB", f["proto"], f["fw_major"], f["fw_minor"], f["fw_patch"], f["n_piezo"],
+        f["n_load"], f["piezo_rate_hz"], f["load_rate_hz"], f["adc_bits"],
+    ) + bytes.fromhex(f["device_id_hex"])
+    assert bytes.fromhex(hello["message_hex"])[3:-2] == body
+    load = by_name["load_all_valid"]
+    f = load["fields"]
+    body = struct.pack("<IB", f["t_us"], f["valid"]) + b"".join(
+        (v & 0xFFFFFF).to_bytes(3, "little") for v in f["values"]
+    )
+    assert bytes.fromhex(load["message_hex"])[3:-2] == body
+    piezo = by_name["piezo_busy_10_sets"]
+    f = piezo["fields"]
+    body = struct.pack("<IB", f["t_us"], f["n"]) + struct.pack(f"<{len(f['samples'])}H",
+                                                               *f["samples"])
+    assert bytes.fromhex(piezo["message_hex"])[3:-2] == body
+
+
+def test_worked_example_of_the_docs() -> None:
+    # docs/protocol.md, "Worked example": ACK of START seq 17, sent as message 9.
+    assert encode_frame(Ack(0x82, 17, 0), 9) == bytes.fromhex("03050903821101038884" "00")

@@ -91,3 +91,18 @@ def test_no_board_lists_the_ports_seen() -> None:
     assert "\n" not in message
     with pytest.raises(SourceError, match="no serial ports seen"):
         find_device_port([])
+
+
+def test_failing_tap_is_switched_off_not_fatal(tmp_path: Path, synthetic_physics: Any) -> None:
+    path = make_recording(tmp_path, synthetic_physics(8), 1.0)
+    calls = []
+
+    def full_disk(data: bytes) -> None:
+        calls.append(len(data))
+        raise OSError(28, "No space left on device")
+
+    with ReplaySource(path, speed=None, tap=full_disk) as source:
+        frames = drain(source)
+    assert len(calls) == 1
+    assert "No space left" in source.stats().tap_error
+    assert len(frames) == len(read_recording(path).frames)

@@ -11,7 +11,7 @@ import pytest
 from dsp.sim import SensorBlock, draw_tower
 from dsp.sim.scenarios import run_scenario
 from hostapp.errors import SourceError
-from hostapp.protocol import Frame, FrameDecoder, Hello, Load, Piezo
+from hostapp.protocol import Frame, FrameDecoder, Hello, Load, Piezo, Ping, Pong
 from hostapp.sources.base import SourceStats
 from hostapp.sources.pty_server import PtyDeviceServer
 from hostapp.sources.serial_port import SerialSource
@@ -128,3 +128,10 @@ def test_in_process_source_streams_and_answers() -> None:
             frames += source.get_frames(0.05)
         assert any(isinstance(f.msg, Hello) for f in frames)
         assert source.stats().decoder.damaged_frames == 0
+        seq = source.send(Ping(0xC0FFEE))
+        assert seq is not None
+        pongs: list[Pong] = []
+        deadline = time.monotonic() + 5
+        while not pongs and time.monotonic() < deadline:
+            pongs = [f.msg for f in source.get_frames(0.05) if isinstance(f.msg, Pong)]
+        assert pongs and pongs[0].token == 0xC0FFEE

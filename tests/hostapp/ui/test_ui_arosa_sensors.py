@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
 from pytestqt.exceptions import TimeoutError
 from pytestqt.qtbot import QtBot
 from ui_game_driver import click, enter_landing_by_hand, play_panel, set_up_game
@@ -34,6 +35,9 @@ QUIET_START_S = 4.0
 LANDING_WAIT_MS = 8000
 # Simulated seconds a hand needs to pick every cube out of a level.
 HANDS_S = 2.0
+# ... and to pick up a cube after closing the tower (longer than the app's
+# settling time after a close, as for a real hand).
+PICK_UP_S = 0.8
 
 
 def _open(choice: SourceChoice) -> FrameSourceAdapter:
@@ -71,6 +75,7 @@ class Hands:
         return max(range(8), key=lambda f: counts[f])
 
 
+@pytest.mark.slow
 def test_complete_game_against_the_simulated_tower(qtbot: QtBot, journal_dir: Path) -> None:
     errors: list[str] = []
     app = build_app(
@@ -160,7 +165,7 @@ def test_complete_game_against_the_simulated_tower(qtbot: QtBot, journal_dir: Pa
         if floor not in lifts_by_hand and controller.running:
             qtbot.waitUntil(lambda: not controller.tower_open, timeout=LANDING_WAIT_MS)
         # and a moment to pick up the first cube to throw back
-        hands.pause(qtbot, HANDS_S / 2)
+        hands.pause(qtbot, PICK_UP_S)
 
     assert errors == []
     state = controller.state

@@ -17,7 +17,9 @@ from hostapp.ui.translator import CatalogTranslator
 
 def test_switching_to_german_and_back_keeps_the_game(qtbot: QtBot, journal_dir: Path) -> None:
     app = build_app(
-        store=JournalGameStore(journal_dir), show_error=lambda s: None, first_source=SourceChoice("")
+        store=JournalGameStore(journal_dir),
+        show_error=lambda s: None,
+        first_source=SourceChoice(""),
     )
     qtbot.addWidget(app.window)
     app.window.show()

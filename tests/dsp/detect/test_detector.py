@@ -1,0 +1,121 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dsp.detect.acoustic import AcousticLevelModel, loudness_profile
+from dsp.detect.calibration import DetectorCalibration
+from dsp.detect.cubes import CubeScale
+from dsp.detect.detector import Detector
+from dsp.detect.events import Closed, Landing, Lift
+from dsp.detect.synthetic import SyntheticTower
+
+
+def _session(seed: int = 3) -> SyntheticTower:
+    tower = SyntheticTower(duration_s=30.0, seed=seed)
+    rng = np.random.default_rng(seed)
+    t = 2.5
+    while t < 22.0:
+        tower.throw(t, int(rng.integers(0, 8)))
+        t += float(rng.uniform(1.2, 2.2))
+    tower.lift(24.0, 27.0, 2)
+    return tower
+
+
+def _detect(tower: SyntheticTower, piezo_cuts: list[int], load_cuts: list[int],
+            calibration: DetectorCalibration | None = None) -> list:
+    det = Detector(piezo_rate_hz=2000.0, load_rate_hz=80.0, calibration=calibration)
+    p, load = tower.piezo_codes(), tower.load_counts()
+    pe = [0, *sorted(set(piezo_cuts)), len(p)]
+    le = [0, *sorted(set(load_cuts)), len(load)]
+    out = []
+    # Interleave the two streams block by block, as a device would.
+    for i in range(max(len(pe), len(le)) - 1):
+        if i < len(pe) - 1:
+            a, b = pe[i], pe[i + 1]
+            out += det.feed_piezo(a / 2000.0, p[a:b])
+        if i < len(le) - 1:
+            a, b = le[i], le[i + 1]
+            out += det.feed_load(tower.load_t_s[a:b], load[a:b], tower.load_valid[a:b])
+    out += det.finish()
+    return out
+
+
+def test_every_synthetic_landing_is_found_on_its_level_in_time() -> None:
+    tower = _session()
+    events = _detect(tower, list(range(0, 60000, 2000)), list(range(0, 2400, 80)))
+    landings = [e for e in events if isinstance(e, Landing)]
+    assert [e.floor for e in landings] == [x.level for x in tower.landings]
+    for e, x in zip(landings, tower.landings, strict=True):
+        assert e.cubes == 1
+        assert -0.2 < e.t - x.t_rest_s < 0.1
+        assert 0.0 < e.t_decided - x.t_rest_s < 0.7
+    lifts = [e for e in events if isinstance(e, Lift)]
+    closes = [e for e in events if isinstance(e, Closed)]
+    assert [(round(e.t, 2), e.exposed) for e in lifts] == [(24.0, 2)]
+    assert [round(e.t, 2) for e in closes] == [27.0]
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    st.lists(st.integers(min_value=1, max_value=59999), min_size=5, max_size=40),
+    st.lists(st.integers(min_value=1, max_value=2399), min_size=5, max_size=40),
+)
+def test_block_sizes_do_not_change_the_events(piezo_cuts: list[int], load_cuts: list[int]) -> None:
+    tower = _session(5)
+    reference = _detect(tower, list(range(0, 60000, 2000)), list(range(0, 2400, 80)))
+    assert _detect(tower, piezo_cuts, load_cuts) == reference
+
+
+def test_a_calibration_counts_cubes_from_the_first_landing() -> None:
+    tower = _session(7)
+    cube = tuple(float(tower.cube_counts * g) for g in tower.gain)
+    cal = DetectorCalibration(counts_per_gram=cube, cube_mass_g=1.0)
+    events = _detect(tower, [], [], calibration=cal)
+    first = [e for e in events if isinstance(e, Landing)][0]
+    assert first.confidence > 0.9 and first.cubes == 1
+
+
+def test_no_input_gives_no_events() -> None:
+    det = Detector(piezo_rate_hz=2000.0, load_rate_hz=80.0)
+    assert det.feed_load(np.zeros(0), np.zeros((0, 8)), np.zeros((0, 8), bool)) == []
+    assert det.feed_piezo(0.0, np.zeros((0, 8), dtype=np.uint16)) == []
+    assert det.finish() == []
+
+
+def test_cube_scale_learns_size_and_sign_per_level() -> None:
+    scale = CubeScale(n_levels=8)
+    assert scale.count(2, 5000.0) == (1, 0.0)  # nothing known: one cube
+    scale.learn_sign(2, 5000.0, cubes_added=True)
+    scale.learn(2, 5000.0, 1)
+    scale.learn_sign(0, -5200.0, cubes_added=True)  # level 0's cell reads the other way
+    assert scale.count(0, -10100.0) == (2, pytest.approx(0.02, abs=0.01))
+    assert scale.count(2, -5000.0)[0] == -1
+    # A first cube learnt from a double step is corrected by the next single one.
+    fresh = CubeScale(n_levels=8)
+    fresh.learn(1, 10000.0, 1)
+    assert fresh.count(1, 5000.0) == (1, 0.0)
+    fresh.learn(1, 5000.0, 1)
+    assert fresh.unit(1) == 5000.0
+
+
+def test_acoustic_model_learns_a_tower_whose_crosstalk_fools_the_prior() -> None:
+    rng = np.random.default_rng(0)
+    # This tower's channel gains differ by up to 20 dB: the loudest channel is
+    # often not the level, so the prior (pure crosstalk model) is poor.
+    gains_db = np.array([0.0, 14.0, -6.0, 10.0, -8.0, 18.0, 0.0, -10.0])
+
+    def impact(level: int) -> np.ndarray:
+        db = -14.0 * np.abs(np.arange(8) - level) + gains_db + rng.normal(0, 2.0, 8)
+        return 10 ** (db / 20) * 300
+
+    model = AcousticLevelModel(n_levels=8)
+    test = [(lv, impact(lv)) for lv in range(8) for _ in range(10)]
+    before = np.mean([model.classify(p).level == lv for lv, p in test])
+    for _ in range(8):
+        for lv in range(8):
+            model.learn(impact(lv), lv)
+    after = np.mean([model.classify(p).level == lv for lv, p in test])
+    assert before < 0.8 and after > 0.97
+    assert model.n_learnt == 64
+    assert loudness_profile(np.zeros(8)).tolist() == [-40.0] * 8

@@ -1,0 +1,168 @@
+"""The cross-check generator writes recordings our codec reads; the scorer matches right.
+
+tools/crosscheck/ is a folder of scripts, not a package: load them by path.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pytest
+
+from hostapp.protocol import FrameDecoder, Hello, Load, Piezo, Status, cobs_decode
+
+TOOLS = Path(__file__).resolve().parents[2] / "tools" / "crosscheck"
+
+
+def _load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"crosscheck_{name}", TOOLS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+gen = _load("make_recordings")
+score = _load("score")
+
+
+def test_independent_crc_and_cobs_agree_with_the_contract_and_our_decoder() -> None:
+    assert gen.crc16_ccitt_false(b"123456789") == 0x29B1
+    rng = np.random.default_rng(3)
+    samples = [b"", b"\x00", b"\x00\x00", bytes(range(1, 255)), bytes(range(1, 256)) * 2]
+    samples += [rng.integers(0, 4, n).astype(np.uint8).tobytes() for n in (1, 7, 100, 254)]
+    for data in samples:
+        encoded = gen.cobs_encode(data)
+        assert b"\x00" not in encoded
+        assert cobs_decode(encoded) == data
+
+
+@pytest.mark.parametrize(("seed", "scenario"), [(1, "single"), (2, "game"), (3, "noisy")])
+def test_generated_recording_decodes_cleanly(tmp_path: Path, seed: int, scenario: str) -> None:
+    # Seed 1 starts its clock close to the u32 wrap: the wrap lands in 10 s.
+    rec, truth_path = gen.make_recording(seed, scenario, 12.0, tmp_path)
+    truth = json.loads(truth_path.read_text())
+    decoder = FrameDecoder()
+    data = rec.read_bytes()
+    frames = []
+    for i in range(0, len(data), 4093):  # odd chunk size: frames cut anywhere
+        frames += decoder.feed(data[i:i + 4093])
+    stats = decoder.stats
+    assert stats.crc_errors == stats.framing_errors == stats.bad_length == 0
+    assert stats.lost_messages == stats.unknown_types == stats.partial_start == 0
+    assert isinstance(frames[0].msg, Hello)
+    hello = frames[0].msg
+    assert (hello.n_piezo, hello.n_load, hello.piezo_rate_hz, hello.load_rate_hz) == (
+        8, 8, 2000, 80)
+    kinds = [type(f.msg) for f in frames]
+    counts = truth["counts"]
+    assert kinds.count(Hello) == 1
+    assert kinds.count(Piezo) == counts["piezo_frames"]
+    assert kinds.count(Load) == counts["load"]
+    assert kinds.count(Status) == counts["status"]
+    assert [f.seq for f in frames] == list(range(len(frames)))
+    spf = truth["tower"]["sets_per_frame"]
+    piezo = [f.msg for f in frames if isinstance(f.msg, Piezo)]
+    assert all(p.samples.shape == (spf, 8) for p in piezo[:-1])
+    # The first data message is a PIEZO: stream time 0 is its t_us.
+    first_data = next(f.msg for f in frames if isinstance(f.msg, Piezo | Load))
+    assert isinstance(first_data, Piezo)
+    t_us = np.array([p.t_us for p in piezo], dtype=np.int64)
+    steps = np.diff(t_us) % (1 << 32)
+    assert np.all(np.abs(steps - spf * 500) < spf * 500 * 1e-3)  # nominal rate, ppm error
+    idle = np.concatenate([p.samples for p in piezo[:2000 // spf]])  # first, quiet second
+    assert np.all(np.abs(np.median(idle, axis=0) - 512) <= 35)
+    loads = [f.msg for f in frames if isinstance(f.msg, Load)]
+    assert all(ld.valid == 0xFF for ld in loads)  # no lifts this early
+    assert truth["landings"] and all(0 <= x["floor"] <= 7 for x in truth["landings"])
+
+
+def test_lift_clears_the_valid_bits_of_the_lifted_levels() -> None:
+    tower = gen.Tower.from_seed(5)
+    plan = gen.Plan(lifted=[(1.0, 2.0, 4)])  # modules 3..7 lifted: levels 4..7 invalid
+    t = np.arange(240) / 80.0
+    counts, valid = gen.render_load(tower, plan, t, np.random.default_rng(0))
+    during = (t > 1.05) & (t < 1.95)
+    assert valid[during][:, :4].all() and not valid[during][:, 4:].any()
+    assert (counts[~valid] == 0).all()
+    assert valid[t > 2.2].all()
+
+
+def _truth_doc() -> dict[str, Any]:
+    return {
+        "duration_s": 60.0,
+        "landings": [
+            {"t": 10.0, "floor": 3, "cubes": 1},
+            {"t": 20.0, "floor": 5, "cubes": 1},
+            {"t": 30.0, "floor": 1, "cubes": 1},
+            {"t": 40.0, "floor": 2, "cubes": 1},
+            {"t": 40.08, "floor": 1, "cubes": 1, "knocked": True},
+            {"t": 45.0, "floor": 6, "cubes": 1},
+            {"t": 45.4, "floor": 6, "cubes": 1},
+        ],
+        "removals": [{"t": 52.0, "floor": 3, "cubes": 1}],
+        "lifts": [{"t": 50.0, "exposed": 3}],
+        "closes": [{"t": 55.0}],
+        "knocks": [{"t": 57.0}],
+    }
+
+
+def _detect_output() -> str:
+    events = [
+        {"event": "landing", "t": 10.2, "t_decided": 10.6, "floor": 3, "cubes": 1,
+         "confidence": 0.9},  # right, latency 0.6
+        {"event": "landing", "t": 20.1, "t_decided": 20.5, "floor": 4, "cubes": 1,
+         "confidence": 0.5},  # wrong floor
+        {"event": "landing", "t": 31.2, "t_decided": 31.7, "floor": 1, "cubes": 1,
+         "confidence": 0.8},  # right level, t 1.2 s off
+        {"event": "landing", "t": 40.1, "t_decided": 40.5, "floor": 1, "cubes": 1,
+         "confidence": 0.8},  # the knocked cube; the throw onto 2 is missed
+        {"event": "landing", "t": 45.3, "t_decided": 45.9, "floor": 6, "cubes": 2,
+         "confidence": 0.8},  # two cubes at once: takes both truths
+        {"event": "lift", "t": 50.1, "t_decided": 50.2, "exposed": 3},
+        {"event": "removal", "t": 52.3, "t_decided": 52.6, "floor": 3, "cubes": 1,
+         "confidence": 0.9},
+        {"event": "closed", "t": 55.2, "t_decided": 55.3},
+        {"event": "landing", "t": 57.1, "t_decided": 57.4, "floor": 0, "cubes": 1,
+         "confidence": 0.3},  # false, near the knock
+    ]
+    return "\n".join(json.dumps(e) for e in events) + "\nnot json\n{\"event\": \"landing\"}\n"
+
+
+def test_scorer_matches_a_hand_made_example() -> None:
+    events, malformed = score.parse_jsonl(_detect_output())
+    assert len(events) == 9 and len(malformed) == 2
+    run = score.DetectRun(events, 0, 6.0, malformed)
+    res = score.score_one(_truth_doc(), run, tolerance_s=0.5)
+    assert res["n_truth"] == 6
+    assert (res["right"], res["wrong_floor"], res["time_off"], res["missed"]) == (3, 1, 1, 1)
+    assert res["cubes_right"] == 3
+    assert (res["n_knocked"], res["knocked_found"]) == (1, 1)
+    assert res["false"] == 1 and res["false_near_knock"] == 1
+    assert res["latency"] == pytest.approx([0.6, 0.9, 0.5])
+    assert (res["lifts_found"], res["lifts_exposed_right"], res["closes_found"]) == (1, 1, 1)
+    assert (res["removals_found"], res["removals_right"]) == (1, 1)
+    assert res["knocks_flagged"] == 0 and res["malformed"] == 2
+    agg = score.aggregate([res])
+    assert agg["level_right_pct"] == pytest.approx(50.0)
+    assert agg["false_per_hour"] == pytest.approx(60.0)
+    assert agg["speed_x"] == pytest.approx(10.0)
+
+
+def test_cubes_count_wrong_when_one_detection_claims_two_for_one_truth() -> None:
+    truth = [{"t": 5.0, "floor": 2, "cubes": 1}]
+    det = [{"t": 5.1, "floor": 2, "cubes": 2}]
+    m = score.match_landings(truth, det, tolerance_s=0.5)
+    assert m["status"] == ["right"] and m["taken"] == [[0]]
+    doc = {"duration_s": 10.0, "landings": truth, "removals": [], "lifts": [],
+           "closes": [], "knocks": []}
+    ev = [{"event": "landing", "t_decided": 5.5, "confidence": 1.0, **det[0]}]
+    res = score.score_one(doc, score.DetectRun(ev, 0, 1.0), tolerance_s=0.5)
+    assert res["right"] == 1 and res["cubes_right"] == 0

@@ -1,0 +1,408 @@
+#!/usr/bin/env python3
+"""Score ``towerear detect`` on cross-check recordings against their ground truth.
+
+Runs the detector as a subprocess on every ``*.bin`` that has a
+``*.truth.json`` beside it (made by make_recordings.py), matches its JSON Lines
+to the truth and prints per-scenario numbers.
+
+Usage::
+
+    .venv/bin/python tools/crosscheck/score.py /tmp/towerear-crosscheck \
+        [--tolerance 0.5] [--json summary.json] [--examples 8]
+
+Matching (all times in stream seconds):
+
+- A truth landing is *right* when a detected landing on the same floor has
+  ``|t - t_true| <= tolerance``; pairs are taken greedily, nearest first, and a
+  detection with ``cubes = n`` may take up to n truth landings (two cubes
+  settling together). Truth landings left over are matched floor-agnostically:
+  *wrong floor*; then same floor within 2 s: *time off* (heard on the right
+  level, resting time reported too far off); the rest are *missed*.
+  Landings of knocked-down cubes are scored apart (they are extra, a throw's side effect).
+- *Cubes right*: the truth landing is right and its detection's ``cubes``
+  equals the number of truth landings it took.
+- A detected landing that took no truth landing is a *false landing*.
+- Lifts match within ``2 * tolerance`` (exposed level compared), closes and
+  removals likewise (removal floor and cubes compared); knocks against
+  ``disturbance`` events.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+DEFAULT_DETECT = Path(__file__).resolve().parents[2] / ".venv" / "bin" / "towerear"
+
+
+@dataclass
+class DetectRun:
+    """What one run of ``towerear detect`` produced."""
+
+    events: list[dict[str, Any]]
+    exit_code: int
+    wall_s: float
+    malformed: list[str] = field(default_factory=list)
+    stderr_tail: str = ""
+
+
+def run_detect(recording: Path, *, command: Path = DEFAULT_DETECT,
+               timeout_s: float = 900.0) -> DetectRun:
+    """Run ``towerear detect RECORDING`` and parse its JSON Lines."""
+    started = time.perf_counter()
+    try:
+        proc = subprocess.run([str(command), "detect", str(recording)], capture_output=True,
+                              text=True, timeout=timeout_s, check=False)
+    except subprocess.TimeoutExpired as exc:
+        return DetectRun([], -9, time.perf_counter() - started,
+                         stderr_tail=f"timeout after {exc.timeout} s")
+    wall = time.perf_counter() - started
+    # Keep the raw output beside the recording: re-scoring needs no re-run.
+    recording.with_suffix(".detect.jsonl").write_text(proc.stdout)
+    recording.with_suffix(".detect.meta.json").write_text(json.dumps(
+        {"exit_code": proc.returncode, "wall_s": wall, "stderr_tail": proc.stderr[-2000:]}))
+    events, malformed = parse_jsonl(proc.stdout)
+    return DetectRun(events, proc.returncode, wall, malformed, proc.stderr[-2000:])
+
+
+def load_previous_run(recording: Path) -> DetectRun | None:
+    """The output of an earlier :func:`run_detect` on this recording, if newer than it."""
+    out = recording.with_suffix(".detect.jsonl")
+    meta = recording.with_suffix(".detect.meta.json")
+    if not (out.exists() and meta.exists()) or out.stat().st_mtime < recording.stat().st_mtime:
+        return None
+    info = json.loads(meta.read_text())
+    events, malformed = parse_jsonl(out.read_text())
+    return DetectRun(events, info["exit_code"], info["wall_s"], malformed, info["stderr_tail"])
+
+
+REQUIRED = {
+    "landing": {"t", "t_decided", "floor", "cubes", "confidence"},
+    "removal": {"t", "t_decided", "floor", "cubes", "confidence"},
+    "lift": {"t", "t_decided", "exposed"},
+    "closed": {"t", "t_decided"},
+    "disturbance": {"t", "t_decided"},
+}
+
+
+def parse_jsonl(text: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """Parse detector output; lines that are not contract events are returned as malformed."""
+    events: list[dict[str, Any]] = []
+    malformed: list[str] = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            ev = json.loads(line)
+        except json.JSONDecodeError:
+            malformed.append(line[:200])
+            continue
+        if not isinstance(ev, dict) or ev.get("event") not in REQUIRED \
+                or not REQUIRED[ev["event"]] <= ev.keys():
+            malformed.append(line[:200])
+            continue
+        events.append(ev)
+    return events, malformed
+
+
+def match_landings(truth: list[dict[str, Any]], detected: list[dict[str, Any]], *,
+                   tolerance_s: float, wide_s: float = 2.0,
+                   same_floor_only: list[bool] | None = None) -> dict[str, Any]:
+    """Match truth landings to detected landings.
+
+    Three passes, each greedy nearest-first over what is still free: same
+    floor within ``tolerance_s`` ("right"), any floor within ``tolerance_s``
+    ("wrong_floor"), same floor within ``wide_s`` ("time_off": heard on the
+    right level but with a resting time too far off). The rest is "missed".
+
+    Truth landings flagged in ``same_floor_only`` (knocked-down cubes: a
+    side effect, not a throw) take part only in the same-floor passes.
+
+    Returns a dict with, per truth index, ``status`` and ``det`` (index into
+    ``detected`` or None); per detection, ``taken`` (list of truth indices).
+    """
+    exact = same_floor_only or [False] * len(truth)
+    capacity = [max(1, int(d.get("cubes", 1))) for d in detected]
+    taken: list[list[int]] = [[] for _ in detected]
+    status = ["missed"] * len(truth)
+    det_of: list[int | None] = [None] * len(truth)
+    passes = ((True, tolerance_s, "right"), (False, tolerance_s, "wrong_floor"),
+              (True, wide_s, "time_off"))
+    for same_floor, tol, label in passes:
+        pairs = []
+        for i, tr in enumerate(truth):
+            if det_of[i] is not None or (exact[i] and not same_floor):
+                continue
+            for j, d in enumerate(detected):
+                dt = abs(float(d["t"]) - tr["t"])
+                if dt <= tol and (not same_floor or d["floor"] == tr["floor"]):
+                    pairs.append((dt, i, j))
+        for _, i, j in sorted(pairs):
+            if det_of[i] is None and len(taken[j]) < capacity[j]:
+                det_of[i] = j
+                taken[j].append(i)
+                status[i] = label
+    return {"status": status, "det": det_of, "taken": taken}
+
+
+def match_simple(truth: list[dict[str, Any]], detected: list[dict[str, Any]], *,
+                 tolerance_s: float) -> list[int | None]:
+    """One-to-one nearest-first matching by time only; returns det index per truth."""
+    pairs = sorted((abs(float(d["t"]) - tr["t"]), i, j) for i, tr in enumerate(truth)
+                   for j, d in enumerate(detected) if abs(float(d["t"]) - tr["t"]) <= tolerance_s)
+    used: set[int] = set()
+    out: list[int | None] = [None] * len(truth)
+    for _, i, j in pairs:
+        if out[i] is None and j not in used:
+            out[i] = j
+            used.add(j)
+    return out
+
+
+def _nearby(events: list[dict[str, Any]], t: float, window_s: float = 2.0) -> str:
+    near = [e for e in events if abs(float(e["t"]) - t) <= window_s]
+    if not near:
+        return "nothing within 2 s"
+    return "; ".join(
+        f"{e['event']} t={float(e['t']):.2f}"
+        + (f" floor={e['floor']} cubes={e['cubes']}" if "floor" in e else "")
+        + (f" exposed={e['exposed']}" if "exposed" in e else "")
+        for e in near
+    )
+
+
+def score_one(truth_doc: dict[str, Any], run: DetectRun, *,
+              tolerance_s: float) -> dict[str, Any]:
+    """Score one recording; returns counts, latencies and failure examples."""
+    ev = run.events
+    det_land = [e for e in ev if e["event"] == "landing"]
+    # Throws first, then knocked-down cubes (a throw's side effect), matched
+    # together so a detection of the knocked cube on its own floor is not
+    # charged to the throw as a wrong floor.
+    throws = [x for x in truth_doc["landings"] if not x.get("knocked")]
+    knocked = [x for x in truth_doc["landings"] if x.get("knocked")]
+    n_throws = len(throws)
+    both = match_landings(throws + knocked, det_land, tolerance_s=tolerance_s,
+                          same_floor_only=[False] * n_throws + [True] * len(knocked))
+    m = {"status": both["status"][:n_throws], "det": both["det"][:n_throws],
+         "taken": both["taken"]}
+    knock_hit = sum(s in ("right", "time_off") for s in both["status"][n_throws:])
+    false_idx = [j for j, tk in enumerate(both["taken"]) if not tk]
+    # Landings reported near a table knock or a lift/close are a distinct failure.
+    quiet_truth = [k["t"] for k in truth_doc["knocks"]]
+    handling = [x["t"] for x in truth_doc["lifts"] + truth_doc["closes"] + truth_doc["removals"]]
+
+    right = [i for i, s in enumerate(m["status"]) if s == "right"]
+    cubes_right = sum(
+        1 for i in right
+        if int(det_land[m["det"][i]]["cubes"]) == len(m["taken"][m["det"][i]]))
+    latency = [float(det_land[m["det"][i]]["t_decided"]) - throws[i]["t"] for i in right]
+    off = [i for i, st in enumerate(m["status"]) if st == "time_off"]
+    t_err = [float(det_land[m["det"][i]]["t"]) - throws[i]["t"] for i in right]
+
+    examples: list[str] = []
+    for i, s in enumerate(m["status"]):
+        if s not in ("right", "time_off"):
+            tr = throws[i]
+            examples.append(f"{s}: truth landing t={tr['t']:.2f} floor={tr['floor']}; "
+                            f"detect said: {_nearby(ev, tr['t'])}")
+    for i in off:
+        d = det_land[m["det"][i]]
+        examples.append(f"time off: truth landing t={throws[i]['t']:.2f} floor={throws[i]['floor']}"
+                        f"; detect t={float(d['t']):.2f} (t_decided {float(d['t_decided']):.2f})")
+    for j in false_idx:
+        d = det_land[j]
+        cause = ""
+        if any(abs(d["t"] - k) < 1.5 for k in quiet_truth):
+            cause = " (near a table knock)"
+        elif any(abs(d["t"] - h) < 1.5 for h in handling):
+            cause = " (near lift/removal/close)"
+        examples.append(f"false landing{cause}: t={float(d['t']):.2f} floor={d['floor']} "
+                        f"cubes={d['cubes']}; truth near: "
+                        + _truth_near(truth_doc, float(d["t"])))
+    for i in right:
+        d = det_land[m["det"][i]]
+        if int(d["cubes"]) != len(m["taken"][m["det"][i]]):
+            examples.append(f"cubes wrong: truth t={throws[i]['t']:.2f} floor={throws[i]['floor']}"
+                            f" cubes=1; detect cubes={d['cubes']} t={float(d['t']):.2f}")
+
+    lifts_det = [e for e in ev if e["event"] == "lift"]
+    ml = match_simple(truth_doc["lifts"], lifts_det, tolerance_s=2 * tolerance_s)
+    lift_found = sum(j is not None for j in ml)
+    lift_exposed_right = sum(
+        1 for i, j in enumerate(ml)
+        if j is not None and lifts_det[j]["exposed"] == truth_doc["lifts"][i]["exposed"])
+    closes_det = [e for e in ev if e["event"] == "closed"]
+    mc = match_simple(truth_doc["closes"], closes_det, tolerance_s=2 * tolerance_s)
+    rem_det = [e for e in ev if e["event"] == "removal"]
+    mr = match_simple(truth_doc["removals"], rem_det, tolerance_s=2 * tolerance_s)
+    rem_right = sum(
+        1 for i, j in enumerate(mr)
+        if j is not None and rem_det[j]["floor"] == truth_doc["removals"][i]["floor"]
+        and int(rem_det[j]["cubes"]) == truth_doc["removals"][i]["cubes"])
+    dist_det = [e for e in ev if e["event"] == "disturbance"]
+    mknock = match_simple(truth_doc["knocks"], dist_det, tolerance_s=2 * tolerance_s)
+    for i, j in enumerate(ml):
+        tl = truth_doc["lifts"][i]
+        if j is None or lifts_det[j]["exposed"] != tl["exposed"]:
+            examples.append(f"lift {'wrong exposed' if j is not None else 'missed'}: truth "
+                            f"t={tl['t']:.2f} exposed={tl['exposed']}; detect said: "
+                            f"{_nearby(ev, tl['t'])}")
+
+    return {
+        "recording_s": truth_doc["duration_s"],
+        "wall_s": run.wall_s,
+        "exit_code": run.exit_code,
+        "malformed": len(run.malformed),
+        "out_of_order": sum(1 for a, b in zip(ev, ev[1:], strict=False)
+                            if float(b["t_decided"]) < float(a["t_decided"]) - 1e-9),
+        "n_truth": len(throws),
+        "right": len(right),
+        "cubes_right": cubes_right,
+        "wrong_floor": sum(s == "wrong_floor" for s in m["status"]),
+        "time_off": sum(s == "time_off" for s in m["status"]),
+        "missed": sum(s == "missed" for s in m["status"]),
+        "false": len(false_idx),
+        "false_near_knock": sum(
+            1 for j in false_idx if any(abs(det_land[j]["t"] - k) < 1.5 for k in quiet_truth)),
+        "n_knocked": len(knocked),
+        "knocked_found": knock_hit,
+        "latency": latency,
+        "t_err": t_err,
+        "lifts": len(truth_doc["lifts"]),
+        "lifts_found": lift_found,
+        "lifts_exposed_right": lift_exposed_right,
+        "lifts_reported": len(lifts_det),
+        "closes": len(truth_doc["closes"]),
+        "closes_found": sum(j is not None for j in mc),
+        "removals": len(truth_doc["removals"]),
+        "removals_found": sum(j is not None for j in mr),
+        "removals_right": rem_right,
+        "removals_reported": len(rem_det),
+        "knocks": len(truth_doc["knocks"]),
+        "knocks_flagged": sum(j is not None for j in mknock),
+        "disturbances_reported": len(dist_det),
+        "examples": examples,
+        "stderr_tail": run.stderr_tail if run.exit_code != 0 else "",
+    }
+
+
+def _truth_near(doc: dict[str, Any], t: float, window_s: float = 2.0) -> str:
+    parts = []
+    for kind in ("landings", "removals", "lifts", "closes", "knocks"):
+        for x in doc[kind]:
+            if abs(x["t"] - t) <= window_s:
+                extra = f" floor={x['floor']}" if "floor" in x else ""
+                extra += " (knocked-down cube)" if x.get("knocked") else ""
+                parts.append(f"{kind[:-1]} t={x['t']:.2f}{extra}")
+    return "; ".join(parts) or "nothing within 2 s"
+
+
+def aggregate(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Sum counts over recordings and compute the headline percentages."""
+    keys = [k for k, v in results[0].items() if isinstance(v, int | float)
+            and k not in ("exit_code",)]
+    tot: dict[str, Any] = {k: sum(r[k] for r in results) for k in keys}
+    lat = np.array([x for r in results for x in r["latency"]])
+    terr = np.array([x for r in results for x in r["t_err"]])
+    n = max(1, tot["n_truth"])
+    tot.update({
+        "recordings": len(results),
+        "bad_exits": sum(r["exit_code"] != 0 for r in results),
+        "level_right_pct": 100 * tot["right"] / n,
+        "cubes_right_pct": 100 * tot["cubes_right"] / n,
+        "wrong_floor_pct": 100 * tot["wrong_floor"] / n,
+        "time_off_pct": 100 * tot["time_off"] / n,
+        "missed_pct": 100 * tot["missed"] / n,
+        "false_per_hour": tot["false"] / (tot["recording_s"] / 3600),
+        "latency_median_s": float(np.median(lat)) if lat.size else float("nan"),
+        "latency_p95_s": float(np.percentile(lat, 95)) if lat.size else float("nan"),
+        "t_err_median_s": float(np.median(terr)) if terr.size else float("nan"),
+        "speed_x": tot["recording_s"] / max(tot["wall_s"], 1e-9),
+    })
+    return tot
+
+
+def print_table(by_scenario: dict[str, dict[str, Any]], out: Any = sys.stdout) -> None:
+    """A Markdown table of the per-scenario numbers."""
+    cols = [
+        ("scenario", "{}"), ("recs", "{recordings}"), ("landings", "{n_truth}"),
+        ("level right %", "{level_right_pct:.1f}"), ("cubes right %", "{cubes_right_pct:.1f}"),
+        ("wrong floor %", "{wrong_floor_pct:.1f}"), ("t off >tol %", "{time_off_pct:.1f}"),
+        ("missed %", "{missed_pct:.1f}"),
+        ("false /h", "{false_per_hour:.0f}"), ("latency med s", "{latency_median_s:.2f}"),
+        ("latency p95 s", "{latency_p95_s:.2f}"), ("t err med s", "{t_err_median_s:+.3f}"),
+        ("knock-downs found", "{knocked_found}/{n_knocked}"),
+        ("lifts found (exposed right)", "{lifts_found}({lifts_exposed_right})/{lifts}"),
+        ("closes found", "{closes_found}/{closes}"),
+        ("removals found (right)", "{removals_found}({removals_right})/{removals}"),
+        ("knocks flagged", "{knocks_flagged}/{knocks}"),
+        ("speed x real time", "{speed_x:.1f}"),
+    ]
+    print("| " + " | ".join(c for c, _ in cols) + " |", file=out)
+    print("|" + "---|" * len(cols), file=out)
+    for name, agg in by_scenario.items():
+        cells = [name] + [fmt.format(**agg) for _, fmt in cols[1:]]
+        print("| " + " | ".join(cells) + " |", file=out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: score every recording in a directory."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("folder", type=Path)
+    p.add_argument("--tolerance", type=float, default=0.5, help="seconds (landings)")
+    p.add_argument("--json", type=Path, help="write per-recording results here")
+    p.add_argument("--examples", type=int, default=6, help="failure examples per recording")
+    p.add_argument("--command", type=Path, default=DEFAULT_DETECT)
+    p.add_argument("--reuse", action="store_true",
+                   help="score the saved output of an earlier run instead of running detect")
+    args = p.parse_args(argv)
+    truths = sorted(args.folder.glob("*.truth.json"))
+    if not truths:
+        print(f"no *.truth.json in {args.folder}", file=sys.stderr)
+        return 2
+    per_rec: dict[str, dict[str, Any]] = {}
+    for tpath in truths:
+        doc = json.loads(tpath.read_text())
+        rec = tpath.with_name(tpath.name.replace(".truth.json", ".bin"))
+        run = (load_previous_run(rec) if args.reuse else None) or run_detect(
+            rec, command=args.command)
+        res = score_one(doc, run, tolerance_s=args.tolerance)
+        res["scenario"] = doc["scenario"]
+        per_rec[rec.name] = res
+        print(f"{rec.name}: exit {run.exit_code}, {res['right']}/{res['n_truth']} right, "
+              f"{res['wrong_floor']} wrong floor, {res['time_off']} t off, "
+              f"{res['missed']} missed, {res['false']} false, "
+              f"lifts {res['lifts_found']}/{res['lifts']}, {run.wall_s:.1f} s wall"
+              + (f", {res['malformed']} MALFORMED lines" if res["malformed"] else ""),
+              file=sys.stderr)
+        if run.exit_code != 0:
+            print(f"  stderr: {run.stderr_tail.strip()[-500:]}", file=sys.stderr)
+    scenarios = sorted({r["scenario"] for r in per_rec.values()},
+                       key=lambda s: ["single", "rapid", "noisy", "game"].index(s))
+    by_scenario = {s: aggregate([r for r in per_rec.values() if r["scenario"] == s])
+                   for s in scenarios}
+    by_scenario["all"] = aggregate(list(per_rec.values()))
+    print_table(by_scenario)
+    print()
+    for name, res in per_rec.items():
+        if res["examples"]:
+            print(f"{name}:")
+            for line in res["examples"][: args.examples]:
+                print(f"  - {line}")
+    if args.json:
+        args.json.write_text(json.dumps({"per_recording": per_rec, "by_scenario": by_scenario},
+                                        indent=1, default=float))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
