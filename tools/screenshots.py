@@ -23,15 +23,15 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("TOWEREAR_HOME", tempfile.mkdtemp(prefix="towerear-shots-"))
 
-from PyQt6.QtWidgets import QApplication, QWidget  # noqa: E402
+from PyQt6.QtWidgets import QApplication, QWidget
 
-from hostapp import i18n  # noqa: E402
-from hostapp.ui.app import App, build_app  # noqa: E402
-from hostapp.ui.arosa.end_panel import ScorePanel  # noqa: E402
-from hostapp.ui.arosa.page import ArosaPage, StartPanel  # noqa: E402
-from hostapp.ui.arosa.play_panel import PlayPanel  # noqa: E402
-from hostapp.ui.arosa.setup_panel import SetupPanel  # noqa: E402
-from hostapp.ui.streaming import SourceChoice  # noqa: E402
+from hostapp import i18n
+from hostapp.ui.app import App, build_app
+from hostapp.ui.arosa.end_panel import ScorePanel
+from hostapp.ui.arosa.page import ArosaPage, StartPanel
+from hostapp.ui.arosa.play_panel import PlayPanel
+from hostapp.ui.arosa.setup_panel import SetupPanel
+from hostapp.ui.streaming import SourceChoice
 
 PLAYERS = ["yellow", "blue", "gray", "white"]
 # Where the scripted cubes come to rest, in turn: spread over the tower so the

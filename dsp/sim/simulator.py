@@ -142,6 +142,15 @@ class TowerSimulator:
         """Grams of reference masses lying on each plate now."""
         return tuple(float(sum(m)) for m in self._masses)
 
+    @property
+    def load_g(self) -> tuple[float, ...]:
+        """True static load on each plate now: resting cubes plus reference masses, grams."""
+        return tuple(
+            sum(self._cubes[c].mass_g for c in self.residents(level, self._time_s))
+            + sum(self._masses[level])
+            for level in range(self._n)
+        )
+
     def cube_mass_g(self, cube: int) -> float:
         """True mass of one cube in grams."""
         return self._cubes[cube].mass_g

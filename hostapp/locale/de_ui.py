@@ -34,8 +34,8 @@ MESSAGES = {
     "firmware {version}": "Firmware {version}",
     "{rate:.0f} msg/s \u2022 lost {lost} \u2022 CRC errors {crc} \u2022 overruns {over}"
     " \u2022 reconnects {rec}": (
-        "{rate:.0f} Nachr./s \u2022 verloren {lost} \u2022 CRC-Fehler {crc}"
-        " \u2022 Überläufe {over} \u2022 Neuverbindungen {rec}"
+        "{rate:.0f}/s \u2022 verloren {lost} \u2022 CRC {crc} \u2022 Überlauf {over}"
+        " \u2022 neu verbunden {rec}"
     ),
     "Source": "Quelle",
     "Source:": "Quelle:",

@@ -13,6 +13,7 @@ from PyQt6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QWidget,
 )
 
@@ -110,6 +111,11 @@ class SourceBar(QWidget):
         self.state_label = QLabel(tr("no source"))
         self.state_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.counters_label = QLabel("")
+        # Long texts (a German counter line, a long port name) must not widen
+        # the window: the labels may shrink below their text's width.
+        for label in (self.state_label, self.counters_label):
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+            label.setMinimumWidth(120)
         self.record_button = QPushButton(tr("\u25cf Recor&d"))
         self.record_button.setCheckable(True)
         self.record_button.setToolTip(tr("Save the raw stream as a recording file"))
@@ -119,7 +125,7 @@ class SourceBar(QWidget):
         layout.addWidget(self.kind_box)
         layout.addWidget(self.speed_box)
         layout.addWidget(self.state_label, 1)
-        layout.addWidget(self.counters_label)
+        layout.addWidget(self.counters_label, 1)
         layout.addWidget(self.record_button)
         hub.status.connect(self.show_status)
         hub.source_changed.connect(self._source_changed)

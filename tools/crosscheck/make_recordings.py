@@ -154,7 +154,12 @@ class Tower:
         """Draw a tower; every choice here is deliberately broad (see README)."""
         rng = np.random.default_rng(10_000 + seed)
         sign = np.where(rng.random(N_LEVELS) < 0.25, -1.0, 1.0)
-        sens = sign * rng.uniform(5_000, 60_000, N_LEVELS)
+        if seed % 2:
+            # Mixed cells: every level's cell and amplifier drawn on its own.
+            sens = sign * rng.uniform(5_000, 60_000, N_LEVELS)
+        else:
+            # Matched cells (one model, one batch): +-12 % around the tower's value.
+            sens = sign * rng.uniform(5_000, 60_000) * rng.uniform(0.88, 1.12, N_LEVELS)
         # Offsets anywhere in s24, leaving room for ~15 g of load and spikes.
         margin = 15 * np.abs(sens)
         offset = rng.uniform(S24_MIN + margin, S24_MAX - margin)
@@ -632,6 +637,7 @@ def make_recording(seed: int, scenario: str, duration_s: float,
         "closes": truth.closes,
         "knocks": truth.knocks,
         "hum_codes": round(plan.hum_codes, 2),
+        "cells": "mixed" if seed % 2 else "matched",
         "tower": tower.summary(),
     }
     truth_path.write_text(json.dumps(doc, indent=1))

@@ -273,6 +273,8 @@ def score_one(truth_doc: dict[str, Any], run: DetectRun, *,
         "false": len(false_idx),
         "false_near_knock": sum(
             1 for j in false_idx if any(abs(det_land[j]["t"] - k) < 1.5 for k in quiet_truth)),
+        "false_near_handling": sum(
+            1 for j in false_idx if any(abs(det_land[j]["t"] - h) < 1.5 for h in handling)),
         "n_knocked": len(knocked),
         "knocked_found": knock_hit,
         "latency": latency,
@@ -338,7 +340,9 @@ def print_table(by_scenario: dict[str, dict[str, Any]], out: Any = sys.stdout) -
         ("level right %", "{level_right_pct:.1f}"), ("cubes right %", "{cubes_right_pct:.1f}"),
         ("wrong floor %", "{wrong_floor_pct:.1f}"), ("t off >tol %", "{time_off_pct:.1f}"),
         ("missed %", "{missed_pct:.1f}"),
-        ("false /h", "{false_per_hour:.0f}"), ("latency med s", "{latency_median_s:.2f}"),
+        ("false /h", "{false_per_hour:.0f}"),
+        ("false near knock / handling", "{false_near_knock}/{false_near_handling}"),
+        ("latency med s", "{latency_median_s:.2f}"),
         ("latency p95 s", "{latency_p95_s:.2f}"), ("t err med s", "{t_err_median_s:+.3f}"),
         ("knock-downs found", "{knocked_found}/{n_knocked}"),
         ("lifts found (exposed right)", "{lifts_found}({lifts_exposed_right})/{lifts}"),
@@ -377,6 +381,7 @@ def main(argv: list[str] | None = None) -> int:
             rec, command=args.command)
         res = score_one(doc, run, tolerance_s=args.tolerance)
         res["scenario"] = doc["scenario"]
+        res["cells"] = doc.get("cells", "?")
         per_rec[rec.name] = res
         print(f"{rec.name}: exit {run.exit_code}, {res['right']}/{res['n_truth']} right, "
               f"{res['wrong_floor']} wrong floor, {res['time_off']} t off, "
@@ -390,6 +395,9 @@ def main(argv: list[str] | None = None) -> int:
                        key=lambda s: ["single", "rapid", "noisy", "game"].index(s))
     by_scenario = {s: aggregate([r for r in per_rec.values() if r["scenario"] == s])
                    for s in scenarios}
+    for cells in sorted({r["cells"] for r in per_rec.values()}):
+        by_scenario[f"all, {cells} cells"] = aggregate(
+            [r for r in per_rec.values() if r["cells"] == cells])
     by_scenario["all"] = aggregate(list(per_rec.values()))
     print_table(by_scenario)
     print()

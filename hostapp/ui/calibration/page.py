@@ -83,6 +83,9 @@ class CalibrationPage(QWidget):
         self.reference_grams.setRange(0.5, 90.0)
         self.reference_grams.setValue(10.0)
         self.reference_grams.setSuffix(" g")
+        self.reference_grams.setEnabled(False)
+        self.reference_box.currentIndexChanged.connect(
+            lambda _i: self.reference_grams.setEnabled(self.reference_box.currentData() == "typed"))
         form.addRow(tr("Reference mass:"), self._row(self.reference_box, self.reference_grams))
         self.second_box = self._mass_combo(optional=True)
         form.addRow(tr("Second mass (linearity):"), self.second_box)
@@ -133,6 +136,7 @@ class CalibrationPage(QWidget):
         self.table.setHorizontalHeaderLabels([tr(c) for c in _COLUMNS])
         self.table.setVerticalHeaderLabels([tr("Level {level}", level=k) for k in range(N_LEVELS)])
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setStretchLastSection(True)
         self.findings = QListWidget()
         self.findings.setMaximumHeight(140)
         self.message = QLabel("")
@@ -194,8 +198,7 @@ class CalibrationPage(QWidget):
 
     def _on_messages(self, messages: list[object]) -> None:
         had_hello = self.feeder.hello is not None
-        for msg in messages:
-            self.feeder.feed_message(msg)
+        self.feeder.feed_messages((msg, 1) for msg in messages)
         if not had_hello and self.feeder.device_id is not None:
             self._show_device()
         session = self.session
@@ -314,6 +317,7 @@ class CalibrationPage(QWidget):
             values.append(tr("pass") if grade.passed else tr("fail: ") + "; ".join(grade.reasons))
             for column, text in enumerate(values):
                 self.table.setItem(level, column, QTableWidgetItem(text))
+        self.table.resizeColumnsToContents()
 
     def health_check(self) -> None:
         """Listen to the quiet tower for a few seconds, then list what is wrong."""

@@ -55,12 +55,14 @@ def describe_event(event: Any) -> str:
 class LivePlots(QWidget):
     """Eight piezo scopes and eight load traces, level 7 on top like the tower.
 
-    Drawing is what limits the frame rate, so: the plots carry no axes (axis
-    text is most of pyqtgraph's paint time); time runs relative to the newest
-    sample so the x range never changes; the y range of a load trace moves
-    only when the trace leaves it; and the scopes and the load traces live in
-    two views refreshed on alternate ticks, so the UI thread never does more
-    than half a frame's drawing at once.
+    Drawing is what limits the frame rate, so: each side is one plot with its
+    eight traces stacked (level k between k and k + 1), which keeps the scene
+    to two view boxes instead of sixteen; the plots carry no axes (axis text is
+    most of pyqtgraph's paint time); time runs relative to the newest sample
+    so the x range never changes; each load trace is scaled into its band,
+    with a scale that moves only when the trace leaves it; and the two sides
+    are refreshed on alternate ticks, so the UI thread never does more than
+    half a frame's drawing at once.
     """
 
     def __init__(self, data: LiveData, parent: QWidget | None = None) -> None:
@@ -73,33 +75,36 @@ class LivePlots(QWidget):
         for view in (self.piezo_view, self.load_view):
             view.setBackground("w")
             layout.addWidget(view, 1)
-        self.piezo_curves: list[pg.PlotDataItem] = []
-        self.load_curves: list[pg.PlotDataItem] = []
-        self.load_plots: list[pg.PlotItem] = []
-        self._load_ranges: list[tuple[float, float] | None] = [None] * N_LEVELS
-        self._next_half = 0
-        self.frames_drawn = 0
-        self.piezo_view.addLabel(tr("Piezo (ADC codes)"), row=0, col=1)
+        self.piezo_view.addLabel(tr("Piezo (ADC codes)"), row=0, col=0)
         self.unit_label = self.load_view.addLabel(tr("Load"), row=0, col=0)
+        self.piezo_plot = self.piezo_view.addPlot(row=1, col=0)
+        self.load_plot = self.load_view.addPlot(row=1, col=0)
+        for plot, window in ((self.piezo_plot, PIEZO_WINDOW_S), (self.load_plot, LOAD_WINDOW_S)):
+            plot.setMenuEnabled(False)
+            plot.setMouseEnabled(x=False, y=False)
+            plot.hideButtons()
+            plot.hideAxis("left")
+            plot.hideAxis("bottom")
+            plot.disableAutoRange()
+            plot.setXRange(-window, 0.0, padding=0.0)
+            plot.setYRange(0.0, float(N_LEVELS), padding=0.0)
+            for level in range(N_LEVELS):
+                label = pg.TextItem(tr("L{level}", level=level), color="#555555", anchor=(0, 0.5))
+                label.setPos(-window, level + 0.85)
+                plot.addItem(label)
         piezo_pen = pg.mkPen("#1f5fbf", width=1)
         # width 1: wider pens take a much slower path in the raster paint engine
         load_pen = pg.mkPen("#7b4a24", width=1)
-        for row, level in enumerate(reversed(range(N_LEVELS)), start=1):
-            self.piezo_view.addLabel(tr("L{level}", level=level), row=row, col=0)
-            piezo_plot = self.piezo_view.addPlot(row=row, col=1)
-            load_plot = self.load_view.addPlot(row=row, col=0)
-            for plot, window in ((piezo_plot, PIEZO_WINDOW_S), (load_plot, LOAD_WINDOW_S)):
-                plot.setMenuEnabled(False)
-                plot.setMouseEnabled(x=False, y=False)
-                plot.hideButtons()
-                plot.hideAxis("left")
-                plot.hideAxis("bottom")
-                plot.disableAutoRange()
-                plot.setXRange(-window, 0.0, padding=0.0)
-            piezo_plot.setYRange(0, 1023, padding=0.0)
-            self.piezo_curves.append(piezo_plot.plot(pen=piezo_pen, skipFiniteCheck=True))
-            self.load_curves.append(load_plot.plot(pen=load_pen, connect="finite"))
-            self.load_plots.append(load_plot)
+        self.piezo_curves: list[pg.PlotDataItem] = [
+            self.piezo_plot.plot(pen=piezo_pen, skipFiniteCheck=True) for _ in range(N_LEVELS)
+        ]
+        self.load_curves: list[pg.PlotDataItem] = [
+            self.load_plot.plot(pen=load_pen, connect="finite") for _ in range(N_LEVELS)
+        ]
+        self.load_ranges: list[tuple[float, float] | None] = [None] * N_LEVELS
+        self._full_scale = 1023.0
+        self._next_half = 0
+        self.frames_drawn = 0
 
     def refresh_half(self) -> None:
         """Redraw the scopes or the load traces, alternately (one call per timer tick)."""
@@ -118,43 +123,45 @@ class LivePlots(QWidget):
 
     def _refresh_piezo(self) -> None:
         latest = self._data.latest_s
+        hello = self._data.hello
+        if hello is not None:
+            self._full_scale = float((1 << hello.adc_bits) - 1)
         t, v = self._data.piezo.snapshot()
         t, v = clip_to_window(t, v, t_from_s=latest - PIEZO_WINDOW_S)
-        for row, level in enumerate(reversed(range(N_LEVELS))):
+        for level in range(N_LEVELS):
             dt, dv = peak_downsample(t - latest, v[:, level], max_points=MAX_POINTS)
-            self.piezo_curves[row].setData(dt, dv)
+            self.piezo_curves[level].setData(dt, level + 0.05 + 0.9 * dv / self._full_scale)
 
     def _refresh_load(self) -> None:
         latest = self._data.latest_s
         t, v = self._data.load.snapshot()
         t, v = clip_to_window(t, v, t_from_s=latest - LOAD_WINDOW_S)
         any_calibrated = False
-        for row, level in enumerate(reversed(range(N_LEVELS))):
+        for level in range(N_LEVELS):
             values, calibrated = self._data.load_in_grams(v[:, level], level)
             any_calibrated |= calibrated
-            self.load_curves[row].setData(t - latest, values)
-            self._follow(row, values)
+            low, high = self._follow(level, values)
+            band = level + 0.05 + 0.9 * (values - low) / (high - low)
+            self.load_curves[level].setData(t - latest, band)
         unit = tr("g") if any_calibrated else tr("counts")
         self.unit_label.setText(tr("Load") + f" ({unit})")
 
-    def _follow(self, row: int, values: npt.NDArray[np.float32]) -> None:
+    def _follow(self, level: int, values: npt.NDArray[np.float32]) -> tuple[float, float]:
+        current = self.load_ranges[level]
         finite = values[np.isfinite(values)]
         if finite.size == 0:
-            return
+            return current if current is not None else (0.0, 1.0)
         low, high = float(finite.min()), float(finite.max())
-        current = self._load_ranges[row]
         span = max(high - low, 1.0)
-        # Rescale only when the trace leaves the range or fills less than a
-        # tenth of it: a steady y range is cheaper to draw and easier to read.
-        if (
-            current is None
-            or low < current[0]
-            or high > current[1]
-            or (span < (current[1] - current[0]) / 10)
+        # Rescale only when the trace leaves its band or fills less than a
+        # tenth of it: a steady scale is easier to read.
+        if current is None or low < current[0] or high > current[1] or (
+            span < (current[1] - current[0]) / 10
         ):
             margin = span * 0.5
-            self._load_ranges[row] = (low - margin, high + margin)
-            self.load_plots[row].setYRange(low - margin, high + margin, padding=0.0)
+            current = (low - margin, high + margin)
+            self.load_ranges[level] = current
+        return current
 
 
 class LivePage(QWidget):

@@ -196,6 +196,7 @@ def test_calibration_mass_steps_by_counts_per_gram() -> None:
     placed = sim.truth.of_kind("mass_placed")[0].t
     after = _mean_counts(block, 2, placed + 1.0, 6.0)
     assert (after - before) / tower.counts_per_gram[2] == pytest.approx(7.5, rel=0.02)
+    assert sim.load_g == (0.0, 0.0, 7.5, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 def test_a_knocked_down_cube_moves_its_load() -> None:

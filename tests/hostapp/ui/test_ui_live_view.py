@@ -45,9 +45,12 @@ def test_live_view_streams_detects_and_locks_during_a_game(
     qtbot.waitUntil(lambda: live.events_list.count() > 0, timeout=10_000)
     assert "landing" in live.events_list.item(0).text()  # type: ignore[union-attr]
     qtbot.waitUntil(lambda: live.plots.frames_drawn > 3, timeout=5_000)
-    # the scopes hold about two seconds of 2 kHz samples around mid-scale
-    x, y = live.plots.piezo_curves[0].getData()
-    assert x is not None and 100 < x.size <= 500 and abs(float(np.median(y)) - 512) < 100
+    # the scopes hold about two seconds of 2 kHz samples around mid-scale,
+    # each level in its own band (level 3 between 3 and 4)
+    x, y = live.plots.piezo_curves[3].getData()
+    assert x is not None and 100 < x.size <= 500
+    assert abs(float(np.median(y)) - (3 + 0.05 + 0.9 * 512 / 1023)) < 0.1
+    assert -2.1 < float(x.min()) and float(x.max()) <= 0.0
     assert all("connected" in label.text() for label in live.level_labels)
     qtbot.waitUntil(lambda: bool(statuses), timeout=3_000)
     assert statuses[-1].health.connected and statuses[-1].health.crc_errors == 0
