@@ -41,7 +41,7 @@ def test_landings_are_matched_one_to_one_with_counts_of_every_kind() -> None:
     assert s.confusion[6, 3] == 1 and s.confusion[2, 8] == 1 and s.false_by_floor[0] == 1
     summary = s.summary()
     assert summary["false_per_hour"] == 1.0
-    assert np.isclose(summary["latency_median_s"], np.median([0.25, 0.3, 0.6, 0.1]))
+    assert np.isclose(summary["latency_median_s"], np.median([0.15, 0.28, 0.8, 0.3]))
 
 
 def test_a_double_count_is_a_cube_error_and_ignored_spans_drop_out() -> None:

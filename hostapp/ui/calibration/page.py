@@ -136,7 +136,9 @@ class CalibrationPage(QWidget):
         self.table.setHorizontalHeaderLabels([tr(c) for c in _COLUMNS])
         self.table.setVerticalHeaderLabels([tr("Level {level}", level=k) for k in range(N_LEVELS)])
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        header = self.table.horizontalHeader()
+        if header is not None:
+            header.setStretchLastSection(True)
         self.findings = QListWidget()
         self.findings.setMaximumHeight(140)
         self.message = QLabel("")

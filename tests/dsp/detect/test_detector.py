@@ -117,7 +117,7 @@ def test_acoustic_model_learns_a_tower_whose_crosstalk_fools_the_prior() -> None
     gains_db = np.array([0.0, 14.0, -6.0, 10.0, -8.0, 18.0, 0.0, -10.0])
 
     def impact(level: int) -> np.ndarray:
-        db = -14.0 * np.abs(np.arange(8) - level) + gains_db + rng.normal(0, 2.0, 8)
+        db = -8.0 * np.abs(np.arange(8) - level) + gains_db + rng.normal(0, 2.0, 8)
         return 10 ** (db / 20) * 300
 
     model = AcousticLevelModel(n_levels=8)
