@@ -12,16 +12,17 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hostapp.calibration.coins import COINS, ReferenceMass, coin, typed_mass
-from hostapp.calibration.feed import FrameFeeder
-from hostapp.calibration.health import ReadingCollector
 from hostapp.calibration.profile import ProfileStore
-from hostapp.calibration.report import grade_level, write_report
-from hostapp.calibration.tower_session import TowerCalibration, TowerCalibrationPlan
 from hostapp.errors import CalibrationError, TowerearError
 from hostapp.paths import data_dir
+
+if TYPE_CHECKING:  # the session pulls in scipy.signal: only when calibrating
+    from hostapp.calibration.feed import FrameFeeder
+    from hostapp.calibration.health import ReadingCollector
+    from hostapp.calibration.tower_session import TowerCalibration, TowerCalibrationPlan
 
 
 def register(subparsers: Any) -> None:
@@ -103,6 +104,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
         if args.report is not None:
             _write_report(store, device, args.report)
         return 0
+    from hostapp.calibration.tower_session import TowerCalibrationPlan
+
     reference = _reference(args.coin, args.mass)
     second = _reference(args.second_coin, args.second_mass)
     plan = TowerCalibrationPlan(levels=_levels(args.levels), reference=reference,
@@ -125,6 +128,8 @@ def _only_device(store: ProfileStore) -> str:
 
 
 def _write_report(store: ProfileStore, device: str, directory: str) -> None:
+    from hostapp.calibration.report import grade_level, write_report
+
     profile = store.load(device)
     target = Path(directory) if directory else data_dir() / "reports" / device
     path = write_report(profile, target)
@@ -156,6 +161,7 @@ def _calibrate_simulated(args: argparse.Namespace, store: ProfileStore,
                          plan: TowerCalibrationPlan, reference: ReferenceMass | None,
                          second: ReferenceMass | None) -> int:
     from hostapp.calibration.simulated import calibrate_simulated
+    from hostapp.calibration.tower_session import TowerCalibration
 
     assert reference is not None
     progress = _Progress()
@@ -174,6 +180,8 @@ def _calibrate_simulated(args: argparse.Namespace, store: ProfileStore,
 
 def _calibrate_device(args: argparse.Namespace, store: ProfileStore,
                       plan: TowerCalibrationPlan) -> int:
+    from hostapp.calibration.feed import FrameFeeder
+    from hostapp.calibration.tower_session import TowerCalibration
     from hostapp.sources.base import SourceState
     from hostapp.sources.serial_port import SerialSource, find_device_port
 
@@ -214,6 +222,8 @@ def _calibrate_device(args: argparse.Namespace, store: ProfileStore,
 
 
 def _health_simulated(args: argparse.Namespace, store: ProfileStore) -> int:
+    from hostapp.calibration.feed import FrameFeeder
+    from hostapp.calibration.health import ReadingCollector
     from hostapp.calibration.simulated import SimulatedRig
 
     rig = SimulatedRig(args.seed)
@@ -239,6 +249,8 @@ def _report_health(collected: ReadingCollector, profile: Any, why: str | None) -
 
 
 def _health(source: Any, feeder: FrameFeeder, profile: Any, why: str | None) -> int:
+    from hostapp.calibration.health import ReadingCollector
+
     collected = ReadingCollector()
     feeder.consumer = collected
     print("listening to the quiet tower for 3 s ...")
