@@ -40,6 +40,7 @@ class CubeScale:
         self._history: list[list[float]] = [[] for _ in range(self.n_levels)]
         self._given: np.ndarray | None = None
         self.sign = np.zeros(self.n_levels)  # +1 or -1 per level once known
+        self._votes = np.zeros(self.n_levels)
         self._units: np.ndarray | None = None  # cache, cleared on every change
         #: Incremented on every change, so users can tell when to re-read units.
         self.version = 0
@@ -75,15 +76,27 @@ class CubeScale:
         self._units = None
         self.version += 1
 
+    def _usual_sign(self) -> float:
+        """The sign most levels have (cells are usually all wired alike); +1 if none known."""
+        known = self.sign[self.sign != 0.0]
+        return -1.0 if known.size and known.sum() < 0 else 1.0
+
     def knows_sign(self, level: int) -> bool:
         """True once the sign of ``level``'s cell is given or learnt."""
         return bool(self.sign[level] != 0.0)
 
     def learn_sign(self, level: int, delta_counts: float, *, cubes_added: bool) -> None:
-        """Fix ``level``'s sign from a step known to add (or remove) cubes."""
-        if delta_counts != 0 and not self.knows_sign(level):
-            direction = 1.0 if cubes_added else -1.0
-            self.sign[level] = direction * (1.0 if delta_counts > 0 else -1.0)
+        """Vote on ``level``'s sign with a step believed to add (or remove) cubes.
+
+        Votes add up, so one early step misread (a hand, a knock-down) is
+        outvoted by the landings that follow. A calibrated sign is fixed.
+        """
+        if delta_counts == 0 or self._given is not None:
+            return
+        direction = 1.0 if cubes_added else -1.0
+        self._votes[level] += direction * (1.0 if delta_counts > 0 else -1.0)
+        if self._votes[level] != 0:
+            self.sign[level] = 1.0 if self._votes[level] > 0 else -1.0
 
     def count(self, level: int, delta_counts: float) -> tuple[int, float]:
         """Cubes in a step and how far the step is from a whole number of cubes.
@@ -95,7 +108,7 @@ class CubeScale:
             ``|delta/unit - n|`` (0.5 at worst). Before anything is known the
             step counts as one cube added, residual 0.
         """
-        sign = self.sign[level] if self.knows_sign(level) else 1.0
+        sign = self.sign[level] if self.knows_sign(level) else self._usual_sign()
         unit = self.unit(level)
         if unit is None or unit <= 0:
             return (1 if delta_counts * sign > 0 else -1), 0.0

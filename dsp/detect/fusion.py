@@ -25,10 +25,11 @@ from dsp.detect.events import Closed, Disturbance, Event, Landing, Lift, Removal
 from dsp.detect.loadcell import LoadConnection, LoadStep
 from dsp.detect.piezo import TimedImpact
 
-# Why 30 ms: steps of one disturbance (a hand, a knock) on several levels
-# are decided within a reading or two of each other; waiting 30 ms more
-# than the step itself sees most of them together at little latency cost.
-DEFAULT_HOLD_S = 0.03
+# Why 0 s: a step is decided as soon as its window completes. Steps of one
+# disturbance pending at the same moment are still judged together, and the
+# restless-plate check catches the rest: on towers 1-4 a 30 ms hold changed
+# no count (single, noisy) and cost 30 ms of latency on every landing.
+DEFAULT_HOLD_S = 0.0
 # Why 0.35 s: the settling of one disturbance differs by level (ringing);
 # steps of different levels closer than this belong together.
 DEFAULT_COINCIDENCE_S = 0.35
@@ -49,6 +50,12 @@ DEFAULT_WIDE_IMPACT_CHANNELS = 6
 # Why 6 dB: a wide impact is a disturbance only if it is also flat (no level
 # stands out by more than this over the median level).
 DEFAULT_WIDE_IMPACT_FLATNESS_DB = 6.0
+# Why 20: knock-downs are heard through the learnt signatures; a few
+# landings per level must have been learnt first.
+_KNOCK_MIN_LEARNT = 20
+# Why 50 ms: a cube's last bounce is this close to the time it is reported
+# to rest; strikes after that belong to the next cube.
+_BOUNCE_SEPARATION_S = 0.05
 # Why 1.5 s: hands that lift or set down modules shake every plate for up to
 # about a second around the moment contacts open or close.
 _HANDLING_GUARD_S = 1.5
@@ -58,6 +65,9 @@ _BUSY_LEVELS = 2
 # Why 0.25 cube: a cube's step measured by the fast view is within 0.1-0.2
 # cube of whole; a step between whole cubes is a hand or the table.
 _FAST_MAX_RESIDUAL = 0.25
+# Why 20 dB: a hand's touch strikes a plate tens of dB more gently than a
+# falling cube; confirmed landings vary by about +-10 dB around their median.
+_DROP_LOUDNESS_MARGIN_DB = 20.0
 # Why 0.3 s: a tower-wide impact this shortly before a step means the step
 # may be the hand or knock, not a cube.
 _DROP_GAP_GUARD_S = 0.3
@@ -84,6 +94,7 @@ class FusionStats:
     steps_below_one_cube: int = 0
     steps_in_disturbance: int = 0
     settled_landings: int = 0
+    knockdowns_heard: int = 0
     settled_removals: int = 0
     acoustic_landings: int = 0
     acoustic_learnt: int = 0
@@ -153,6 +164,9 @@ class Fusion:
         self.accounted = np.full(self.n_levels, np.nan)
         self._last_connection_t = -np.inf
         self._wide_impact_t: deque[float] = deque(maxlen=64)
+        self._heard_db: deque[float] = deque(maxlen=50)
+        self._last_rest_t = -np.inf
+        self._piezo_seen = False
 
     # -- inputs ------------------------------------------------------------
     def add_impacts(
@@ -161,6 +175,7 @@ class Fusion:
         """Take new impacts (time order), known at ``known_s``; returns disturbances."""
         out: list[Event] = []
         for imp in impacts:
+            self._piezo_seen = True
             self.stats.impacts += 1
             self._impacts.append(imp)
             if self._is_wide(imp):
@@ -252,7 +267,36 @@ class Fusion:
         if step.busy_levels >= _BUSY_LEVELS:
             return False
         start = step.t_before_s - _DROP_GAP_GUARD_S
-        return not any(start <= t <= step.t_settled_s for t in self._wide_impact_t)
+        if any(start <= t <= step.t_settled_s for t in self._wide_impact_t):
+            return False
+        return self._heard_a_drop(step)
+
+    def _heard_a_drop(self, step: LoadStep) -> bool:
+        """Whether the piezos heard a cube strike near this level before it settled.
+
+        A hand on a plate moves its load as much as a cube but strikes it
+        gently; cubes strike it hard. Until some landings were heard the bar
+        is an onset on the level or a neighbour; then it is the typical loudness
+        of confirmed landings less ``_DROP_LOUDNESS_MARGIN_DB``.
+        """
+        if not self._impacts:
+            return not self._piezo_seen
+        loudness = self._drop_loudness_db(self._drop_impacts(step), step.level)
+        if loudness is None:
+            return False
+        if len(self._heard_db) >= 5:
+            return loudness >= float(np.median(self._heard_db)) - _DROP_LOUDNESS_MARGIN_DB
+        return True
+
+    @staticmethod
+    def _drop_loudness_db(drop: list[TimedImpact], level: int) -> float | None:
+        """Loudest strike of the drop on the level or a neighbour, dB over its floor."""
+        near = [
+            float(np.max(imp.impact.snr_db()[max(0, level - 1) : level + 2]))
+            for imp in drop
+            if any(abs(ch - level) <= 1 for ch in imp.channels)
+        ]
+        return max(near) if near else None
 
     def add_settled_step(self, step: LoadStep) -> list[Event]:
         """A change seen by the settled view: absorbed if already accounted for."""
@@ -263,8 +307,6 @@ class Fusion:
             self.accounted[level] = step.after_counts
             return []
         delta = step.after_counts - self.accounted[level]
-        if not self.scale.knows_sign(level):
-            self.scale.learn_sign(level, delta, cubes_added=self._exposed_level() != level)
         n, residual = self.scale.count(level, delta)
         self.accounted[level] = step.after_counts
         if n == 0:
@@ -299,12 +341,9 @@ class Fusion:
                 self.accounted[level] = value
 
     def _step_event(self, step: LoadStep, now_s: float) -> list[Event]:
-        if not self.scale.knows_sign(step.level):
-            # A level's first step: in a closed tower a lone step can only be
-            # a cube arriving; on the open level it is a hand taking cubes.
-            self.scale.learn_sign(
-                step.level, step.delta_counts, cubes_added=self._exposed_level() != step.level
-            )
+        # In a closed tower a lone, clean step is almost always a cube
+        # arriving: it votes on the sign of this level's cell.
+        self.scale.learn_sign(step.level, step.delta_counts, cubes_added=True)
         n, residual = self.scale.count(step.level, step.delta_counts)
         if n == 0:
             self.stats.steps_below_one_cube += 1
@@ -355,17 +394,39 @@ class Fusion:
         t = step.t_settled_s if last is None else min(last.t_s, step.t_settled_s)
         out: list[Event] = []
         knocked_from = self._recent_removal_above(step)
-        if last is not None and n == 1:
-            decision = self.acoustic.classify(last.peaks)
+        bounced_on = self._stopped_above(drop, level) if n == 1 else None
+        if knocked_from is None and bounced_on is not None:
+            # The thrown cube bounced to rest on a level above and knocked a
+            # resting cube down to this one: that level's load did not change
+            # (one left, one came), so only the acoustics can tell.
+            knocked_from = bounced_on
+            out.append(
+                Landing(t=self._last_strike_on(drop, bounced_on), t_decided=now_s,
+                        floor=bounced_on, cubes=1, confidence=0.7, source="acoustic")
+            )
+            out.append(
+                Removal(t=self._last_strike_on(drop, bounced_on), t_decided=now_s,
+                        floor=bounced_on, cubes=1, confidence=0.7, knocked=True)
+            )
+            self.stats.knockdowns_heard += 1
+        heard = self._drop_loudness_db(drop, level)
+        if heard is not None and n == 1:
+            self._heard_db.append(heard)
+        if drop and n == 1:
+            # The model learns from exactly what it will judge alone: the
+            # last impact of the drop (acoustic-only decisions use the same).
+            final = drop[-1]
+            decision = self.acoustic.classify(final.peaks)
             self.stats.acoustic_checked += 1
             if decision.level == level:
                 self.stats.acoustic_agreed += 1
                 confidence = 1.0 - 0.5 * (1.0 - confidence)
-            self.acoustic.learn(last.peaks, level)
+            self.acoustic.learn(final.peaks, level)
             self.stats.acoustic_learnt += 1
         self.scale.learn(level, step.delta_counts, n)
         self.cubes_on[level] += n
         self.accounted[level] = step.after_counts
+        self._last_rest_t = max(self._last_rest_t, t)
         out.append(
             Landing(
                 t=t,
@@ -390,6 +451,28 @@ class Fusion:
         near = [c for c in drop if abs(int(np.argmax(c.peaks)) - level) <= 1]
         pick = near or drop
         return pick[-1] if pick else None
+
+    def _stopped_above(self, drop: list[TimedImpact], level: int) -> int | None:
+        """A level two or more above where the drop bounced (struck twice) on occupied plate.
+
+        A falling cube strikes each hole edge at most once on its way down and
+        bounces only on the plate it stops on (and the ceiling just above it).
+        Two strikes heard on a level at least two above the one that gained
+        the cube, where cubes lay, mean the thrown cube stopped there.
+        """
+        if self.acoustic.n_learnt < _KNOCK_MIN_LEARNT:
+            return None
+        # Strikes up to the previous landing belong to the previous cube.
+        drop = [imp for imp in drop if imp.t_s > self._last_rest_t + _BOUNCE_SEPARATION_S]
+        levels = [self.acoustic.classify(imp.peaks).level for imp in drop]
+        for j in sorted(set(levels), reverse=True):
+            if j >= level + 2 and levels.count(j) >= 2 and self.cubes_on[j] >= 1:
+                return j
+        return None
+
+    def _last_strike_on(self, drop: list[TimedImpact], level: int) -> float:
+        strikes = [imp.t_s for imp in drop if self.acoustic.classify(imp.peaks).level == level]
+        return strikes[-1] if strikes else drop[0].t_s
 
     def _recent_removal_above(self, step: LoadStep) -> int | None:
         """The level above that lost a cube in this drop: where this one was knocked from."""
@@ -457,7 +540,10 @@ class Fusion:
         if not impacts:
             return []
         last = impacts[-1]
-        decision = self.acoustic.classify(last.peaks)
+        # Cubes only fall: the lowest level struck during the drop is where
+        # it came to rest (strikes above are hole edges on the way down).
+        decisions = [self.acoustic.classify(imp.peaks) for imp in impacts]
+        decision = min(decisions, key=lambda d: d.level)
         self.stats.acoustic_landings += 1
         return [
             Landing(

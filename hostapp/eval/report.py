@@ -130,6 +130,7 @@ def write_report(results: dict[str, FamilyResult], out_dir: Path, *, quick: bool
         _plot_confusion(plt, results[name], out_dir / png)
         md.append(f"![confusion {name}]({png})")
     _plot_latency(plt, results, out_dir / "latency.png")
+    plot_landing_example(out_dir / "landing_example.png")
     md += ["", "## Decision latency", "", "![latency histogram](latency.png)", ""]
     path = out_dir / "README.md"
     path.write_text("\n".join(md) + "\n", encoding="utf-8")
@@ -172,3 +173,69 @@ def _plot_latency(plt: object, results: dict[str, FamilyResult], path: Path) -> 
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     pyplot.close(fig)  # type: ignore[attr-defined]
+
+
+def plot_landing_example(path: Path) -> None:
+    """The design figure of docs/detection.md: one landing through the pipeline's stages.
+
+    A throw on tuning tower 1: the conditioned piezo envelope of the landing
+    level with its noise floor and onset threshold and the impacts found, and
+    the load of that level with the fast and settled decisions.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dsp.detect.conditioning import condition_batch
+    from dsp.detect.detector import Detector
+    from dsp.detect.events import Landing
+    from dsp.detect.noisefloor import NoiseFloorTracker
+    from dsp.detect.onsets import DEFAULT_THRESHOLD_DB
+    from dsp.sim import TowerSimulator, draw_tower
+
+    tower = draw_tower(1)
+    sim = TowerSimulator(tower, seed=101)
+    for k in range(4):
+        sim.throw("blue", at_s=2.0 + 2.0 * k)
+    block = sim.advance(11.0)
+    detector = Detector(piezo_rate_hz=tower.piezo_rate_hz, load_rate_hz=tower.load_rate_hz)
+    events = []
+    step = int(tower.piezo_rate_hz)
+    for a in range(0, block.piezo.shape[0], step):
+        t0 = block.piezo_t0_s + a / tower.piezo_rate_hz
+        events += detector.feed_piezo(t0, block.piezo[a : a + step])
+        sel = (block.load_t_s >= t0) & (block.load_t_s < t0 + 1.0)
+        events += detector.feed_load(block.load_t_s[sel], block.load[sel], block.load_valid[sel])
+    events += detector.finish()
+    landing = [e for e in events if isinstance(e, Landing)][-1]
+    truth = sim.truth.of_kind("landing")[-1]
+    first_impact = float(getattr(truth, "first_impact_t", truth.t))
+    level = landing.floor
+    env = condition_batch(block.piezo, sample_rate_hz=tower.piezo_rate_hz)
+    frame_rate = tower.piezo_rate_hz / (block.piezo.shape[0] / env.shape[0])
+    floor = NoiseFloorTracker(n_channels=8, frame_rate_hz=frame_rate).process(env)
+    t_env = block.piezo_t0_s + np.arange(env.shape[0]) / frame_rate
+    span = (t_env > first_impact - 0.4) & (t_env < landing.t_decided + 0.4)
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(7.5, 5.2), sharex=True)
+    for ch, style in ((level, "-"), (min(level + 1, 7), ":")):
+        ax1.semilogy(t_env[span], np.maximum(env[span, ch], 0.3), style, lw=0.9,
+                     label=f"envelope level {ch}")
+    ax1.semilogy(t_env[span], floor[span, level] * 10 ** (DEFAULT_THRESHOLD_DB / 20), "r--",
+                 lw=0.8, label="onset threshold")
+    ax1.axvline(truth.t, color="g", lw=0.8, label="truth: at rest")
+    ax1.set_ylabel("|x| ADC codes")
+    ax1.legend(fontsize=7, loc="upper right")
+    lt = block.load_t_s
+    lspan = (lt > first_impact - 0.4) & (lt < landing.t_decided + 0.4)
+    ax2.plot(lt[lspan], block.load[lspan, level], ".-", lw=0.8, ms=3, label=f"load level {level}")
+    ax2.axvline(truth.t, color="g", lw=0.8)
+    ax2.axvline(landing.t_decided, color="m", lw=1.0, label="landing decided")
+    ax2.set_xlabel("stream time, s")
+    ax2.set_ylabel("HX711 counts")
+    ax2.legend(fontsize=7, loc="lower right")
+    fig.suptitle(f"A cube comes to rest on level {level}: latency "
+                 f"{1000 * (landing.t_decided - truth.t):.0f} ms", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)

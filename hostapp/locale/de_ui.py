@@ -154,7 +154,7 @@ MESSAGES = {
         "Das glaubt die App, was dort liegt. Auf das Gesehene korrigieren, dann bestätigen."
     ),
     "C&onfirm what lies there": "Inhalt &bestätigen",
-    "Not this floor": "Nicht diese Etage",
+    "&Not this floor": "&Nicht diese Etage",
     "Choose at least one player to suspect.": "Mindestens einen Spieler zum Verdächtigen wählen.",
     "One {colour} cube fewer": "Ein Würfel {colour} weniger",
     "One {colour} cube more": "Ein Würfel {colour} mehr",
@@ -202,4 +202,7 @@ MESSAGES = {
     "{n} throw(s) landed here": "{n} Wurf/Würfe hier gelandet",
     "Every throw in order: {history}": "Alle Würfe der Reihe nach: {history}",
     "&Back to the score": "&Zurück zur Wertung",
+    "The app's guess of an opened level was right {right} of {checked} times.": (
+        "Die Vermutung der App über eine geöffnete Etage stimmte {right} von {checked} Mal."
+    ),
 }

@@ -141,6 +141,9 @@ class AudioSource:
         messages are merged in; its PIEZO messages are dropped.
     block_ms : float
         Audio callback block length.
+    tap : object, optional
+        Accepted like a byte source's tap so the app can build every source
+        alike; audio is not a protocol byte stream, so nothing is written to it.
     """
 
     def __init__(

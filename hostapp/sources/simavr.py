@@ -42,43 +42,26 @@ import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from hostapp.errors import SourceError
+from hostapp.protocol import constants as c
 from hostapp.sources.base import ByteSource
+from hostapp.sources.sim_device import SensorBlockLike as SensorData
 
 FIRMWARE_DIR = Path(__file__).resolve().parents[2] / "firmware"
 SCENARIO_MAGIC = b"TWRSCN01"
-N_CHANNELS = 8
-ADC_MAX = 1023
-PIEZO_RATE_HZ = 2000  # the firmware's rate; scenario rows are one sample set each
+N_CHANNELS = c.NOMINAL_N_PIEZO
+ADC_MAX = (1 << c.NOMINAL_ADC_BITS) - 1
+PIEZO_RATE_HZ = c.NOMINAL_PIEZO_RATE_HZ  # the firmware's rate; scenario rows are one set each
 _S24_MIN, _S24_MAX = -(1 << 23), (1 << 23) - 1
 # A run of N simulated seconds takes about N/5 wall seconds here; this bounds
 # a hung harness without cutting off a slow machine.
 _WALL_S_PER_SIM_S = 4.0
 _WALL_S_SLACK = 30.0
-
-
-class SensorData(Protocol):
-    """What a scenario is made of: the fields of :class:`dsp.sim.SensorBlock`."""
-
-    @property
-    def piezo_t0_s(self) -> float: ...
-
-    @property
-    def piezo(self) -> npt.NDArray[np.uint16]: ...
-
-    @property
-    def load_t_s(self) -> npt.NDArray[np.float64]: ...
-
-    @property
-    def load(self) -> npt.NDArray[np.int32]: ...
-
-    @property
-    def load_valid(self) -> npt.NDArray[np.bool_]: ...
 
 
 class SimavrError(SourceError):

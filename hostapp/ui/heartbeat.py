@@ -29,12 +29,14 @@ class StallMeter(QObject):
         self._timer.setInterval(interval_ms)
         self._timer.timeout.connect(self._tick)
         self._last: float | None = None
+        self._late_ms: list[float] = []
         self.worst_stall_ms = 0.0
         self.ticks = 0
 
     def start(self) -> None:
         """Start measuring from now (forgets the previous worst)."""
         self._last = None
+        self._late_ms = []
         self.worst_stall_ms = 0.0
         self.ticks = 0
         self._timer.start()
@@ -48,5 +50,18 @@ class StallMeter(QObject):
         if self._last is not None:
             late_ms = (now - self._last - self._interval_s) * 1000.0
             self.worst_stall_ms = max(self.worst_stall_ms, late_ms)
+            self._late_ms.append(late_ms)
         self._last = now
         self.ticks += 1
+
+    def stall_percentile_ms(self, percent: float) -> float:
+        """The lateness not exceeded by ``percent`` % of the ticks, in milliseconds.
+
+        Unlike the worst stall it is not set by one moment when the operating
+        system gave the CPU to another process.
+        """
+        if not self._late_ms:
+            return 0.0
+        ordered = sorted(self._late_ms)
+        index = min(len(ordered) - 1, int(len(ordered) * percent / 100.0))
+        return ordered[index]

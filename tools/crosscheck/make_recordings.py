@@ -316,6 +316,7 @@ class Builder:
                 k_amp *= rng.uniform(0.3, 0.5)
                 plan.impacts.append((t_k, floor - 1, k_amp, 0.3 * k_amp / 200))
             self.resting[floor - 1].append(k_mass)
+            landing["caused_knockdown"] = True  # net load change on `floor` is zero
             self.truth.knockdowns.append({"t": round(t_k, 4), "from": floor, "floor": floor - 1})
             self.truth.landings.append({"t": round(t_k, 4), "floor": floor - 1, "cubes": 1,
                                         "t_first_impact": round(t_leave, 4), "knocked": True})
@@ -540,7 +541,8 @@ def render_load(tower: Tower, plan: Plan, t_s: np.ndarray,
         # The conversion in progress at the impact catches a short spike.
         i = int(np.searchsorted(t_s, t0))
         if i < m:
-            g[i, level] += spike * rng.choice([1.0, 1.0, 1.0, -1.0])
+            # The struck plate is pushed down; neighbours flex either way.
+            g[i, level] += spike
             for nb in (level - 1, level + 1):
                 if 0 <= nb < N_LEVELS:
                     g[i, nb] += 0.2 * spike * rng.uniform(-1, 1)
@@ -577,10 +579,25 @@ def render_load(tower: Tower, plan: Plan, t_s: np.ndarray,
 # --------------------------------------------------------------------------
 
 
-def make_recording(seed: int, scenario: str, duration_s: float,
-                   out_dir: Path) -> tuple[Path, Path]:
-    """Generate one recording and its truth; return both paths."""
+def make_recording(seed: int, scenario: str, duration_s: float, out_dir: Path, *,
+                   t_us_start: int | None = None, short_ring: bool = False,
+                   matched_cells: bool = False) -> tuple[Path, Path]:
+    """Generate one recording and its truth; return both paths.
+
+    ``t_us_start`` overrides the tower's first device clock value (tests use it
+    to put the u32 wrap inside a short recording). ``short_ring`` and
+    ``matched_cells`` are ablations: plates that stop ringing within 0.1 s,
+    and every level's cell within +-12 % of level 0's (signs kept).
+    """
     tower = Tower.from_seed(seed)
+    if t_us_start is not None:
+        tower.t_us_start = t_us_start & 0xFFFFFFFF
+    if short_ring:
+        tower.ring_decay_s = np.minimum(tower.ring_decay_s, 0.1 / 6)
+    if matched_cells:
+        mag = abs(tower.sens_counts_per_g[0]) * np.random.default_rng(seed).uniform(
+            0.88, 1.12, N_LEVELS)
+        tower.sens_counts_per_g = np.sign(tower.sens_counts_per_g) * mag
     rng = np.random.default_rng(seed * 1009 + SCENARIOS.index(scenario) + 7)
     plan, truth = build_scenario(tower, scenario, duration_s, rng)
     # Stream time 0 is the first PIEZO set; the crystal error makes the true
@@ -637,7 +654,9 @@ def make_recording(seed: int, scenario: str, duration_s: float,
         "closes": truth.closes,
         "knocks": truth.knocks,
         "hum_codes": round(plan.hum_codes, 2),
-        "cells": "mixed" if seed % 2 else "matched",
+        "cells": "matched" if matched_cells or seed % 2 == 0 else "mixed",
+        "ablation": [name for name, on in (("short_ring", short_ring),
+                                           ("matched_cells", matched_cells)) if on],
         "tower": tower.summary(),
     }
     truth_path.write_text(json.dumps(doc, indent=1))
@@ -652,10 +671,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--first-seed", type=int, default=1)
     p.add_argument("--scenarios", nargs="+", default=list(SCENARIOS), choices=SCENARIOS)
     p.add_argument("--duration", type=float, default=120.0, help="seconds per recording")
+    p.add_argument("--short-ring", action="store_true",
+                   help="ablation: plates stop ringing within 0.1 s")
+    p.add_argument("--matched-cells", action="store_true",
+                   help="ablation: all cells within +-12 %% of level 0's sensitivity")
     args = p.parse_args(argv)
     for seed in range(args.first_seed, args.first_seed + args.towers):
         for scenario in args.scenarios:
-            rec, _ = make_recording(seed, scenario, args.duration, args.out)
+            rec, _ = make_recording(seed, scenario, args.duration, args.out,
+                                    short_ring=args.short_ring,
+                                    matched_cells=args.matched_cells)
             print(f"{rec} ({rec.stat().st_size / 1e6:.1f} MB)")
     return 0
 

@@ -264,15 +264,25 @@ def score_one(truth_doc: dict[str, Any], run: DetectRun, *,
         "malformed": len(run.malformed),
         "out_of_order": sum(1 for a, b in zip(ev, ev[1:], strict=False)
                             if float(b["t_decided"]) < float(a["t_decided"]) - 1e-9),
+        "decided_before_t": sum(1 for e in ev if float(e["t_decided"]) < float(e["t"]) - 1e-6),
         "n_truth": len(throws),
         "right": len(right),
         "cubes_right": cubes_right,
         "wrong_floor": sum(s == "wrong_floor" for s in m["status"]),
         "time_off": sum(s == "time_off" for s in m["status"]),
         "missed": sum(s == "missed" for s in m["status"]),
+        "missed_knockdown_throw": sum(
+            1 for s, tr in zip(m["status"], throws, strict=True)
+            if s == "missed" and tr.get("caused_knockdown")),
         "false": len(false_idx),
         "false_near_knock": sum(
             1 for j in false_idx if any(abs(det_land[j]["t"] - k) < 1.5 for k in quiet_truth)),
+        # A second report of a cube already matched: same floor, within tolerance.
+        "false_duplicate": sum(
+            1 for j in false_idx
+            if any(tr["floor"] == det_land[j]["floor"]
+                   and abs(float(det_land[j]["t"]) - tr["t"]) <= tolerance_s
+                   for tr in truth_doc["landings"])),
         "false_near_handling": sum(
             1 for j in false_idx if any(abs(det_land[j]["t"] - h) < 1.5 for h in handling)),
         "n_knocked": len(knocked),
@@ -339,9 +349,10 @@ def print_table(by_scenario: dict[str, dict[str, Any]], out: Any = sys.stdout) -
         ("scenario", "{}"), ("recs", "{recordings}"), ("landings", "{n_truth}"),
         ("level right %", "{level_right_pct:.1f}"), ("cubes right %", "{cubes_right_pct:.1f}"),
         ("wrong floor %", "{wrong_floor_pct:.1f}"), ("t off >tol %", "{time_off_pct:.1f}"),
-        ("missed %", "{missed_pct:.1f}"),
+        ("missed % (of which knock-down throws)", "{missed_pct:.1f} ({missed_knockdown_throw})"),
         ("false /h", "{false_per_hour:.0f}"),
-        ("false near knock / handling", "{false_near_knock}/{false_near_handling}"),
+        ("false: duplicates / near knock / near handling",
+         "{false_duplicate}/{false_near_knock}/{false_near_handling}"),
         ("latency med s", "{latency_median_s:.2f}"),
         ("latency p95 s", "{latency_p95_s:.2f}"), ("t err med s", "{t_err_median_s:+.3f}"),
         ("knock-downs found", "{knocked_found}/{n_knocked}"),
@@ -387,7 +398,11 @@ def main(argv: list[str] | None = None) -> int:
               f"{res['wrong_floor']} wrong floor, {res['time_off']} t off, "
               f"{res['missed']} missed, {res['false']} false, "
               f"lifts {res['lifts_found']}/{res['lifts']}, {run.wall_s:.1f} s wall"
-              + (f", {res['malformed']} MALFORMED lines" if res["malformed"] else ""),
+              + (f", {res['malformed']} MALFORMED lines" if res["malformed"] else "")
+              + (f", {res['out_of_order']} events out of t_decided order"
+                 if res["out_of_order"] else "")
+              + (f", {res['decided_before_t']} events with t_decided < t"
+                 if res["decided_before_t"] else ""),
               file=sys.stderr)
         if run.exit_code != 0:
             print(f"  stderr: {run.stderr_tail.strip()[-500:]}", file=sys.stderr)

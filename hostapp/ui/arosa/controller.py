@@ -17,11 +17,12 @@ from typing import Any, Protocol
 
 from PyQt6.QtCore import QObject, pyqtSignal
 
-from dsp.detect.events import Closed, Landing, Lift
+from dsp.detect.events import Closed, Landing, Lift, Removal
 from hostapp.errors import TowerearError
 from hostapp.games import arosa
 from hostapp.games.arosa import GameState, ThrowRequest
 from hostapp.i18n import tr
+from hostapp.ui.arosa.belief import TowerBelief
 from hostapp.ui.markers import colour_name
 
 log = logging.getLogger(__name__)
@@ -164,6 +165,7 @@ class ArosaController(QObject):
         self.open_floor: OpenFloor | None = None
         self.public_log: list[str] = []
         self.last_outcome: list[str] = []
+        self.tower_belief = TowerBelief()
         self.just_landed = False
         # Between a detected lift and the closing of the tower, load changes
         # are hands and modules, never a thrown cube coming to rest.
@@ -210,6 +212,7 @@ class ArosaController(QObject):
         self._record = self._store.create(
             list(players), {"mode": mode, "victim_thrower": victim_thrower}
         )
+        self.tower_belief = TowerBelief()
         self.public_log = [tr("New game: {n} players.", n=len(players))]
         self.changed.emit()
 
@@ -217,6 +220,7 @@ class ArosaController(QObject):
         """Reopen a game from its journal, exactly as it was."""
         self.close()
         self._record = self._store.open(game_id)
+        self.tower_belief = TowerBelief.from_events(self._record.events())
         self.public_log = [tr("Game resumed.")]
         self.changed.emit()
 
@@ -250,13 +254,15 @@ class ArosaController(QObject):
         state = self.state
         if state is None:
             return {}
-        colours = [*state.players, arosa.VICTIM]
-        return {c: int(state.tower[c][floor]) for c in colours}
+        return self.tower_belief.propose(floor, [*state.players, arosa.VICTIM])
 
     # -- throws ------------------------------------------------------------
 
-    def record_landing(self, floor: int, cubes: int = 1) -> None:
-        """Bind a landing on ``floor`` to the next ``cubes`` requested throws."""
+    def record_landing(self, floor: int, cubes: int = 1, detection: object | None = None) -> None:
+        """Bind a landing on ``floor`` to the next ``cubes`` requested throws.
+
+        ``detection`` is the pipeline's landing event (None when entered by hand).
+        """
         for _ in range(cubes):
             request = self.next_throw()
             if request is None or self._record is None:
@@ -264,6 +270,7 @@ class ArosaController(QObject):
                 return
             if not self._apply(arosa.Throw(request.color, floor)):
                 return
+            self.tower_belief.thrown(request.color, detection, floor)
             self.public_log.append(landed_line(request.color))
             self.just_landed = True
         self.changed.emit()
@@ -277,7 +284,11 @@ class ArosaController(QObject):
                 settled = event.t >= self._closed_at_s + CLOSE_SETTLE_S
                 if self.next_throw() is not None and self.open_floor is None:
                     if not self.tower_open and settled:
-                        self.record_landing(int(event.floor), max(1, int(event.cubes)))
+                        self.record_landing(int(event.floor), max(1, int(event.cubes)), event)
+            elif isinstance(event, Landing | Removal) and not self.tower_open:
+                # a knocked-down cube, or cubes leaving a closed level: the
+                # tower model binds them to the next throw's drop
+                self.tower_belief.note(event)
             elif isinstance(event, Closed):
                 self.tower_open = False
                 self._closed_at_s = event.t
@@ -333,6 +344,7 @@ class ArosaController(QObject):
             return False
         if not self._apply(event):
             return False
+        self.tower_belief.confirmed(floor, found_counts)
         self.just_landed = False
         self.open_floor = None
         after = self.state
@@ -353,6 +365,7 @@ class ArosaController(QObject):
         except TowerearError as exc:
             self.failed.emit(str(exc))
             return
+        self.tower_belief = TowerBelief.from_events(self._record.events())
         self.open_floor = None
         self.last_outcome = []
         self.just_landed = False

@@ -89,6 +89,9 @@ class RevealPanel(QWidget):
         The final state (its ``tower`` is what the app believes lies where).
     throws
         ``(colour, floor)`` of every throw in order, from the journal.
+    proposals
+        ``(right, checked)``: opened levels whose proposal the players
+        confirmed unchanged, of all opened levels.
     """
 
     def __init__(
@@ -96,6 +99,7 @@ class RevealPanel(QWidget):
         state: GameState,
         throws: Sequence[tuple[str, int]],
         on_back: Callable[[], None],
+        proposals: tuple[int, int] = (0, 0),
     ) -> None:
         super().__init__()
         layout = QVBoxLayout(self)
@@ -119,6 +123,15 @@ class RevealPanel(QWidget):
         self.history = QLabel(tr("Every throw in order: {history}", history=history))
         self.history.setWordWrap(True)
         layout.addWidget(self.history)
+        right, checked = proposals
+        self.accuracy = QLabel(
+            tr(
+                "The app's guess of an opened level was right {right} of {checked} times.",
+                right=right,
+                checked=checked,
+            )
+        )
+        layout.addWidget(self.accuracy)
         back = QPushButton(tr("&Back to the score"))
         back.clicked.connect(on_back)
         layout.addWidget(back)

@@ -114,7 +114,7 @@ class ArosaPage(QWidget):
             if not isinstance(self.panel, StartPanel | SetupPanel):
                 self.show_start()
         elif state.is_over:
-            if self._showing_reveal:
+            if self._showing_reveal or isinstance(self.panel, ScorePanel):
                 return
             scores = self.controller.scores()
             assert scores is not None
@@ -154,13 +154,19 @@ class ArosaPage(QWidget):
         if state is None or not state.is_over:
             return
         self._showing_reveal = True
-        self._show(RevealPanel(state, self.controller.throw_history(), self.show_score))
+        accuracy = self.controller.tower_belief.model.accuracy
+        proposals = (accuracy.levels_right, accuracy.levels_checked)
+        self._show(
+            RevealPanel(state, self.controller.throw_history(), self.show_score, proposals)
+        )
 
     def show_score(self) -> None:
         """Back from the reveal to the score."""
         self._showing_reveal = False
-        self.panel = None
-        self._state_changed()
+        state = self.controller.state
+        scores = self.controller.scores()
+        if state is not None and scores is not None:
+            self._show(ScorePanel(state, scores, self.show_reveal, self.show_setup))
 
     def ask_unlock_live(self) -> None:
         """Unlock the live view after a warning; the unlock is journalled."""

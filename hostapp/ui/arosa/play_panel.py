@@ -151,7 +151,7 @@ class PlayPanel(QWidget):
         self.confirm_button.setMinimumHeight(44)
         self.confirm_button.setDefault(True)
         self.confirm_button.clicked.connect(self._confirm)
-        self.cancel_button = QPushButton(tr("Not this floor"))
+        self.cancel_button = QPushButton(tr("&Not this floor"))
         self.cancel_button.clicked.connect(self._c.cancel_floor)
         confirm_buttons.addWidget(self.cancel_button)
         confirm_buttons.addStretch(1)
@@ -183,6 +183,10 @@ class PlayPanel(QWidget):
         self.undo_button = QPushButton(tr("&Undo last step"))
         self.undo_button.clicked.connect(self._c.undo)
         QShortcut(QKeySequence.StandardKey.Undo, self, self._c.undo)
+        # Enter confirms the open floor from anywhere on the panel (a default
+        # button only reacts to Enter inside dialogs).
+        for key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            QShortcut(QKeySequence(key), self, self._confirm)
         self.unlock_button = QPushButton(tr("Unloc&k the live view..."))
         self.unlock_button.clicked.connect(on_unlock_live)
         buttons.addWidget(self.undo_button)
@@ -318,7 +322,7 @@ class PlayPanel(QWidget):
         self._c.choose_floor(floor)
 
     def _confirm(self) -> None:
-        if self.editor is None:
+        if self.editor is None or not self.confirm_box.isVisible():
             return
         suspects = [c for c, box in self.suspect_checks.items() if box.isChecked()]
         if self._kind == "suspect" and not suspects:

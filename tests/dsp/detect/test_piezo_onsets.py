@@ -84,7 +84,7 @@ def test_real_crosstalk_is_grouped_into_the_louder_pad() -> None:
     impacts = _chain_impacts(codes)
     loud = [i for i in impacts if max(i[2]) > 100]
     assert loud, "the pad hits must be found"
-    for _, channels, peaks in loud:
+    for _, _channels, peaks in loud:
         assert int(np.argmax(peaks)) == 0  # the hit pad, not its neighbour
     # the leaked hits on pad 1 joined the impact of pad 0 instead of making their own
     assert not any(ch == (1,) and max(p) < 20 for _, ch, p in impacts)

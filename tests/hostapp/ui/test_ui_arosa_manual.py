@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PyQt6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
 from ui_game_driver import enter_landing_by_hand, play_panel, set_up_game, take_action
 
@@ -75,6 +76,14 @@ def test_manual_game_from_setup_to_score(qtbot: QtBot, journal_dir: Path) -> Non
     assert len(throws) >= 2 + 2 * len(PLAYERS)
     assert {floor for _, floor in throws} == {1}
     assert reveal.history.text().count("\u2192") == len(throws) - 1
+    # in manual mode the app's belief is exactly what was entered: always right
+    checked = app.controller.tower_belief.model.accuracy.levels_checked
+    assert checked > 0
+    assert f"right {checked} of {checked} times" in reveal.accuracy.text()
+    reveal_back = reveal.findChildren(QPushButton)[-1]
+    reveal_back.click()
+    assert isinstance(page.panel, ScorePanel)
+    assert page.findChildren(RevealPanel) == []  # the reveal is gone, not hidden
     app.close()
 
 

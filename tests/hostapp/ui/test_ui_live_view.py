@@ -41,7 +41,9 @@ def test_live_view_streams_detects_and_locks_during_a_game(
     tower = app.context.stream.source.tower  # type: ignore[union-attr]
     assert tower is not None
     qtbot.waitUntil(lambda: tower.time_s > 4.0, timeout=10_000)
-    tower.throw("blue")
+    controls = app.window.sim_controls
+    assert controls is not None and controls.isVisible()
+    controls.throw_button.click()  # the simulated tower's hands, as a user clicks them
     qtbot.waitUntil(lambda: live.events_list.count() > 0, timeout=10_000)
     assert "landing" in live.events_list.item(0).text()  # type: ignore[union-attr]
     qtbot.waitUntil(lambda: live.plots.frames_drawn > 3, timeout=5_000)
@@ -55,11 +57,18 @@ def test_live_view_streams_detects_and_locks_during_a_game(
     qtbot.waitUntil(lambda: bool(statuses), timeout=3_000)
     assert statuses[-1].health.connected and statuses[-1].health.crc_errors == 0
 
-    # lifting the top modules shows those levels as disconnected
-    tower.lift(4)
+    # lifting the modules shows their levels as disconnected
+    # open the level the cube came to rest on (the seed fixes it below the top)
+    resting = next(f for f in range(8) if tower.colours_on(f))
+    assert resting < 7
+    controls.level_box.setValue(resting)
+    controls.lift_button.click()
     qtbot.waitUntil(lambda: "lifted" in live.level_labels[0].text(), timeout=10_000)
-    assert "connected" in live.level_labels[7].text()  # level 0 stays on the base
-    tower.close()
+    assert "connected" in live.level_labels[7 - resting].text()  # the open level stays
+    controls.take_button.click()
+    assert controls.back_button.isEnabled()  # the cube taken out is in hand
+    controls.close_button.click()
+    qtbot.waitUntil(lambda: "connected" in live.level_labels[0].text(), timeout=10_000)
 
     # a game locks the live view; unlocking is explicit and journalled
     app.window.show_page("arosa")

@@ -1,0 +1,47 @@
+"""Streaming detection: where each cube came to rest, and the tower's other events.
+
+Pure numpy/scipy; no I/O, no threads. Every processor takes blocks of any
+size and gives the same results as one big block (tests prove it).
+
+Public API
+----------
+:class:`~dsp.detect.detector.Detector` is the whole pipeline::
+
+    from dsp.detect.detector import Detector
+    from dsp.detect.calibration import DetectorCalibration
+
+    det = Detector(piezo_rate_hz=2000.0, load_rate_hz=80.0,
+                   calibration=None)            # or a DetectorCalibration
+    events = det.feed_piezo(t0_s, samples)       # samples: (n, 8) ADC codes
+    events += det.feed_load(t_s, values, valid)  # (m,), (m, 8) counts, (m, 8) bool
+    events += det.finish()                       # at the end of the stream
+    for e in events:
+        print(e.to_json())                       # contracts.md section 3
+
+Feed both streams in arrival order, in blocks of up to about a second each
+(a stream more than 2.5 s ahead of the other is taken as the other being
+absent: acoustic-only). Events come out in the order decided; their
+``t_decided`` is the stream time at which the data allowed the decision.
+``det.diagnostics()`` gives counters; ``det.learnt_calibration()`` what was
+learnt (the acoustic signatures), to start the next session from.
+
+Events (:mod:`~dsp.detect.events`): :class:`~dsp.detect.events.Landing`,
+:class:`~dsp.detect.events.Removal`, :class:`~dsp.detect.events.Lift`,
+:class:`~dsp.detect.events.Closed`, :class:`~dsp.detect.events.Disturbance`.
+
+Stages
+------
+- :mod:`~dsp.detect.conditioning`: high-pass, frame-peak envelope.
+- :mod:`~dsp.detect.noisefloor`: adaptive floor per channel.
+- :mod:`~dsp.detect.onsets`: threshold, scan and mask times, retrigger decay.
+- :mod:`~dsp.detect.grouping`: simultaneous onsets on several levels -> one impact.
+- :mod:`~dsp.detect.piezo`: the piezo chain on a stream-time grid (gaps, duplicates).
+- :mod:`~dsp.detect.acoustic`: crosstalk prior and self-learning level signatures.
+- :mod:`~dsp.detect.loadcell`: stability windows, steps, (dis)connections.
+- :mod:`~dsp.detect.cubes`: size and sign of one cube per level, learnt or given.
+- :mod:`~dsp.detect.fusion`: landings, removals, lifts, closures, disturbances.
+- :mod:`~dsp.detect.calibration`: :class:`~dsp.detect.calibration.DetectorCalibration`.
+- :mod:`~dsp.detect.synthetic`: simple synthetic tower signals for tests.
+
+See docs/detection.md for the design, the parameters and the evaluation.
+"""
