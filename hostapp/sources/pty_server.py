@@ -99,9 +99,17 @@ class PtyDeviceServer:
                 self.link_path.unlink()
 
     def unplug(self) -> None:
-        """Close the pseudo-terminal as if the USB cable were pulled."""
+        """Close the pseudo-terminal as if the USB cable were pulled.
+
+        The link goes too, as /dev/ttyUSB0 does: left behind, it would point at
+        a pseudo-terminal number that another program may be given next, and a
+        reconnecting reader would open that stranger's port.
+        """
         with self._lock:
             self._close_pty()
+            if self.link_path is not None:
+                with contextlib.suppress(FileNotFoundError):
+                    self.link_path.unlink()
 
     def replug(self) -> None:
         """Bring the port back (same ``link_path``); the device reboots."""

@@ -48,6 +48,7 @@ def test_unplugged_port_is_a_state_and_reconnects(tmp_path: Path, synthetic_phys
             assert source.wait_connected(3.0)
             assert source.get_frames(1.0)
             server.unplug()
+            assert not (tmp_path / "tty").exists()  # the port's name goes with the cable
             deadline = time.monotonic() + 3
             while source.state is not SourceState.DISCONNECTED and time.monotonic() < deadline:
                 time.sleep(0.02)
