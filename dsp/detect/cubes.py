@@ -1,10 +1,12 @@
 """Counting cubes in a load step: the size of one cube per level, learnt or given.
 
-Load cells of one kind differ by some percent in sensitivity, so the size
-of one cube in counts is kept per level. Until a level has seen its own
-landings it borrows the median of the levels that have; until any level
-has, the first lasting step is taken as one cube (contracts.md section 3:
-the detector learns the load step of one cube from the first landings).
+Load cells differ in sensitivity, by some percent when they come from one
+batch and by ten times when a kit mixes cells, so the size of one cube in
+counts is kept per level. A level that has not seen its own landings
+borrows the median of the levels that have only while those agree with
+each other (a matched set of cells); otherwise its first lasting step in a
+closed tower is taken as one cube (contracts.md section 3: the detector
+learns the load step of one cube from the first landings).
 The sign is kept per level too: a cell mounted or wired the other way reads
 landings as negative counts. A level's sign is given by the calibration or
 learnt from its first step, which the fusion stage interprets (a lone step
@@ -22,6 +24,10 @@ _HISTORY = 15
 # learnt from a double step; with few samples learnt, start again.
 _HALF_RANGE = (0.35, 0.65)
 _TRUST_SAMPLES = 3
+# Why 1.35: cells of one batch agree within about +-12 %; levels whose
+# learnt cubes differ by more than this are a mixed set, and one level's
+# cube says nothing about another's.
+_MATCHED_SPREAD = 1.35
 
 
 class CubeScale:
@@ -55,21 +61,36 @@ class CubeScale:
         return self._given is not None or any(self._history)
 
     def unit(self, level: int) -> float | None:
-        """Unsigned counts per cube on ``level`` (borrowed if not learnt there)."""
+        """Unsigned counts per cube on ``level``; None while nothing can tell.
+
+        A calibrated level trusts its own landings once there are a few; an
+        uncalibrated one from its first. Otherwise the median of the levels
+        learnt so far, if they agree (:data:`_MATCHED_SPREAD`).
+        """
         own = self._history[level]
-        if len(own) >= _TRUST_SAMPLES:
+        if len(own) >= (_TRUST_SAMPLES if self._given is not None else 1):
             return float(np.median(own))
         if self._given is not None:
             return float(self._given[level])
-        pooled = [v for h in self._history for v in h]
-        if pooled:
-            return float(np.median(pooled))
-        return None
+        return self._matched_pool()
+
+    def _matched_pool(self) -> float | None:
+        learnt = [float(np.median(h)) for h in self._history if h]
+        if not learnt:
+            return None
+        if len(learnt) >= 2 and max(learnt) > _MATCHED_SPREAD * min(learnt):
+            return None  # a mixed set of cells
+        return float(np.median(learnt))
+
+    def own_unit(self, level: int) -> bool:
+        """True if ``level``'s cube size is its own (calibrated or learnt there)."""
+        return self._given is not None or bool(self._history[level])
 
     def units(self) -> np.ndarray:
         """Unsigned counts per cube of every level (NaN where unknown)."""
         if self._units is None:
-            self._units = np.array([self.unit(k) or np.nan for k in range(self.n_levels)])
+            values = [self.unit(k) for k in range(self.n_levels)]
+            self._units = np.array([np.nan if v is None else v for v in values])
         return self._units.copy()
 
     def _changed(self) -> None:
@@ -113,12 +134,11 @@ class CubeScale:
         if unit is None or unit <= 0:
             return (1 if delta_counts * sign > 0 else -1), 0.0
         x = sign * delta_counts / unit
-        pooled = sum(len(h) for h in self._history)
-        if self._given is None and pooled < _TRUST_SAMPLES:
+        own = self._history[level]
+        if self._given is None and own and len(own) < _TRUST_SAMPLES:
             if _HALF_RANGE[0] <= abs(x) <= _HALF_RANGE[1]:
-                # The first cube was learnt from a double step: start again.
-                for h in self._history:
-                    h.clear()
+                # This level's first cube was learnt from a double step.
+                own.clear()
                 self._changed()
                 return (1 if x > 0 else -1), 0.0
         n = int(np.round(x))

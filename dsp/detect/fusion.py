@@ -15,7 +15,7 @@ its deadline has been seen, so results do not depend on block sizes.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -71,6 +71,12 @@ _DROP_LOUDNESS_MARGIN_DB = 20.0
 # Why 0.3 s: a tower-wide impact this shortly before a step means the step
 # may be the hand or knock, not a cube.
 _DROP_GAP_GUARD_S = 0.3
+# Why 1 s: a plate ringing at 1-4 times a cube's weight with a decay time
+# of up to 0.4 s needs about 0.9 s to ring below the fast view's tolerance;
+# until then window means swing, and a step after a step is suspect.
+_RING_GUARD_S = 1.0
+# Why 0.15 cube: a second cube on a still-ringing plate must look whole.
+_RING_MAX_RESIDUAL = 0.15
 # Why 0.3 cube: slower changes than this between two settled views are drift
 # or creep (followed, like a scale's zero tracking); faster ones are cubes.
 _DRIFT_FOLLOW_CUBES = 0.3
@@ -167,6 +173,7 @@ class Fusion:
         self._heard_db: deque[float] = deque(maxlen=50)
         self._last_rest_t = -np.inf
         self._piezo_seen = False
+        self._last_fast_t: dict[int, float] = {}
 
     # -- inputs ------------------------------------------------------------
     def add_impacts(
@@ -306,20 +313,24 @@ class Fusion:
         if not np.isfinite(self.accounted[level]):
             self.accounted[level] = step.after_counts
             return []
-        delta = step.after_counts - self.accounted[level]
+        before = float(self.accounted[level])
+        delta = step.after_counts - before
+        if not self.disconnected and not self.scale.knows_sign(level):
+            # As in the fast view: in a closed tower a change can only be cubes arriving.
+            self.scale.learn_sign(level, delta, cubes_added=True)
         n, residual = self.scale.count(level, delta)
         self.accounted[level] = step.after_counts
         if n == 0:
             return []
         now_s = step.t_decided_s
         confidence = float(np.clip(1.0 - 0.9 * max(0.0, residual - 0.1) / 0.4, 0.5, 0.99))
-        self.cubes_on[level] = max(0, self.cubes_on[level] + n)
         if n > 0:
             self.stats.settled_landings += 1
-            return [
-                Landing(t=step.t_settled_s, t_decided=now_s, floor=level, cubes=n,
-                        confidence=confidence * 0.9, source="load")
-            ]
+            # Timed, counted and learnt from like a fast-view landing: the
+            # cube came to rest at its last bounce, not when the plate stopped ringing.
+            whole = replace(step, delta_counts=delta, before_counts=before)
+            return self._landings(whole, n, confidence * 0.9, now_s)
+        self.cubes_on[level] = max(0, self.cubes_on[level] + n)
         self.stats.settled_removals += 1
         return [
             Removal(t=step.t_settled_s, t_decided=now_s, floor=level, cubes=-n,
@@ -340,7 +351,20 @@ class Fusion:
             ):
                 self.accounted[level] = value
 
+    def _ringing(self, step: LoadStep) -> bool:
+        """Whether this fast step may be the plate still ringing from its previous one."""
+        last = self._last_fast_t.get(step.level)
+        self._last_fast_t[step.level] = step.t_decided_s
+        return last is not None and step.t_settled_s - last < _RING_GUARD_S
+
     def _step_event(self, step: LoadStep, now_s: float) -> list[Event]:
+        if self._ringing(step):
+            n, residual = self.scale.count(step.level, step.delta_counts)
+            if n <= 0 or residual > _RING_MAX_RESIDUAL:
+                # Window means of a plate ringing after a landing wander by
+                # a good part of a cube: left to the settled view.
+                self.stats.steps_in_disturbance += 1
+                return []
         # In a closed tower a lone, clean step is almost always a cube
         # arriving: it votes on the sign of this level's cell.
         self.scale.learn_sign(step.level, step.delta_counts, cubes_added=True)
