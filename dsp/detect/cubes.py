@@ -28,6 +28,9 @@ _TRUST_SAMPLES = 3
 # learnt cubes differ by more than this are a mixed set, and one level's
 # cube says nothing about another's.
 _MATCHED_SPREAD = 1.35
+# Why 3: two cells of a mixed set agree within 1.35 by chance about one time
+# in four; three rarely do.
+_MATCHED_LEVELS = 3
 
 
 class CubeScale:
@@ -76,10 +79,8 @@ class CubeScale:
 
     def _matched_pool(self) -> float | None:
         learnt = [float(np.median(h)) for h in self._history if h]
-        if not learnt:
-            return None
-        if len(learnt) >= 2 and max(learnt) > _MATCHED_SPREAD * min(learnt):
-            return None  # a mixed set of cells
+        if len(learnt) < _MATCHED_LEVELS or max(learnt) > _MATCHED_SPREAD * min(learnt):
+            return None  # too few to tell, or a mixed set of cells
         return float(np.median(learnt))
 
     def own_unit(self, level: int) -> bool:
