@@ -53,6 +53,9 @@ DEFAULT_WIDE_IMPACT_FLATNESS_DB = 6.0
 # Why 20: knock-downs are heard through the learnt signatures; a few
 # landings per level must have been learnt first.
 _KNOCK_MIN_LEARNT = 20
+# Why 0.25 s: a knocked cube leaves its level when the thrown one strikes
+# it and reaches a lower level within a quarter second.
+_KNOCK_FALL_S = 0.25
 # Why 50 ms: a cube's last bounce is this close to the time it is reported
 # to rest; strikes after that belong to the next cube.
 _BOUNCE_SEPARATION_S = 0.05
@@ -174,6 +177,9 @@ class Fusion:
         self._last_rest_t = -np.inf
         self._piezo_seen = False
         self._last_fast_t: dict[int, float] = {}
+        # When the fast view last saw each level settle after a change, trusted or not:
+        # the latest a cube there can have come to rest.
+        self._fast_settled_t: dict[int, float] = {}
 
     # -- inputs ------------------------------------------------------------
     def add_impacts(
@@ -258,6 +264,7 @@ class Fusion:
                 out.extend(self._disturbance(t0, now_s, settle_until=step.t_settled_s))
                 continue
             self._pending_steps.remove(step)
+            self._fast_settled_t[step.level] = step.t_settled_s
             if not self._fast_step_trusted(step):
                 # Left to the settled view, which decides once all is still.
                 self.stats.steps_in_disturbance += 1
@@ -413,12 +420,16 @@ class Fusion:
     def _landings(self, step: LoadStep, n: int, confidence: float, now_s: float) -> list[Event]:
         """A cube arrived on ``step.level``: its landing (perhaps the end of a knock-down)."""
         level = step.level
-        drop = self._drop_impacts(step)
+        rested_by = step.t_settled_s
+        fast = self._fast_settled_t.get(level)
+        if fast is not None and step.t_before_s <= fast < rested_by:
+            rested_by = fast  # the settled view decides later than the cube came to rest
+        drop = [imp for imp in self._drop_impacts(step) if imp.t_s <= rested_by]
         last = self._last_impact_near(drop, level)
-        t = step.t_settled_s if last is None else min(last.t_s, step.t_settled_s)
+        t = rested_by if last is None else last.t_s
         out: list[Event] = []
         knocked_from = self._recent_removal_above(step)
-        bounced_on = self._stopped_above(drop, level) if n == 1 else None
+        bounced_on = self._stopped_above(drop, level, step.t_before_s) if n == 1 else None
         if knocked_from is None and bounced_on is not None:
             # The thrown cube bounced to rest on a level above and knocked a
             # resting cube down to this one: that level's load did not change
@@ -471,12 +482,16 @@ class Fusion:
 
     @staticmethod
     def _last_impact_near(drop: list[TimedImpact], level: int) -> TimedImpact | None:
-        """The last impact that sounds loudest on or next to ``level``: the final bounce."""
-        near = [c for c in drop if abs(int(np.argmax(c.peaks)) - level) <= 1]
-        pick = near or drop
+        """The last impact that sounds loudest on ``level`` (else next to it): the final bounce."""
+        loudest = [int(np.argmax(c.peaks)) for c in drop]
+        on = [c for c, top in zip(drop, loudest, strict=True) if top == level]
+        near = [c for c, top in zip(drop, loudest, strict=True) if abs(top - level) <= 1]
+        pick = on or near or drop
         return pick[-1] if pick else None
 
-    def _stopped_above(self, drop: list[TimedImpact], level: int) -> int | None:
+    def _stopped_above(
+        self, drop: list[TimedImpact], level: int, since_s: float
+    ) -> int | None:
         """A level two or more above where the drop bounced (struck twice) on occupied plate.
 
         A falling cube strikes each hole edge at most once on its way down and
@@ -486,8 +501,10 @@ class Fusion:
         """
         if self.acoustic.n_learnt < _KNOCK_MIN_LEARNT:
             return None
-        # Strikes up to the previous landing belong to the previous cube.
-        drop = [imp for imp in drop if imp.t_s > self._last_rest_t + _BOUNCE_SEPARATION_S]
+        # Strikes up to the previous landing belong to the previous cube, and
+        # strikes long before this level began to change to another drop.
+        start = max(self._last_rest_t + _BOUNCE_SEPARATION_S, since_s - _KNOCK_FALL_S)
+        drop = [imp for imp in drop if imp.t_s > start]
         levels = [self.acoustic.classify(imp.peaks).level for imp in drop]
         for j in sorted(set(levels), reverse=True):
             if j >= level + 2 and levels.count(j) >= 2 and self.cubes_on[j] >= 1:
