@@ -53,6 +53,9 @@ DEFAULT_WIDE_IMPACT_FLATNESS_DB = 6.0
 # Why 20: knock-downs are heard through the learnt signatures; a few
 # landings per level must have been learnt first.
 _KNOCK_MIN_LEARNT = 20
+# Why 4: more untrusted changes than this on one level before the settled
+# view has counted them means hands, not cubes; their times do not matter.
+_DOUBTED_KEPT = 4
 # Why 0.25 s: a knocked cube leaves its level when the thrown one strikes
 # it and reaches a lower level within a quarter second.
 _KNOCK_FALL_S = 0.25
@@ -180,6 +183,9 @@ class Fusion:
         # When the fast view last saw each level settle after a change, trusted or not:
         # the latest a cube there can have come to rest.
         self._fast_settled_t: dict[int, float] = {}
+        # Fast-view steps not trusted, per level: when the settled view later
+        # counts a cube there, the earliest tells when it came to rest.
+        self._doubted: dict[int, list[LoadStep]] = {}
 
     # -- inputs ------------------------------------------------------------
     def add_impacts(
@@ -266,6 +272,9 @@ class Fusion:
             self._pending_steps.remove(step)
             self._fast_settled_t[step.level] = step.t_settled_s
             if not self._fast_step_trusted(step):
+                doubted = self._doubted.setdefault(step.level, [])
+                doubted.append(step)
+                del doubted[:-_DOUBTED_KEPT]
                 # Left to the settled view, which decides once all is still.
                 self.stats.steps_in_disturbance += 1
                 continue
@@ -336,7 +345,7 @@ class Fusion:
             # Timed, counted and learnt from like a fast-view landing: the
             # cube came to rest at its last bounce, not when the plate stopped ringing.
             whole = replace(step, delta_counts=delta, before_counts=before)
-            return self._landings(whole, n, confidence * 0.9, now_s)
+            return self._landings(whole, n, confidence * 0.9, now_s, settled=True)
         self.cubes_on[level] = max(0, self.cubes_on[level] + n)
         self.stats.settled_removals += 1
         return [
@@ -402,7 +411,7 @@ class Fusion:
             confidence *= 0.9
         self.scale.learn(step.level, step.delta_counts, n)
         self.cubes_on[step.level] = max(0, self.cubes_on[step.level] + n)
-        self.accounted[step.level] = step.after_counts
+        self._account_fast(step)
         return [
             Removal(
                 t=self._removal_time(step),
@@ -417,14 +426,43 @@ class Fusion:
     def _exposed_level(self) -> int | None:
         return self.exposed if self.disconnected else None
 
-    def _landings(self, step: LoadStep, n: int, confidence: float, now_s: float) -> list[Event]:
+    def _account_fast(self, step: LoadStep) -> None:
+        """Account for a fast-view step by its own size, not its end level.
+
+        The fast view compares with its previous window, which may already
+        hold a change it did not trust (a cube that landed while the tower
+        shook); that change stays outstanding for the settled view to count.
+        """
+        if np.isfinite(self.accounted[step.level]):
+            self.accounted[step.level] += step.delta_counts
+        else:
+            self.accounted[step.level] = step.after_counts
+
+    def _landings(
+        self, step: LoadStep, n: int, confidence: float, now_s: float, *, settled: bool = False
+    ) -> list[Event]:
         """A cube arrived on ``step.level``: its landing (perhaps the end of a knock-down)."""
         level = step.level
         rested_by = step.t_settled_s
-        fast = self._fast_settled_t.get(level)
-        if fast is not None and step.t_before_s <= fast < rested_by:
-            rested_by = fast  # the settled view decides later than the cube came to rest
-        drop = [imp for imp in self._drop_impacts(step) if imp.t_s <= rested_by]
+        start = None
+        doubted = [
+            s for s in self._doubted.get(level, []) if step.t_before_s <= s.t_settled_s < rested_by
+        ]
+        if settled and doubted:
+            # The fast view saw this change settle but did not trust it: the
+            # cube came to rest then, not when the settled view was sure.
+            first = doubted[0]
+            self._doubted[level].remove(first)
+            rested_by, start = first.t_settled_s, first.t_before_s
+        else:
+            fast = self._fast_settled_t.get(level)
+            if fast is not None and step.t_before_s <= fast < rested_by:
+                rested_by = fast  # the settled view decides later than the cube came to rest
+        drop = [
+            imp
+            for imp in self._drop_impacts(step)
+            if imp.t_s <= rested_by and (start is None or imp.t_s >= start - _DROP_LOOKBACK_S)
+        ]
         last = self._last_impact_near(drop, level)
         t = rested_by if last is None else last.t_s
         out: list[Event] = []
@@ -460,7 +498,10 @@ class Fusion:
             self.stats.acoustic_learnt += 1
         self.scale.learn(level, step.delta_counts, n)
         self.cubes_on[level] += n
-        self.accounted[level] = step.after_counts
+        if settled:
+            self.accounted[level] = step.after_counts
+        else:
+            self._account_fast(step)
         self._last_rest_t = max(self._last_rest_t, t)
         out.append(
             Landing(

@@ -374,8 +374,12 @@ class LoadChannelProcessor:
             if self._pending_resets[ch] and stable[:, ch].any():
                 last_start = win_t[last_incl[-1, ch], 0]
                 self._pending_resets[ch] = [r for r in self._pending_resets[ch] if r > last_start]
+        # A step edge makes the windows across it unstable, so the stable
+        # windows on either side never share a reading. Overlapping ones that
+        # differ are the two sides of an impact spike inside a ring-tolerant window.
+        apart = win_t[:, :1] > prev_t
         with np.errstate(invalid="ignore"):
-            jumps = stable & (np.abs(means - prev_mean) > threshold[None, :])
+            jumps = stable & apart & (np.abs(means - prev_mean) > threshold[None, :])
         # Rows of "not still" per channel, with enough history to look back
         # over the settling of a step found early in this block.
         restless = np.vstack([self._restless_hist, ~stable])

@@ -3,10 +3,18 @@
 Seeds: the detector's constants were tuned on towers ``TUNING_TOWERS``
 (1-9); the evaluation uses towers from ``EVAL_TOWER_BASE`` (1000) on, never
 seen during tuning, with session seeds of their own.
+
+The families in ``CALIBRATED_FAMILIES`` are detected twice: without a
+profile (the family's own row) and with the profile that the simulated
+calibration of that very tower produced (variant ``calibrated``), as a user
+who calibrated the tower before playing would; :func:`calibration_gains`
+compares the two.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 import multiprocessing
 import sys
 import tempfile
@@ -27,6 +35,13 @@ EVAL_TOWER_BASE = 1000
 _NEAR_WRAP_US = 2**32 - 90_000_000
 
 FAMILIES = ("single", "rapid", "noisy", "game", "long", "damaged", "acoustic")
+# Detected once without and once with the tower's calibration profile.
+CALIBRATED_FAMILIES = ("single", "rapid")
+CALIBRATED = "calibrated"
+# The numbers compared with and without a profile (keys of LandingScore.summary()).
+GAIN_KEYS = (
+    "level_right", "cubes_right", "missed", "false_per_hour", "latency_median_s", "latency_p95_s"
+)
 
 
 @dataclass(frozen=True)
@@ -75,7 +90,9 @@ class SessionResult:
     detected: list[dict[str, Any]]
     diagnostics: dict[str, Any]
     seconds_detect: float
-    variant: str = ""  # "cold" / "warm" for the acoustic family, "clean" twin of damaged
+    # "cold" / "warm" for the acoustic family, "clean" twin of damaged,
+    # "calibrated" for a family of CALIBRATED_FAMILIES detected with the profile.
+    variant: str = ""
 
 
 @dataclass
@@ -119,6 +136,8 @@ def _run_job(job: tuple[str, SessionSpec, str]) -> list[SessionResult]:
         result = detect_recording(path)
         elapsed = time.perf_counter() - started
         out = [SessionResult(family, spec, truth, result.events, result.diagnostics, elapsed)]
+        if family in CALIBRATED_FAMILIES:
+            out.append(_calibrated_twin(family, spec, truth, path))
         if family == "damaged":
             clean = SessionSpec(spec.scenario, spec.tower_seed, spec.session_seed, spec.duration_s)
             clean_truth = record_session(clean, path)
@@ -129,6 +148,35 @@ def _run_job(job: tuple[str, SessionSpec, str]) -> list[SessionResult]:
                 )
             )
         return out
+
+
+@functools.lru_cache(maxsize=8)
+def tower_calibration(tower_seed: int) -> tuple[DetectorCalibration, float]:
+    """The detector calibration of a simulated tower and the seconds its calibration took.
+
+    The whole tower (eight levels, a coin, five cubes each) calibrated by the
+    simulated user, as ``towerear calibrate --sim`` does; cached per process
+    because it simulates about ten minutes of handwork.
+    """
+    from hostapp.calibration.detector_bridge import to_detector_calibration
+    from hostapp.calibration.simulated import calibrate_tower_profile
+
+    started = time.perf_counter()
+    profile = calibrate_tower_profile(tower_seed)
+    return to_detector_calibration(profile), time.perf_counter() - started
+
+
+def _calibrated_twin(
+    family: str, spec: SessionSpec, truth: list[dict[str, Any]], path: Path
+) -> SessionResult:
+    """The recording at ``path`` detected again, with its tower's calibration profile."""
+    calibration, calibrating_s = tower_calibration(spec.tower_seed)
+    started = time.perf_counter()
+    result = detect_recording(path, calibration=calibration)
+    elapsed = time.perf_counter() - started
+    diag = dict(result.diagnostics)
+    diag["seconds_calibrating"] = calibrating_s
+    return SessionResult(family, spec, truth, result.events, diag, elapsed, CALIBRATED)
 
 
 def _acoustic_job(spec: SessionSpec, path: Path) -> list[SessionResult]:
@@ -210,8 +258,40 @@ def score_results(results: list[SessionResult]) -> dict[str, FamilyResult]:
         decoder = r.diagnostics.get("decoder", {})
         for key_name in ("crc_errors", "framing_errors", "lost_messages", "bad_length"):
             fam.extra[key_name] = fam.extra.get(key_name, 0.0) + float(decoder.get(key_name, 0))
-        if "learnt_landings" in r.diagnostics:
-            fam.extra["learnt_landings"] = fam.extra.get("learnt_landings", 0.0) + float(
-                r.diagnostics["learnt_landings"]
-            )
+        for extra_key in ("learnt_landings", "seconds_calibrating"):
+            if extra_key in r.diagnostics:
+                fam.extra[extra_key] = fam.extra.get(extra_key, 0.0) + float(
+                    r.diagnostics[extra_key]
+                )
     return out
+
+
+@dataclass(frozen=True)
+class Gain:
+    """One number of a family without and with the tower's calibration profile."""
+
+    family: str
+    key: str
+    without: float
+    with_profile: float
+
+    @property
+    def difference(self) -> float:
+        """With minus without (NaN when either is unknown)."""
+        if math.isnan(self.without) or math.isnan(self.with_profile):
+            return math.nan
+        return self.with_profile - self.without
+
+
+def calibration_gains(results: dict[str, FamilyResult]) -> list[Gain]:
+    """What the profile changed, per family that has a ``calibrated`` twin, per GAIN_KEYS."""
+    gains = []
+    for name in sorted(results):
+        twin = results.get(f"{name}:{CALIBRATED}")
+        if ":" in name or twin is None:
+            continue
+        without = results[name].landings.summary()
+        with_profile = twin.landings.summary()
+        for key in GAIN_KEYS:
+            gains.append(Gain(name, key, float(without[key]), float(with_profile[key])))
+    return gains
