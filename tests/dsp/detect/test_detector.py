@@ -100,8 +100,21 @@ def test_cube_scale_learns_size_and_sign_per_level() -> None:
     scale.learn_sign(2, 5000.0, cubes_added=True)
     scale.learn(2, 5000.0, 1)
     scale.learn_sign(0, -5200.0, cubes_added=True)  # level 0's cell reads the other way
-    assert scale.count(0, -10100.0) == (2, pytest.approx(0.02, abs=0.01))
+    # One learnt level says nothing of another's cell (kits may mix cells):
+    # a first step elsewhere is one cube, whatever its size.
+    assert scale.count(0, -10100.0) == (1, 0.0)
     assert scale.count(2, -5000.0)[0] == -1
+    assert scale.count(2, 10100.0) == (2, pytest.approx(0.02, abs=0.01))
+    # Three levels that agree are a matched set: the others borrow their cube.
+    scale.learn(3, 5100.0, 1)
+    scale.learn(4, 4900.0, 1)
+    assert scale.count(0, -10100.0) == (2, pytest.approx(0.02, abs=0.01))
+    # A mixed set lends nothing.
+    mixed = CubeScale(n_levels=8)
+    for level, size in [(1, 5000.0), (2, 20000.0), (3, 60000.0)]:
+        mixed.learn(level, size, 1)
+    assert mixed.count(5, 40000.0) == (1, 0.0)
+    assert mixed.count(3, 119000.0)[0] == 2
     # A first cube learnt from a double step is corrected by the next single one.
     fresh = CubeScale(n_levels=8)
     fresh.learn(1, 10000.0, 1)
