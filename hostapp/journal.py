@@ -8,7 +8,10 @@ Each record is framed as::
 The first record is the header: ``{"type": "header", "schema": 1, "kind":
 ..., "game_id": ..., "created": ..., "meta": {...}}``. Then ``{"type":
 "event", "seq": n, "event": {...}}`` and ``{"type": "undo", "seq": n,
-"undoes": m}`` records. :meth:`Journal.append` returns only after the record
+"undoes": m}`` records, and ``{"type": "note", "seq": n, "note": {"text":
+..., "at": ...}}`` records: things that happened around the game (a player
+unlocked the debug views) that are kept and exported but never replayed and
+never undone. :meth:`Journal.append` returns only after the record
 was written with a single ``write`` and ``fsync``-ed, so an event the caller
 acts on survives a crash or power loss.
 
@@ -179,7 +182,7 @@ def _parse(path: Path, data: bytes) -> _Parsed:
 
 
 def _effective_events(name: str, records: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
-    """Apply the undo records: the (seq, event) pairs in force, in order."""
+    """Apply the undo records: the (seq, event) pairs in force, in order (notes left out)."""
     stack: list[tuple[int, dict[str, Any]]] = []
     expected_seq = 1
     for record in records:
@@ -192,6 +195,8 @@ def _effective_events(name: str, records: list[dict[str, Any]]) -> list[tuple[in
             stack.append((seq, record["event"]))
         elif kind == "undo" and stack and record.get("undoes") == stack[-1][0]:
             stack.pop()
+        elif kind == "note" and isinstance(record.get("note"), dict):
+            pass  # kept in the records, never part of the game's state
         else:
             raise JournalError(f"{name} has a record {seq} that makes no sense here ({kind!r})")
     return stack
@@ -348,6 +353,34 @@ class Journal:
         self._events.append((seq, record["event"]))
         return seq
 
+    @property
+    def notes(self) -> list[dict[str, Any]]:
+        """The notes, oldest first (see :meth:`note`)."""
+        return _notes(self._records)
+
+    def note(self, text: str, data: Mapping[str, Any] | None = None) -> int:
+        """Write a note durably (write + fsync) and return its sequence number.
+
+        A note records something that happened during the game without being
+        part of it: replaying and undoing skip it, exports and the reveal
+        show it. It carries ``text``, the UTC time ``at`` (ISO 8601),
+        ``after_events`` (events in force when it was written) and ``data``.
+
+        Raises
+        ------
+        JournalError
+            When the disk refuses the write.
+        """
+        seq = len(self._records) + 1
+        note: dict[str, Any] = {
+            **dict(data or {}),
+            "text": text,
+            "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "after_events": len(self._events),
+        }
+        self._write({"type": "note", "seq": seq, "note": note})
+        return seq
+
     def undo(self) -> dict[str, Any]:
         """Undo the last event in force by journalling an undo record; returns that event.
 
@@ -380,6 +413,10 @@ class Journal:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _notes(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [dict(r["note"]) for r in records if r.get("type") == "note"]
 
 
 def _lock(fd: int, path: Path) -> None:
@@ -455,7 +492,7 @@ def list_games(directory: Path | None = None) -> list[GameInfo]:
 
 
 def export_game(game_id: str, directory: Path | None = None) -> dict[str, Any]:
-    """A saved game as one JSON-ready object: header facts, every record, events in force."""
+    """A saved game as one JSON-ready object: header facts, every record, events in force, notes."""
     path = _path_for(game_id, directory)
     if not path.exists():
         raise JournalError(f"there is no saved game {game_id!r}")
@@ -468,6 +505,7 @@ def export_game(game_id: str, directory: Path | None = None) -> dict[str, Any]:
         "meta": parsed.header.get("meta", {}),
         "records": parsed.records,
         "events": [e for _, e in _effective_events(path.name, parsed.records)],
+        "notes": _notes(parsed.records),
         "torn_last_record_dropped": parsed.torn,
     }
 

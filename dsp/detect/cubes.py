@@ -83,6 +83,22 @@ class CubeScale:
             return None  # too few to tell, or a mixed set of cells
         return float(np.median(learnt))
 
+    def trusted_units(self) -> np.ndarray:
+        """Cube sizes known well enough to judge a ringing plate by (NaN elsewhere).
+
+        Given by a calibration, or learnt from a few landings on the level
+        itself; a size borrowed or learnt from one landing may be off by a
+        good part of a cube.
+        """
+        out = np.full(self.n_levels, np.nan)
+        for level in range(self.n_levels):
+            own = self._history[level]
+            if len(own) >= _TRUST_SAMPLES:
+                out[level] = float(np.median(own))
+            elif self._given is not None:
+                out[level] = float(self._given[level])
+        return out
+
     def own_unit(self, level: int) -> bool:
         """True if ``level``'s cube size is its own (calibrated or learnt there)."""
         return self._given is not None or bool(self._history[level])
@@ -144,6 +160,17 @@ class CubeScale:
                 return (1 if x > 0 else -1), 0.0
         n = int(np.round(x))
         return n, float(abs(x - n))
+
+    def revise_last(self, level: int, delta_counts: float) -> None:
+        """Replace ``level``'s latest learnt cube with a better measure of the same step.
+
+        The fast view measures a step while the plate may still ring; the
+        settled view measures it again once all is still.
+        """
+        own = self._history[level]
+        if own and delta_counts != 0:
+            own[-1] = abs(delta_counts)
+            self._changed()
 
     def learn(self, level: int, delta_counts: float, n: int) -> None:
         """Remember a confirmed step of ``n`` cubes (only single cubes teach)."""

@@ -111,7 +111,7 @@ class Detector:
         if self.scale.version == self._unit_version:
             return
         self._unit_version = self.scale.version
-        self.load.set_cube_counts(self.scale.units())
+        self.load.set_cube_counts(self.scale.units(), ring_counts=self.scale.trusted_units())
         self.load_settled.set_cube_counts(self.scale.units(), ring_tolerant=False)
 
     def feed_piezo(self, t0_s: float, samples: np.ndarray) -> list[Event]:

@@ -186,6 +186,9 @@ class Fusion:
         # Fast-view steps not trusted, per level: when the settled view later
         # counts a cube there, the earliest tells when it came to rest.
         self._doubted: dict[int, list[LoadStep]] = {}
+        # Fast-view landings per level (settle time, cubes), to re-measure a
+        # cube's size once the settled view sees the plate still.
+        self._fast_landed: dict[int, list[tuple[float, int]]] = {}
 
     # -- inputs ------------------------------------------------------------
     def add_impacts(
@@ -337,6 +340,10 @@ class Fusion:
         n, residual = self.scale.count(level, delta)
         self.accounted[level] = step.after_counts
         if n == 0:
+            singles = [t for t, m in self._fast_landed.get(level, []) if step.t_before_s <= t]
+            if len(singles) == 1 and self._fast_landed[level][-1][1] == 1:
+                # Exactly the one cube the fast view counted: measured again, still.
+                self.scale.revise_last(level, step.delta_counts)
             return []
         now_s = step.t_decided_s
         confidence = float(np.clip(1.0 - 0.9 * max(0.0, residual - 0.1) / 0.4, 0.5, 0.99))
@@ -502,6 +509,9 @@ class Fusion:
             self.accounted[level] = step.after_counts
         else:
             self._account_fast(step)
+            landed = self._fast_landed.setdefault(level, [])
+            landed.append((step.t_settled_s, n))
+            del landed[:-_DOUBTED_KEPT]
         self._last_rest_t = max(self._last_rest_t, t)
         out.append(
             Landing(

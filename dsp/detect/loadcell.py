@@ -214,7 +214,13 @@ class LoadChannelProcessor:
         self._first_scored_row = 0 if noise_counts is not None else self.tare_readings - 1
 
     # -- configuration -----------------------------------------------------
-    def set_cube_counts(self, counts: np.ndarray, *, ring_tolerant: bool = True) -> None:
+    def set_cube_counts(
+        self,
+        counts: np.ndarray,
+        *,
+        ring_tolerant: bool = True,
+        ring_counts: np.ndarray | None = None,
+    ) -> None:
         """Tell the size of one cube per channel (counts, NaN where unknown).
 
         Steps smaller than ``STEP_CUBES`` of a cube are then ignored, and a
@@ -222,11 +228,16 @@ class LoadChannelProcessor:
         stable even while the plate still rings: its mean is already within
         a small fraction of a cube of the settled load, which is all that
         counting whole cubes needs, and the decision comes much sooner.
+        ``ring_counts`` (default ``counts``) gives the cube size trusted for
+        that: NaN on a level keeps its windows strict.
         """
         units = np.nan_to_num(np.abs(np.asarray(counts, dtype=np.float64)), nan=0.0)
         self.min_step_counts = STEP_CUBES * units
         if ring_tolerant:
-            self.ring_tolerance_counts = RING_CUBES * units
+            ring = units if ring_counts is None else np.nan_to_num(
+                np.abs(np.asarray(ring_counts, dtype=np.float64)), nan=0.0
+            )
+            self.ring_tolerance_counts = RING_CUBES * ring
 
     @property
     def noise_ready(self) -> bool:

@@ -26,7 +26,7 @@ def _measure(page: str, duration_s: float) -> tuple[float, float, float]:
     from PyQt6.QtCore import QTimer
     from PyQt6.QtWidgets import QApplication
 
-    from hostapp.ui.app import build_app
+    from hostapp.ui.app import build_app, freeze_startup_objects
     from hostapp.ui.heartbeat import StallMeter
     from hostapp.ui.live.page import LivePage
     from hostapp.ui.streaming import SourceChoice
@@ -38,6 +38,7 @@ def _measure(page: str, duration_s: float) -> tuple[float, float, float]:
     app.window.resize(1280, 900)
     app.window.show()
     app.window.show_page(page)
+    freeze_startup_objects()  # as run() does once the window is up
     live = app.window.pages["live"]
     assert isinstance(live, LivePage)
     source = app.context.stream.source

@@ -72,7 +72,7 @@ def _fmt_difference(key: str, value: float) -> str:
     return f"{100 * value:+.2f} pt"
 
 
-_GAIN_LABELS = {key: label for key, label, _, _ in TARGETS}
+_GAIN_LABELS = {key: label.removesuffix(" (s)") for key, label, _, _ in TARGETS}
 
 
 def gain_lines(results: dict[str, FamilyResult]) -> list[str]:

@@ -28,6 +28,12 @@ MESSAGES = {
     "Firmware in simavr": "Firmware in simavr",
     "Audio interface": "Audio-Interface",
     "Recording replay": "Aufnahme abspielen",
+    "USB device": "USB-Gerät",
+    "firmware in simavr": "Firmware in simavr",
+    "audio interface": "Audio-Interface",
+    "audio interface {device}": "Audio-Interface {device}",
+    "simulated tower {seed}": "simulierter Turm {seed}",
+    "recording {file}": "Aufnahme {file}",
     "in process": "im Programm",
     "connected": "verbunden",
     "NOT CONNECTED - reconnecting": "NICHT VERBUNDEN - verbinde neu",
@@ -168,6 +174,12 @@ MESSAGES = {
     "Game resumed.": "Spiel fortgesetzt.",
     "The last step was undone.": "Der letzte Schritt wurde zurückgenommen.",
     "The live view was unlocked.": "Die Live-Ansicht wurde entsperrt.",
+    "The live view was unlocked at {time} UTC, after {n} steps.": (
+        "Die Live-Ansicht wurde um {time} UTC entsperrt, nach {n} Schritten."
+    ),
+    "Nobody unlocked the live view during the game.": (
+        "Niemand hat die Live-Ansicht während des Spiels entsperrt."
+    ),
     "The game is over.": "Das Spiel ist vorbei.",
     "Victim found! The floor is a crime scene.": "Opfer gefunden! Die Etage ist ein Tatort.",
     "{who} puts {n} clue(s) on the sheet.": "{who} legt {n} Hinweis(e) auf den Bogen.",

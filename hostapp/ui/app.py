@@ -9,6 +9,7 @@ in :mod:`hostapp.ui` builds a source, a thread or a journal.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import logging
 import sys
@@ -162,6 +163,19 @@ def build_app(
     return App(context, controller, window)
 
 
+def freeze_startup_objects() -> None:
+    """Exempt everything built so far from the cyclic garbage collector.
+
+    The window, pyqtgraph's scene and the imported modules are hundreds of
+    thousands of objects that live as long as the app. A full collection
+    walks them all and held the UI thread for 120 ms while streaming (the
+    worst stall of the live view); frozen, a full collection only walks what
+    was allocated since, a few milliseconds.
+    """
+    gc.collect()
+    gc.freeze()
+
+
 def run(args: argparse.Namespace) -> int:
     """Open the main window and run the Qt event loop; returns the exit status."""
     logging.basicConfig(
@@ -184,6 +198,7 @@ def run(args: argparse.Namespace) -> int:
     app = build_app(show_error=show_error)
     window_ref.append(app.window)
     app.window.show()
+    freeze_startup_objects()
     status = qt_app.exec()
     app.close()
     return int(status)

@@ -19,6 +19,7 @@ from PyQt6.QtWidgets import (
 
 from hostapp.errors import TowerearError
 from hostapp.i18n import tr
+from hostapp.ui.sources_adapter import source_display_name
 from hostapp.ui.streaming import (
     REPLAY_SPEEDS,
     SOURCE_KINDS,
@@ -43,7 +44,7 @@ def status_line(status: StreamStatus) -> str:
     """The connection sentence of the source bar."""
     h = status.health
     state = tr("connected") if h.connected else tr("NOT CONNECTED - reconnecting")
-    parts = [f"{status.source_name}: {state}"]
+    parts = [f"{source_display_name(status.source_name)}: {state}"]
     if h.detail:
         parts.append(h.detail)
     if status.hello is not None:

@@ -9,7 +9,9 @@ serves which :class:`SourceChoice`.
 
 from __future__ import annotations
 
+import re
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -24,6 +26,37 @@ from hostapp.ui.streaming import SourceChoice, SourceHealth
 # The tower the app simulates by default: any seed gives a plausible tower;
 # a fixed one makes the default source the same on every start.
 SIM_SEED = 1
+
+
+# The names hostapp.sources gives its sources (English, also used in logs and
+# thread names), as patterns, so the source bar can show them translated.
+_SIM_NAME = re.compile(r"^simulated tower (?P<seed>\S+)$")
+_REPLAY_NAME = re.compile(r"^replay of (?P<file>.+)$")
+_AUDIO_NAME = re.compile(r"^audio interface (?P<device>.+)$")
+
+
+def source_display_name(name: str) -> str:
+    """A source's name in the user's language (a port name stays as it is).
+
+    Parameters
+    ----------
+    name
+        ``source.name`` as :mod:`hostapp.sources` set it, e.g. ``"simulated
+        tower 1"``, ``"replay of game.bin"``, ``"USB device"``.
+    """
+    if name == "USB device":
+        return tr("USB device")
+    if name == "firmware in simavr":
+        return tr("firmware in simavr")
+    if name == "audio interface":
+        return tr("audio interface")
+    if match := _SIM_NAME.match(name):
+        return tr("simulated tower {seed}", seed=match["seed"])
+    if match := _REPLAY_NAME.match(name):
+        return tr("recording {file}", file=match["file"])
+    if match := _AUDIO_NAME.match(name):
+        return tr("audio interface {device}", device=match["device"])
+    return name
 
 
 class FrameSource(Protocol):
@@ -54,7 +87,8 @@ class FrameSourceAdapter:
     recorder
         The tap that writes recordings.
     detail
-        Extra words for the source bar (port, replay speed).
+        Extra words for the source bar (port, replay speed), or a function
+        giving them in the current language.
     tower
         The simulated tower behind the source, when it is one (its hands).
     """
@@ -63,7 +97,7 @@ class FrameSourceAdapter:
         self,
         source: FrameSource,
         recorder: RawRecorder,
-        detail: str = "",
+        detail: str | Callable[[], str] = "",
         tower: SimulatedTower | None = None,
     ) -> None:
         self.name = source.name
@@ -98,7 +132,7 @@ class FrameSourceAdapter:
         decoder = stats.decoder
         with self._lock:
             overruns = self._overruns
-        detail = self._detail
+        detail = self._detail() if callable(self._detail) else self._detail
         if stats.state is not SourceState.CONNECTED and stats.last_error:
             detail = f"{detail} ({stats.last_error})" if detail else stats.last_error
         return SourceHealth(
@@ -143,7 +177,7 @@ def open_live_source(choice: SourceChoice, *, sim_pace: float = 1.0) -> FrameSou
     recorder = RawRecorder()
     if choice.kind == "sim":
         tower = SimulatedTower(seed=SIM_SEED, pace=sim_pace, tap=recorder)
-        return FrameSourceAdapter(tower.source, recorder, tr("in process"), tower=tower)
+        return FrameSourceAdapter(tower.source, recorder, lambda: tr("in process"), tower=tower)
     if choice.kind == "device":
         from hostapp.sources.serial_port import SerialSource, find_device_port
 

@@ -205,3 +205,22 @@ def test_an_unusable_directory_is_a_journal_error(tmp_path: Path) -> None:
     blocker.write_text("not a directory")
     with pytest.raises(JournalError, match="journal directory"):
         Journal.create("test", {}, blocker / "journals")
+
+
+def test_notes_are_kept_but_never_replayed_or_undone(tmp_path: Path) -> None:
+    events = make_game(tmp_path, n=2)
+    with Journal.open("g1", tmp_path) as journal:
+        assert journal.note("debug views unlocked", {"do": "debug_unlock"}) == 3
+        journal.append({"do": "throw", "floor": 7})
+        assert journal.undo() == {"do": "throw", "floor": 7}  # the note is skipped
+        assert journal.undo() == events[-1]
+    with Journal.open("g1", tmp_path) as journal:
+        assert journal.events == events[:1]
+        (note,) = journal.notes
+        assert note["text"] == "debug views unlocked" and note["do"] == "debug_unlock"
+        assert note["after_events"] == 2 and note["at"].endswith("Z")
+    info, in_force = read_game("g1", tmp_path)
+    assert in_force == events[:1] and info.n_events == 1
+    saved = export_game("g1", tmp_path)
+    assert [n["text"] for n in saved["notes"]] == ["debug views unlocked"]
+    assert [r["type"] for r in saved["records"]] == ["event"] * 2 + ["note", "event"] + ["undo"] * 2

@@ -28,6 +28,9 @@ from hostapp.ui.markers import colour_name
 log = logging.getLogger(__name__)
 
 MODES = ("sensors", "manual")
+# The text of the journal note written when a player unlocks the live view
+# during a game (journal data, not UI text: it stays English in every language).
+UNLOCK_NOTE = "debug views unlocked"
 # Putting the modules back jolts the plates: for this long after the tower
 # closes, a load step is the modules settling (the simulated tower's jolt
 # settles within 0.1 s), not a thrown cube: a hand needs longer to close the
@@ -55,8 +58,11 @@ class GameRecord(Protocol):
     def undo(self) -> GameState:
         """Take back the last event (journalled too)."""
 
-    def note(self, kind: str, data: Mapping[str, Any]) -> None:
+    def note(self, text: str, data: Mapping[str, Any]) -> None:
         """Journal something that is not a game event (an unlock of the live view)."""
+
+    def notes(self) -> list[dict[str, Any]]:
+        """The notes journalled so far, oldest first (each has ``text`` and ``at``)."""
 
     def close(self) -> None:
         """Close the journal file."""
@@ -375,9 +381,16 @@ class ArosaController(QObject):
     def note_unlock(self) -> None:
         """Journal that a player unlocked the live view during the game."""
         if self._record is not None and self.running:
-            self._record.note("debug_unlock", {})
+            try:
+                self._record.note(UNLOCK_NOTE, {"do": "debug_unlock"})
+            except TowerearError as exc:
+                self.failed.emit(str(exc))
             self.public_log.append(tr("The live view was unlocked."))
             self.changed.emit()
+
+    def notes(self) -> list[dict[str, Any]]:
+        """The game's journal notes (unlocks of the live view): for the reveal."""
+        return [] if self._record is None else self._record.notes()
 
     def throw_history(self) -> list[tuple[str, int]]:
         """``(colour, floor)`` of every throw in force: for the reveal only."""

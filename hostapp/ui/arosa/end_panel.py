@@ -92,6 +92,9 @@ class RevealPanel(QWidget):
     proposals
         ``(right, checked)``: opened levels whose proposal the players
         confirmed unchanged, of all opened levels.
+    notes
+        The game's journal notes (live view unlocked during the game), each
+        with ``at`` (ISO 8601 UTC) and ``after_events``.
     """
 
     def __init__(
@@ -100,6 +103,7 @@ class RevealPanel(QWidget):
         throws: Sequence[tuple[str, int]],
         on_back: Callable[[], None],
         proposals: tuple[int, int] = (0, 0),
+        notes: Sequence[Mapping[str, object]] = (),
     ) -> None:
         super().__init__()
         layout = QVBoxLayout(self)
@@ -132,6 +136,19 @@ class RevealPanel(QWidget):
             )
         )
         layout.addWidget(self.accuracy)
+        unlocks = [
+            tr(
+                "The live view was unlocked at {time} UTC, after {n} steps.",
+                time=str(note.get("at", "")).replace("T", " ").rstrip("Z"),
+                n=note.get("after_events", 0),
+            )
+            for note in notes
+        ]
+        self.notes = QLabel(
+            "\n".join(unlocks) if unlocks else tr("Nobody unlocked the live view during the game.")
+        )
+        self.notes.setWordWrap(True)
+        layout.addWidget(self.notes)
         back = QPushButton(tr("&Back to the score"))
         back.clicked.connect(on_back)
         layout.addWidget(back)

@@ -3,15 +3,14 @@ the :class:`~hostapp.ui.arosa.controller.GameStore` protocol.
 
 The app's own setup (sensor or manual mode, who throws the victims) goes into
 the journal header's ``meta`` beside the seating order, so a resumed game
-carries on exactly as set up. Unlocks of the live view during a game go into
-a companion journal (``<game id>-notes``, kind ``arosa-notes``): the game
-journal itself accepts only game events, and a note must never change how a
-game replays.
+carries on exactly as set up. Unlocks of the live view during a game are
+journal notes in the game's own journal (:meth:`hostapp.journal.Journal.note`):
+kept, exported and shown in the reveal, but never replayed, so a note cannot
+change how a game resumes.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,8 +23,6 @@ from hostapp.i18n import tr
 from hostapp.journal import Journal, export_game, list_games
 from hostapp.ui.markers import colour_name
 
-NOTES_KIND = "arosa-notes"
-
 
 class SessionRecord:
     """One journalled game (an :class:`ArosaSession`) as the controller uses it."""
@@ -33,7 +30,6 @@ class SessionRecord:
     def __init__(self, session: ArosaSession, directory: Path | None) -> None:
         self._session = session
         self._directory = directory
-        self._notes: Journal | None = None
 
     @property
     def game_id(self) -> str:
@@ -62,26 +58,17 @@ class SessionRecord:
         """Take back the last event."""
         return self._session.undo()
 
-    def note(self, kind: str, data: Mapping[str, Any]) -> None:
-        """Journal a note (fsynced) in the game's companion journal."""
-        if self._notes is None:
-            notes_id = f"{self.game_id}-notes"
-            try:
-                self._notes = Journal.open(notes_id, self._directory)
-            except JournalError:
-                self._notes = Journal.create(
-                    NOTES_KIND, {"game_id": self.game_id}, self._directory, game_id=notes_id
-                )
-        record = {"do": kind, "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-        record["after_events"] = str(len(self._session.journal.events))
-        self._notes.append({**record, **dict(data)})
+    def note(self, text: str, data: Mapping[str, Any]) -> None:
+        """Journal a note (fsynced) in the game's journal; replaying skips it."""
+        self._session.journal.note(text, data)
+
+    def notes(self) -> list[dict[str, Any]]:
+        """The game's notes, oldest first (``text``, ``at``, ``after_events``...)."""
+        return self._session.journal.notes
 
     def close(self) -> None:
-        """Close the journal files."""
+        """Close the journal file."""
         self._session.close()
-        if self._notes is not None:
-            self._notes.close()
-            self._notes = None
 
 
 class JournalGameStore:

@@ -157,7 +157,13 @@ class ArosaPage(QWidget):
         accuracy = self.controller.tower_belief.model.accuracy
         proposals = (accuracy.levels_right, accuracy.levels_checked)
         self._show(
-            RevealPanel(state, self.controller.throw_history(), self.show_score, proposals)
+            RevealPanel(
+                state,
+                self.controller.throw_history(),
+                self.show_score,
+                proposals,
+                self.controller.notes(),
+            )
         )
 
     def show_score(self) -> None:

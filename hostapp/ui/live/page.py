@@ -29,7 +29,7 @@ from hostapp.calibration.profile import ProfileStore
 from hostapp.i18n import tr
 from hostapp.ui.context import AppContext
 from hostapp.ui.live.data import N_LEVELS, LiveData
-from hostapp.ui.live.ring import clip_to_window, peak_downsample
+from hostapp.ui.live.ring import clip_to_window, peak_downsample_channels, stack_traces
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +41,30 @@ REFRESH_INTERVAL_MS = 16
 # Points per curve: about two per horizontal pixel of a plot (half the window).
 MAX_POINTS = 500
 MAX_EVENTS_SHOWN = 200
+
+
+# Where each level's band starts: level k is drawn between k + 0.05 and k + 0.95.
+_LEVEL_BASE = np.arange(N_LEVELS, dtype=np.float64) + 0.05
+
+
+def _set_stacked(
+    curve: pg.PlotCurveItem, times_s: npt.NDArray[np.float64], bands: npt.NDArray[np.float64]
+) -> None:
+    """Draw ``(m, N_LEVELS)`` bands against ``(m,)`` times as one curve."""
+    x, y, connect = stack_traces(times_s, bands)
+    curve.setData(x, y, connect=connect, skipFiniteCheck=True)
+    curve.points_per_trace = int(times_s.size)
+
+
+def _trace(
+    curve: pg.PlotCurveItem, level: int
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """One level's ``(x, y)`` out of a curve drawn by :func:`_set_stacked`."""
+    x, y = curve.getData()
+    m = int(getattr(curve, "points_per_trace", 0))
+    if x is None or y is None or m == 0:
+        return np.zeros(0), np.zeros(0)
+    return np.asarray(x[level * m : (level + 1) * m]), np.asarray(y[level * m : (level + 1) * m])
 
 
 def describe_event(event: Any) -> str:
@@ -77,6 +101,7 @@ class LivePlots(QWidget):
             layout.addWidget(view, 1)
         self.piezo_view.addLabel(tr("Piezo (ADC codes)"), row=0, col=0)
         self.unit_label = self.load_view.addLabel(tr("Load"), row=0, col=0)
+        self._unit_text = ""
         self.piezo_plot = self.piezo_view.addPlot(row=1, col=0)
         self.load_plot = self.load_view.addPlot(row=1, col=0)
         for plot, window in ((self.piezo_plot, PIEZO_WINDOW_S), (self.load_plot, LOAD_WINDOW_S)):
@@ -95,12 +120,13 @@ class LivePlots(QWidget):
         piezo_pen = pg.mkPen("#1f5fbf", width=1)
         # width 1: wider pens take a much slower path in the raster paint engine
         load_pen = pg.mkPen("#7b4a24", width=1)
-        self.piezo_curves: list[pg.PlotDataItem] = [
-            self.piezo_plot.plot(pen=piezo_pen, skipFiniteCheck=True) for _ in range(N_LEVELS)
-        ]
-        self.load_curves: list[pg.PlotDataItem] = [
-            self.load_plot.plot(pen=load_pen, connect="finite") for _ in range(N_LEVELS)
-        ]
+        # One curve per side, its eight traces laid end to end and kept apart
+        # by a connect array: one setData and one path to paint per refresh
+        # instead of eight (each item costs Python calls on the UI thread).
+        self.piezo_curve = pg.PlotCurveItem(pen=piezo_pen, skipFiniteCheck=True)
+        self.load_curve = pg.PlotCurveItem(pen=load_pen, skipFiniteCheck=True)
+        self.piezo_plot.addItem(self.piezo_curve)
+        self.load_plot.addItem(self.load_curve)
         self.load_ranges: list[tuple[float, float] | None] = [None] * N_LEVELS
         self._full_scale = 1023.0
         self._next_half = 0
@@ -116,10 +142,18 @@ class LivePlots(QWidget):
         self._next_half = 1 - self._next_half
 
     def refresh(self) -> None:
-        """Redraw everything now (bounded work: MAX_POINTS per curve)."""
+        """Redraw everything now (bounded work: MAX_POINTS per trace)."""
         self._refresh_piezo()
         self._refresh_load()
         self.frames_drawn += 1
+
+    def piezo_trace(self, level: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """The drawn ``(x, y)`` of one level's scope (for tests and screenshots)."""
+        return _trace(self.piezo_curve, level)
+
+    def load_trace(self, level: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """The drawn ``(x, y)`` of one level's load trace."""
+        return _trace(self.load_curve, level)
 
     def _refresh_piezo(self) -> None:
         latest = self._data.latest_s
@@ -128,23 +162,28 @@ class LivePlots(QWidget):
             self._full_scale = float((1 << hello.adc_bits) - 1)
         t, v = self._data.piezo.snapshot()
         t, v = clip_to_window(t, v, t_from_s=latest - PIEZO_WINDOW_S)
-        for level in range(N_LEVELS):
-            dt, dv = peak_downsample(t - latest, v[:, level], max_points=MAX_POINTS)
-            self.piezo_curves[level].setData(dt, level + 0.05 + 0.9 * dv / self._full_scale)
+        dt, dv = peak_downsample_channels(t - latest, v, max_points=MAX_POINTS)
+        bands = _LEVEL_BASE + 0.9 * dv / self._full_scale
+        _set_stacked(self.piezo_curve, dt, bands)
 
     def _refresh_load(self) -> None:
         latest = self._data.latest_s
         t, v = self._data.load.snapshot()
         t, v = clip_to_window(t, v, t_from_s=latest - LOAD_WINDOW_S)
+        dt, dv = peak_downsample_channels(t - latest, v, max_points=MAX_POINTS)
         any_calibrated = False
+        bands = np.empty_like(dv)
         for level in range(N_LEVELS):
-            values, calibrated = self._data.load_in_grams(v[:, level], level)
+            values, calibrated = self._data.load_in_grams(dv[:, level], level)
             any_calibrated |= calibrated
             low, high = self._follow(level, values)
-            band = level + 0.05 + 0.9 * (values - low) / (high - low)
-            self.load_curves[level].setData(t - latest, band)
+            bands[:, level] = level + 0.05 + 0.9 * (values - low) / (high - low)
+        _set_stacked(self.load_curve, dt, bands)
         unit = tr("g") if any_calibrated else tr("counts")
-        self.unit_label.setText(tr("Load") + f" ({unit})")
+        text = tr("Load") + f" ({unit})"
+        if text != self._unit_text:  # a label change relayouts the view: only when needed
+            self._unit_text = text
+            self.unit_label.setText(text)
 
     def _follow(self, level: int, values: npt.NDArray[np.float32]) -> tuple[float, float]:
         current = self.load_ranges[level]

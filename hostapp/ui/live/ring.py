@@ -112,6 +112,78 @@ def peak_downsample(
     return out_t, out_v
 
 
+def peak_downsample_channels(
+    times_s: npt.NDArray[np.float64], values: npt.NDArray[np.generic], *, max_points: int
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """:func:`peak_downsample` for every channel at once (one numpy pass, no loop).
+
+    Parameters
+    ----------
+    times_s
+        ``(n,)`` sample times, increasing.
+    values
+        ``(n, n_channels)`` samples; NaN (a gap) is ignored inside a bin and
+        kept only where a whole bin is NaN.
+    max_points
+        Upper bound on the returned length per channel (at least 2).
+
+    Returns
+    -------
+    times_s, values
+        ``(m,)`` times and ``(m, n_channels)`` float values, ``m <= max_points``.
+    """
+    n = int(times_s.size)
+    v = np.asarray(values, dtype=np.float64)
+    if v.ndim == 1:
+        v = v[:, None]
+    if n <= max_points or max_points < 2:
+        return np.asarray(times_s, dtype=np.float64), v
+    bins = max_points // 2
+    per_bin = n // bins
+    start = n - bins * per_bin  # keep the newest samples whole; drop the oldest remainder
+    block = v[start:].reshape(bins, per_bin, v.shape[1])
+    t_block = times_s[start:].reshape(bins, per_bin)
+    out_v = np.empty((bins * 2, v.shape[1]))
+    # fmin/fmax skip NaN without the all-NaN warning of nanmin/nanmax
+    out_v[0::2] = np.fmin.reduce(block, axis=1)
+    out_v[1::2] = np.fmax.reduce(block, axis=1)
+    out_t = np.empty(bins * 2)
+    out_t[0::2] = t_block[:, 0]
+    out_t[1::2] = t_block[:, -1]
+    return out_t, out_v
+
+
+def stack_traces(
+    times_s: npt.NDArray[np.float64], bands: npt.NDArray[np.float64]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    """Lay ``n_channels`` traces end to end as one curve, for a single draw call.
+
+    Parameters
+    ----------
+    times_s
+        ``(m,)`` x values shared by every trace.
+    bands
+        ``(m, n_channels)`` y values; NaN marks a gap.
+
+    Returns
+    -------
+    x, y, connect
+        ``(m * n_channels,)`` arrays, channel after channel; ``connect[i]``
+        says whether point ``i`` joins point ``i + 1`` (never across two
+        traces or into a gap). NaN in ``y`` is replaced by 0 (not connected).
+    """
+    m, channels = bands.shape
+    x = np.tile(np.asarray(times_s, dtype=np.float64), channels)
+    y = np.ascontiguousarray(bands.T, dtype=np.float64).reshape(-1)
+    finite = np.isfinite(y)
+    connect = np.zeros(y.size, dtype=bool)
+    connect[:-1] = finite[:-1] & finite[1:]
+    if m:
+        connect[m - 1 :: m] = False
+    y[~finite] = 0.0
+    return x, y, connect
+
+
 def clip_to_window(
     times_s: npt.NDArray[np.float64], values: npt.NDArray[np.generic], *, t_from_s: float
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.generic]]:

@@ -27,13 +27,15 @@ def test_quick_eval_prints_every_number_and_writes_the_report(tmp_path: Path, ca
     status = main(["eval", "--quick", "--family", "single", "--jobs", "1", "--out", str(out)])
     captured = capsys.readouterr()
     assert status == 0
-    line = next(x for x in captured.out.splitlines() if x.startswith("single"))
+    line = next(x for x in captured.out.splitlines() if x.startswith("single "))
+    assert "gain single with profile:" in captured.out
     for label in ("resting level right=", "cubes per landing right=", "missed landings=",
                   "false landings per hour=", "latency median", "latency p95", "real time"):
         assert label in line
     assert "1/1 sessions done" in captured.err
     report = (out / "README.md").read_text()
     assert "| single | 1 |" in report
+    assert "| single:calibrated | 1 |" in report
     assert (out / "confusion_single.png").stat().st_size > 1000
     assert (out / "latency.png").stat().st_size > 1000
 

@@ -56,3 +56,33 @@ def test_qt_translator_answers_from_the_catalogs(qtbot: QtBot) -> None:
         assert QCoreApplication.translate("ctx", "Live view") == "Live view"
     finally:
         app.removeTranslator(translator)
+
+
+def test_source_bar_names_the_source_in_german(qtbot: QtBot) -> None:
+    app = build_app(show_error=lambda s: None, first_source=SourceChoice("sim"))
+    qtbot.addWidget(app.window)
+    app.window.show()
+    bar = app.window.source_bar
+    assert bar is not None
+    qtbot.waitUntil(lambda: "simulated tower" in bar.state_label.text(), timeout=3_000)
+    assert "in process" in bar.state_label.text()
+    app.window.set_language("de")
+    bar = app.window.source_bar
+    assert bar is not None
+    qtbot.waitUntil(lambda: "simulierter Turm" in bar.state_label.text(), timeout=3_000)
+    text = bar.state_label.text()
+    assert "simulated" not in text and "im Programm" in text and "verbunden" in text
+    app.close()
+
+
+def test_every_source_name_has_a_german_name() -> None:
+    from hostapp.ui.sources_adapter import source_display_name
+
+    i18n.set_language("de")
+    assert source_display_name("simulated tower 1") == "simulierter Turm 1"
+    assert source_display_name("replay of game.bin") == "Aufnahme game.bin"
+    assert source_display_name("USB device") == "USB-Gerät"
+    assert source_display_name("audio interface") == "Audio-Interface"
+    assert source_display_name("audio interface 3") == "Audio-Interface 3"
+    assert source_display_name("firmware in simavr") == "Firmware in simavr"
+    assert source_display_name("/dev/ttyACM0") == "/dev/ttyACM0"

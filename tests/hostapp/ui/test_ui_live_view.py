@@ -49,7 +49,7 @@ def test_live_view_streams_detects_and_locks_during_a_game(
     qtbot.waitUntil(lambda: live.plots.frames_drawn > 3, timeout=5_000)
     # the scopes hold about two seconds of 2 kHz samples around mid-scale,
     # each level in its own band (level 3 between 3 and 4)
-    x, y = live.plots.piezo_curves[3].getData()
+    x, y = live.plots.piezo_trace(3)
     assert x is not None and 100 < x.size <= 500
     assert abs(float(np.median(y)) - (3 + 0.05 + 0.9 * 512 / 1023)) < 0.1
     assert -2.1 < float(x.min()) and float(x.max()) <= 0.0
@@ -79,7 +79,20 @@ def test_live_view_streams_detects_and_locks_during_a_game(
     assert live.events_list.count() == 0
     app.context.debug_lock.unlock()
     assert live.plots.isVisible()
-    game_id = next(iter(journal_dir.glob("*-notes.tej"))).stem.removesuffix("-notes")
-    notes = export_game(f"{game_id}-notes", journal_dir)
-    assert [e["do"] for e in notes["events"]] == ["debug_unlock"]
+    # the unlock is a note in the game's own journal, with its time
+    (journal_file,) = journal_dir.glob("*.tej")
+    saved = export_game(journal_file.stem, journal_dir)
+    (note,) = saved["notes"]
+    assert note["text"] == "debug views unlocked" and note["at"].endswith("Z")
+    assert [r["type"] for r in saved["records"]][-1] == "note"
+    state = app.controller.state
     app.close()
+
+    # resuming from that journal replays the game and keeps the note
+    store = JournalGameStore(journal_dir)
+    record = store.open(journal_file.stem)
+    try:
+        assert record.state == state
+        assert [n["text"] for n in record.notes()] == ["debug views unlocked"]
+    finally:
+        record.close()
