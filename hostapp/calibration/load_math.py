@@ -133,6 +133,27 @@ def noise_grams(empty: ReadingStats, scale: Measured) -> Measured:
     return Measured(value, value * rel)
 
 
+def bracketed_baseline(
+    before: ReadingStats, t_before_s: float, after: ReadingStats, t_after_s: float, t_s: float
+) -> ReadingStats:
+    """The empty plate's reading at ``t_s``, interpolated between one before and one after.
+
+    The plate drifts (a random walk of a few hundredths of a gram per
+    minute): weighing a handful of cubes against the empty reading taken
+    before them alone puts the drift since then into the cubes' mass; a
+    straight line to the empty reading after them takes out all but the
+    drift's curvature. The result's standard error combines both means'.
+    """
+    span = t_after_s - t_before_s
+    if not span > 0:
+        return before
+    w = min(max((t_s - t_before_s) / span, 0.0), 1.0)
+    mean = (1.0 - w) * before.mean + w * after.mean
+    sem = math.hypot((1.0 - w) * before.sem, w * after.sem)
+    n = before.n + after.n
+    return ReadingStats(mean=mean, std=sem * math.sqrt(n), n=n)
+
+
 def cube_mass(
     empty: ReadingStats, loaded: ReadingStats, n_cubes: int, scale: Measured
 ) -> Measured:

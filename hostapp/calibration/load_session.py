@@ -22,6 +22,7 @@ from hostapp.calibration.coins import ReferenceMass
 from hostapp.calibration.load_math import (
     Measured,
     ReadingStats,
+    bracketed_baseline,
     counts_per_gram,
     cube_mass,
     drift_rate,
@@ -283,8 +284,13 @@ class LevelLoadCalibration:
             ).value
         cube: Measured | None = None
         if self.plan.n_cubes > 0:
-            before = seg.get(Step.SECOND_OFF, seg[Step.REFERENCE_OFF]).stats
-            cube = cube_mass(before, seg[Step.CUBES_ON].stats, self.plan.n_cubes, self._scale)
+            # The empty plate before and after the cubes, at the cubes' time:
+            # the drift while they were dropped one by one stays out of their mass.
+            before = seg.get(Step.SECOND_OFF, seg[Step.REFERENCE_OFF])
+            on, after = seg[Step.CUBES_ON], seg[Step.CUBES_OFF]
+            baseline = bracketed_baseline(before.stats, before.t_start_s, after.stats,
+                                          after.t_start_s, on.t_start_s)
+            cube = cube_mass(baseline, on.stats, self.plan.n_cubes, self._scale)
         last_empty = empties[-1].stats
         return LoadCellProfile(
             offset_counts=last_empty.mean,

@@ -10,8 +10,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import NamedTuple
 
+from cobs import cobs as _c_cobs
+
 from hostapp.protocol import constants as c
-from hostapp.protocol.cobs import CobsError, cobs_decode
 from hostapp.protocol.crc import crc16
 from hostapp.protocol.messages import MESSAGE_CLASSES, BodyError, Message
 
@@ -19,24 +20,18 @@ _MIN_MESSAGE_SIZE = c.HEADER_SIZE + c.CRC_SIZE
 
 
 def _cobs_decode_piece(piece: bytes) -> bytes:
-    """COBS-decode a piece known to hold no 0x00; b"" if it is not valid COBS."""
-    # Fast path of cobs_decode for frames without a 0xFF block: one walk along
-    # the chain of code bytes, turning each into the 0x00 it stands for.
-    size = len(piece)
-    out = bytearray(piece)
-    position = 0
-    while position < size:
-        code = out[position]
-        if code == 0xFF:
-            try:
-                return cobs_decode(piece)
-            except CobsError:
-                return b""
-        out[position] = 0
-        position += code
-    if position != size:
+    """COBS-decode a piece known to hold no 0x00; b"" if it is not valid COBS.
+
+    The C implementation of the ``cobs`` package does this about ten times
+    faster than a Python walk along the code bytes (piezo samples near
+    mid-scale put a 0x00 in every other byte, so the chains are short and
+    many), and decoding is most of what replaying a recording costs.
+    :func:`hostapp.protocol.cobs.cobs_decode` is the reference it is tested against.
+    """
+    try:
+        return bytes(_c_cobs.decode(piece))
+    except _c_cobs.DecodeError:
         return b""
-    return bytes(out[1:])
 
 
 class Frame(NamedTuple):
