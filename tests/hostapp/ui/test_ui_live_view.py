@@ -96,3 +96,17 @@ def test_live_view_streams_detects_and_locks_during_a_game(
         assert [n["text"] for n in record.notes()] == ["debug views unlocked"]
     finally:
         record.close()
+
+
+def test_the_reveal_lists_the_unlocks(qtbot: QtBot) -> None:
+    from hostapp.games.arosa.state import new_game
+    from hostapp.ui.arosa.end_panel import RevealPanel
+
+    state = new_game(["blue", "white"])
+    note = {"text": "debug views unlocked", "at": "2026-05-09T20:15:00Z", "after_events": 4}
+    panel = RevealPanel(state, [], lambda: None, (0, 0), [note])
+    qtbot.addWidget(panel)
+    assert "2026-05-09 20:15:00" in panel.notes.text() and "4" in panel.notes.text()
+    quiet = RevealPanel(state, [], lambda: None)
+    qtbot.addWidget(quiet)
+    assert "Nobody" in quiet.notes.text()
