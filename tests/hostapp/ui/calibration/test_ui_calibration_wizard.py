@@ -57,11 +57,10 @@ def test_wizard_calibrates_one_level(  # type: ignore[no-untyped-def]
     true_cpg = tower.simulator.tower.counts_per_gram[LEVEL]
     assert cell.counts_per_gram == pytest.approx(true_cpg, rel=0.005)
     masses = [tower.simulator.cube_mass_g(c) for c in range(3)]
-    # 2 % holds in the terminal flow (test_calibrate_simulated); through the
-    # wall-clock-paced UI under a loaded CI machine 3 % is what is reliable.
-    print("WIZARD_CUBE", cell.cube_mass_g, float(np.mean(masses)), masses,
-          cell.cube_mass_g / float(np.mean(masses)) - 1, cell.cube_mass_uncertainty_g)
-    assert cell.cube_mass_g == pytest.approx(float(np.mean(masses)), rel=0.03)
+    # The 2 %: the empty plate is interpolated between before and
+    # after the cubes, so the drift while the paced UI waits stays out of it
+    # (measured: +0.5 % on this tower, whatever the machine's load).
+    assert cell.cube_mass_g == pytest.approx(float(np.mean(masses)), rel=0.02)
     assert "pass" in page.table.item(LEVEL, 5).text()
     report = page.write_report()
     assert report is not None and report.exists()
