@@ -172,7 +172,8 @@ class Fusion:
         self._wide_impact_t: deque[float] = deque(maxlen=64)
         self._heard_db: deque[float] = deque(maxlen=50)
         self._piezo_seen = False
-        self._last_fast_t: dict[int, float] = {}
+        # Per level: the last fast step's decision time and whether it was a landing.
+        self._last_fast: dict[int, tuple[float, bool]] = {}
         # When the fast view last saw each level settle after a change, trusted or not:
         # the latest a cube there can have come to rest.
         self._fast_settled_t: dict[int, float] = {}
@@ -268,6 +269,10 @@ class Fusion:
             self._pending_steps.remove(step)
             self._fast_settled_t[step.level] = step.t_settled_s
             if not self._fast_step_trusted(step):
+                n, residual = self.scale.count(step.level, step.delta_counts)
+                if n <= 0 or residual > _FAST_MAX_RESIDUAL:
+                    # Not like a cube: what follows on this plate soon is suspect (a hand).
+                    self._last_fast[step.level] = (step.t_decided_s, False)
                 doubted = self._doubted.setdefault(step.level, [])
                 doubted.append(step)
                 del doubted[:-_DOUBTED_KEPT]
@@ -367,18 +372,28 @@ class Fusion:
             ):
                 self.accounted[level] = value
 
-    def _ringing(self, step: LoadStep) -> bool:
-        """Whether this fast step may be the plate still ringing from its previous one."""
-        last = self._last_fast_t.get(step.level)
-        self._last_fast_t[step.level] = step.t_decided_s
-        return last is not None and step.t_settled_s - last < _RING_GUARD_S
+    def _ringing(self, step: LoadStep) -> tuple[bool, bool]:
+        """Whether the previous fast step on this level was recent, and a landing."""
+        last = self._last_fast.get(step.level)
+        self._last_fast[step.level] = (step.t_decided_s, False)
+        if last is None or step.t_settled_s - last[0] >= _RING_GUARD_S:
+            return False, False
+        return True, last[1]
 
     def _step_event(self, step: LoadStep, now_s: float) -> list[Event]:
-        if self._ringing(step):
+        out = self._fast_step_event(step, now_s)
+        if any(isinstance(e, Landing) and e.floor == step.level for e in out):
+            self._last_fast[step.level] = (step.t_decided_s, True)
+        return out
+
+    def _fast_step_event(self, step: LoadStep, now_s: float) -> list[Event]:
+        recent, after_landing = self._ringing(step)
+        if recent:
             n, residual = self.scale.count(step.level, step.delta_counts)
-            if n <= 0 or residual > _RING_MAX_RESIDUAL:
+            if not after_landing or n <= 0 or residual > _RING_MAX_RESIDUAL:
                 # Window means of a plate ringing after a landing wander by
-                # a good part of a cube: left to the settled view.
+                # a good part of a cube, and a plate that just moved without
+                # a cube is under a hand: left to the settled view.
                 self.stats.steps_in_disturbance += 1
                 return []
         # In a closed tower a lone, clean step is almost always a cube
