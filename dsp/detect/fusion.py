@@ -353,9 +353,18 @@ class Fusion:
             return self._landings(whole, n, confidence * 0.9, now_s, settled=True)
         self.cubes_on[level] = max(0, self.cubes_on[level] + n)
         self.stats.settled_removals += 1
+        knocked = self._exposed_level() != level
+        t = step.t_before_s
+        doubted = [
+            s for s in self._doubted.get(level, []) if step.t_before_s <= s.t_settled_s
+        ]
+        if doubted:
+            # The fast view saw the cubes leave; the settled view only confirms it.
+            self._doubted[level].remove(doubted[0])
+            t = doubted[0].t_before_s
         return [
-            Removal(t=step.t_settled_s, t_decided=now_s, floor=level, cubes=-n,
-                    confidence=confidence, knocked=self._exposed_level() != level)
+            Removal(t=t, t_decided=now_s, floor=level, cubes=-n,
+                    confidence=confidence * (0.9 if knocked else 1.0), knocked=knocked)
         ]
 
     def track_settled_levels(self, levels: np.ndarray) -> None:
@@ -422,8 +431,13 @@ class Fusion:
             return self._landings(step, n, confidence, now_s)
         knocked = self._exposed_level() != step.level
         if knocked:
-            # A cube cannot leave a closed level except by a knock-down.
-            confidence *= 0.9
+            # A cube leaves a closed level only when knocked down, and a
+            # finger pressing the plate from below looks the same for a
+            # moment: the settled view decides (timed by this step).
+            self.stats.steps_in_disturbance += 1
+            self._doubted.setdefault(step.level, []).append(step)
+            del self._doubted[step.level][:-_DOUBTED_KEPT]
+            return []
         self.scale.learn(step.level, step.delta_counts, n)
         self.cubes_on[step.level] = max(0, self.cubes_on[step.level] + n)
         self._account_fast(step)
