@@ -86,17 +86,20 @@ class CubeScale:
     def trusted_units(self) -> np.ndarray:
         """Cube sizes known well enough to judge a ringing plate by (NaN elsewhere).
 
-        Given by a calibration, or learnt from a few landings on the level
-        itself; a size borrowed or learnt from one landing may be off by a
-        good part of a cube.
+        Given by a calibration, learnt from a few landings on the level
+        itself, or borrowed from a matched set of cells; a size learnt from
+        one landing may be off by a good part of a cube.
         """
         out = np.full(self.n_levels, np.nan)
+        pool = self._matched_pool() if self._given is None else None
         for level in range(self.n_levels):
             own = self._history[level]
             if len(own) >= _TRUST_SAMPLES:
                 out[level] = float(np.median(own))
             elif self._given is not None:
                 out[level] = float(self._given[level])
+            elif pool is not None:
+                out[level] = pool
         return out
 
     def own_unit(self, level: int) -> bool:
