@@ -39,6 +39,8 @@ class ExpectedLanding:
     window_start: float
     level: int
     knocked: bool
+    knocked_another: bool = False
+    """A thrown cube that knocked a resting one down in its drop."""
 
 
 @dataclass
@@ -55,6 +57,10 @@ class LandingScore:
         number of truth landings matched to them.
     thrown_expected, thrown_right : int
         The same for thrown cubes only (not knocked-down ones).
+    plain_expected, plain_right : int
+        The same for thrown cubes that knocked none down: where a cube stops
+        on the level it knocks another from, that level's load does not
+        change, and only the acoustics could tell.
     latencies_s : list of float
         ``t_decided - t_truth`` of every right-floor match.
     confusion : ndarray, shape (8, 9)
@@ -74,6 +80,8 @@ class LandingScore:
     cubes_right: int = 0
     thrown_expected: int = 0
     thrown_right: int = 0
+    plain_expected: int = 0
+    plain_right: int = 0
     latencies_s: list[float] = field(default_factory=list)
     confusion: np.ndarray = field(default_factory=lambda: np.zeros((N_LEVELS, N_LEVELS + 1), int))
     false_by_floor: np.ndarray = field(default_factory=lambda: np.zeros(N_LEVELS, int))
@@ -84,6 +92,7 @@ class LandingScore:
         for name in (
             "expected", "level_right", "level_wrong", "missed", "false",
             "cubes_checked", "cubes_right", "thrown_expected", "thrown_right",
+            "plain_expected", "plain_right",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.latencies_s.extend(other.latencies_s)
@@ -99,6 +108,7 @@ class LandingScore:
             "landings": float(self.expected),
             "level_right": _ratio(self.level_right, self.expected),
             "thrown_level_right": _ratio(self.thrown_right, self.thrown_expected),
+            "plain_level_right": _ratio(self.plain_right, self.plain_expected),
             "missed": _ratio(self.missed, self.expected),
             "false_per_hour": self.false / hours if hours > 0 else float("nan"),
             "false": float(self.false),
@@ -116,10 +126,19 @@ def _ratio(a: int, b: int) -> float:
 def expected_landings(truth_events: Sequence[Mapping[str, Any]]) -> list[ExpectedLanding]:
     """Every cube coming to rest in the truth: thrown (``landing``) and knocked down."""
     out: list[ExpectedLanding] = []
+    knockers = [
+        (e.get("by_cube"), float(e["t"])) for e in truth_events if e.get("event") == "knockdown"
+    ]
     for e in truth_events:
         if e.get("event") == "landing":
             first = float(e.get("first_impact_t", e["t"]))
-            out.append(ExpectedLanding(float(e["t"]), first, int(e["level"]), False))
+            knocked_another = any(
+                cube is not None and cube == e.get("cube") and first - 0.5 <= t <= float(e["t"])
+                for cube, t in knockers
+            )
+            out.append(
+                ExpectedLanding(float(e["t"]), first, int(e["level"]), False, knocked_another)
+            )
         elif e.get("event") == "knockdown":
             out.append(
                 ExpectedLanding(float(e["rest_t"]), float(e["t"]), int(e["to_level"]), True)
@@ -191,6 +210,8 @@ def score_landings(
     for k, x in enumerate(expected):
         score.expected += 1
         score.thrown_expected += 0 if x.knocked else 1
+        plain = not x.knocked and not x.knocked_another
+        score.plain_expected += int(plain)
         chosen = assignment[k]
         if chosen is None:
             score.missed += 1
@@ -202,6 +223,7 @@ def score_landings(
         if floor == x.level:
             score.level_right += 1
             score.thrown_right += 0 if x.knocked else 1
+            score.plain_right += int(plain)
             score.latencies_s.append(t_decided - x.t)
         else:
             score.level_wrong += 1

@@ -4,8 +4,9 @@ from dsp.metrics import expected_landings, score_landings, score_other_events
 
 TRUTH = [
     {"event": "landing", "t": 3.0, "first_impact_t": 2.8, "level": 4},
-    {"event": "landing", "t": 6.0, "first_impact_t": 5.9, "level": 2},
-    {"event": "knockdown", "t": 6.0, "rest_t": 6.3, "from_level": 2, "to_level": 1},
+    {"event": "landing", "t": 6.0, "first_impact_t": 5.9, "level": 2, "cube": 7},
+    {"event": "knockdown", "t": 6.0, "rest_t": 6.3, "from_level": 2, "to_level": 1, "cube": 3,
+     "by_cube": 7},
     {"event": "landing", "t": 9.0, "first_impact_t": 8.9, "level": 5},
     {"event": "landing", "t": 9.5, "first_impact_t": 9.4, "level": 5},
     {"event": "landing", "t": 12.0, "first_impact_t": 11.9, "level": 6},
@@ -37,6 +38,11 @@ def test_landings_are_matched_one_to_one_with_counts_of_every_kind() -> None:
     s = score_landings(TRUTH, detected, duration_s=3600.0)
     assert (s.expected, s.level_right, s.level_wrong, s.missed, s.false) == (6, 4, 1, 1, 1)
     assert (s.thrown_expected, s.thrown_right) == (5, 3)
+    # The throw that knocked a cube down is the one missed: the plain ones are all right.
+    assert (s.plain_expected, s.plain_right) == (4, 3)
+    assert [x.knocked_another for x in expected_landings(TRUTH)] == [
+        False, True, False, False, False, False
+    ]
     assert (s.cubes_checked, s.cubes_right) == (4, 4)
     assert s.confusion[6, 3] == 1 and s.confusion[2, 8] == 1 and s.false_by_floor[0] == 1
     summary = s.summary()
