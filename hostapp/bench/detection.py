@@ -26,7 +26,7 @@ def run(quick: bool) -> list[BenchResult]:
         path = Path(tmp) / "bench.bin"
         record_session(SessionSpec("single", 7, 77, duration), path)
         started = time.process_time()
-        for _ in RecordingReader(path).chunks():
+        for _ in RecordingReader(path).blocks():
             pass
         decode_s = time.process_time() - started
         started = time.process_time()

@@ -12,7 +12,6 @@ from typing import Any, TextIO
 
 from dsp.detect.calibration import DetectorCalibration
 from hostapp.pipeline import DetectionPipeline
-from hostapp.protocol import Load
 from hostapp.recording import RecordingReader
 
 
@@ -84,10 +83,8 @@ def detect_recording(
             if out is not None:
                 out.write(json.dumps(line) + "\n")
 
-    for chunk in reader.chunks():
-        if ignore_load:
-            chunk = [f for f in chunk if not isinstance(f.msg, Load)]
-        emit(pipeline.feed(chunk))
+    for block in reader.blocks():
+        emit(pipeline.feed_block(block, with_load=not ignore_load))
     emit(pipeline.finish())
     if out is not None:
         out.flush()

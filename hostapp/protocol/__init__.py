@@ -17,7 +17,7 @@ from hostapp.protocol.clock import ClockUnwrapper, StreamClock, unwrap_t_us
 from hostapp.protocol.cobs import CobsError, cobs_decode, cobs_encode
 from hostapp.protocol.codec import decode_body, encode_frame, encode_message
 from hostapp.protocol.crc import crc16
-from hostapp.protocol.decoder import DecoderStats, Frame, FrameDecoder
+from hostapp.protocol.decoder import DecoderStats, Frame, FrameDecoder, RawFrame
 from hostapp.protocol.messages import (
     MESSAGE_CLASSES,
     Ack,
@@ -55,6 +55,7 @@ __all__ = [
     "Piezo",
     "Ping",
     "Pong",
+    "RawFrame",
     "Reset",
     "Start",
     "Status",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from hostapp.protocol import constants as c
 from hostapp.protocol.constants import T_US_MODULUS
 from hostapp.protocol.messages import Hello, Load, Piezo, Pong
 
@@ -108,21 +109,33 @@ class StreamClock:
         float or None
             Seconds since the first PIEZO or LOAD message.
         """
+        if isinstance(msg, Piezo):
+            return self.stamp_raw(seq, c.PIEZO, msg.t_us)
+        if isinstance(msg, Load):
+            return self.stamp_raw(seq, c.LOAD, msg.t_us)
+        if isinstance(msg, Pong):
+            return self.stamp_raw(seq, c.PONG, msg.t_us)
         if isinstance(msg, Hello):
+            return self.stamp_raw(seq, c.HELLO, 0)
+        return None
+
+    def stamp_raw(self, seq: int, msg_type: int, t_us: int) -> float | None:
+        """:meth:`stamp` from a message type and ``t_us`` (any value for types without one)."""
+        if msg_type == c.HELLO:
             if seq == 0 and self._seen_any:
                 self._epoch_start_us = self._last_us
                 self._epoch_ref_us = None
                 self._unwrapper.reset()
             return None
-        if not isinstance(msg, Piezo | Load | Pong):
+        if msg_type != c.PIEZO and msg_type != c.LOAD and msg_type != c.PONG:
             return None
         if self._epoch_ref_us is None:
-            if isinstance(msg, Pong):
+            if msg_type == c.PONG:
                 return None
-            self._epoch_ref_us = msg.t_us
+            self._epoch_ref_us = t_us
             if self._origin_us is None:
-                self._origin_us = msg.t_us
+                self._origin_us = t_us
         self._seen_any = True
-        elapsed = self._epoch_start_us + self._unwrapper.unwrap(msg.t_us) - self._epoch_ref_us
+        elapsed = self._epoch_start_us + self._unwrapper.unwrap(t_us) - self._epoch_ref_us
         self._last_us = max(self._last_us, elapsed)
         return elapsed / 1e6

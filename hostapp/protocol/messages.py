@@ -31,6 +31,15 @@ _U8 = struct.Struct("<B")
 _U32 = struct.Struct("<I")
 
 
+def s24_to_int32(raw: npt.NDArray[np.uint8]) -> npt.NDArray[np.int32]:
+    """Little-endian s24 values, shape ``(..., 3)`` bytes, as int32 of shape ``(...)``."""
+    # Put each s24 in the top three bytes of an s32; the arithmetic shift
+    # back down sign-extends it.
+    wide = np.zeros(raw.shape[:-1] + (4,), dtype=np.uint8)
+    wide[..., 1:] = raw
+    return (wide.view("<i4")[..., 0] >> 8).astype(np.int32, copy=False)
+
+
 def _unpack(layout: struct.Struct, body: bytes, name: str) -> tuple[int | bytes, ...]:
     if len(body) != layout.size:
         raise BodyError(f"{name} body must be {layout.size} bytes, got {len(body)}")
@@ -103,19 +112,28 @@ class Piezo:
             raise BodyError(f"PIEZO needs an (n, channels) array with n in 1..{c.PIEZO_MAX_SETS}")
         return _PIEZO_HEAD.pack(self.t_us, samples.shape[0]) + samples.astype("<u2").tobytes()
 
+    @staticmethod
+    def layout(body: bytes) -> tuple[int, int] | None:
+        """``(sets, channels)`` of a PIEZO body, or None if it is not a valid one.
+
+        n_piezo follows from the length, so frames decode before HELLO is seen.
+        """
+        payload = len(body) - c.PIEZO_HEADER_SIZE
+        if payload < 2:
+            return None
+        n = body[4]
+        if not 1 <= n <= c.PIEZO_MAX_SETS or payload % (2 * n):
+            return None
+        return n, payload // (2 * n)
+
     @classmethod
     def from_body(cls, body: bytes) -> Piezo:
-        if len(body) < c.PIEZO_HEADER_SIZE + 2:
-            raise BodyError("PIEZO body too short")
-        t_us, n = _PIEZO_HEAD.unpack_from(body)
-        payload = len(body) - c.PIEZO_HEADER_SIZE
-        # n_piezo follows from the length, so frames decode before HELLO is seen.
-        if not 1 <= n <= c.PIEZO_MAX_SETS or payload % (2 * n):
-            raise BodyError(f"PIEZO body of {len(body)} bytes does not hold {n} sample sets")
+        shape = cls.layout(body)
+        if shape is None:
+            raise BodyError(f"PIEZO body of {len(body)} bytes is not whole sample sets")
+        (t_us,) = _U32.unpack_from(body)
         # A read-only view of the (immutable) body, no copy.
-        samples = np.ndarray(
-            (n, payload // (2 * n)), dtype="<u2", buffer=body, offset=c.PIEZO_HEADER_SIZE
-        )
+        samples = np.ndarray(shape, dtype="<u2", buffer=body, offset=c.PIEZO_HEADER_SIZE)
         return cls(t_us, samples)
 
     def __eq__(self, other: object) -> bool:
@@ -154,19 +172,21 @@ class Load:
         raw = (values & 0xFFFFFF).astype("<u4").view(np.uint8).reshape(-1, 4)[:, :3]
         return _LOAD_HEAD.pack(self.t_us, self.valid) + raw.tobytes()
 
-    @classmethod
-    def from_body(cls, body: bytes) -> Load:
+    @staticmethod
+    def layout(body: bytes) -> int | None:
+        """Channels in a LOAD body, or None if it is not a valid one."""
         payload = len(body) - c.LOAD_HEADER_SIZE
         if payload < 3 or payload % 3:
+            return None
+        return payload // 3
+
+    @classmethod
+    def from_body(cls, body: bytes) -> Load:
+        if cls.layout(body) is None:
             raise BodyError(f"LOAD body of {len(body)} bytes is not a whole number of s24 values")
         t_us, valid = _LOAD_HEAD.unpack_from(body)
-        raw = np.frombuffer(body, dtype=np.uint8, offset=c.LOAD_HEADER_SIZE).reshape(-1, 3)
-        # Put each s24 in the top three bytes of an s32; the arithmetic shift
-        # back down sign-extends it.
-        wide = np.zeros((raw.shape[0], 4), dtype=np.uint8)
-        wide[:, 1:] = raw
-        values = wide.view("<i4").ravel() >> 8
-        return cls(t_us, valid, values.astype(np.int32, copy=False))
+        raw = np.frombuffer(body, dtype=np.uint8, offset=c.LOAD_HEADER_SIZE).reshape(1, -1, 3)
+        return cls(t_us, valid, s24_to_int32(raw)[0])
 
     def is_valid(self, channel: int) -> bool:
         """Whether ``channel`` has a fresh reading in this message."""
