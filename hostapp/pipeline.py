@@ -28,10 +28,10 @@ from hostapp.recording import DecodedBlock
 N_LEVELS = 8
 _NO_PIEZO = (np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros((0, N_LEVELS), dtype=np.uint16))
 _NO_LOAD = (np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros((0, N_LEVELS), dtype=np.int32))
-# Why 1 s: the detector waits for both streams to pass a time before it
-# decides there; slices this short keep that wait (and memory) small, while
-# each slice still carries 2000 piezo sets for vectorised processing.
-_SLICE_S = 1.0
+# Why 2 s: the detector waits for both streams to pass a time before it
+# decides there, and takes a stream 2.5 s behind the other for absent;
+# slices of 2 s stay clear of that and carry 4000 piezo sets each.
+_SLICE_S = 2.0
 # Why 1 s: enough messages (~140 PIEZO, 80 LOAD) to measure both rates to
 # better than a percent when HELLO is missing.
 _RATE_PROBE_S = 1.0

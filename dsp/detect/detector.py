@@ -99,6 +99,8 @@ class Detector:
         self._now = -np.inf
         self._piezo_done = -np.inf
         self._load_done = -np.inf
+        self._piezo_first = np.inf
+        self._load_first = np.inf
         # Evidence waits here until both streams have passed its time, so the
         # fusion sees it in time order however piezo and load blocks are
         # interleaved by the caller.
@@ -116,6 +118,8 @@ class Detector:
 
     def feed_piezo(self, t0_s: float, samples: np.ndarray) -> list[Event]:
         """Feed piezo sample sets (shape ``(n, n_levels)``) starting at stream time ``t0_s``."""
+        if len(samples):
+            self._piezo_first = min(self._piezo_first, t0_s)
         for imp in self.piezo.process(t0_s, samples):
             self._push(imp.t_s + self.piezo.decision_delay_s, imp)
         self._piezo_done = max(self._piezo_done, self.piezo.t_done_s)
@@ -126,6 +130,8 @@ class Detector:
         t_s = np.asarray(t_s, dtype=np.float64).reshape(-1)
         if t_s.size == 0:
             return []
+        self._load_first = min(self._load_first, float(t_s[0]))
+        self.fusion.load_coverage.add(t_s)
         result = self.load.process(t_s=t_s, values=values, valid=valid)
         for conn in result.connections:
             self._push(conn.t_decided_s, conn)
@@ -147,10 +153,13 @@ class Detector:
     def _clock(self) -> float:
         piezo, load = self._piezo_done, self._load_done
         # A stream that has fallen silent for a while (no load channels on an
-        # audio source, a stalled piezo) no longer holds the other back.
-        if load < piezo - _STREAM_ABSENT_S:
+        # audio source, a stalled piezo) no longer holds the other back. One
+        # not seen yet counts from when the other began, so that the first
+        # block of one stream is not taken for the other being absent.
+        start = min(self._piezo_first, self._load_first)
+        if max(load, start) < piezo - _STREAM_ABSENT_S:
             return piezo
-        if piezo < load - _STREAM_ABSENT_S:
+        if max(piezo, start) < load - _STREAM_ABSENT_S:
             return load
         return min(piezo, load)
 

@@ -90,6 +90,10 @@ _IMPACT_MEMORY_S = 4.0
 # Why 1 s: without a load reading for this long the load channels are
 # absent and the acoustic model has to decide on its own.
 _LOAD_ABSENT_S = 1.0
+# Why 256: gaps in the load stream (lifts disconnect some channels, but the
+# LOAD messages go on; only an absent stream leaves gaps) are rare; the last
+# ones are all that is ever asked about.
+_GAPS_KEPT = 256
 
 
 @dataclass
@@ -106,6 +110,45 @@ class FusionStats:
     acoustic_learnt: int = 0
     acoustic_agreed: int = 0
     acoustic_checked: int = 0
+
+
+class LoadCoverage:
+    """Which stream times had a load reading shortly before: are the load cells there?
+
+    Filled with every reading's time as it is fed (not as the evidence is
+    decided), so the answer for a time does not depend on how far ahead of
+    the piezo stream the load stream was fed.
+
+    Parameters
+    ----------
+    max_gap_s : float
+        A time is covered when a reading lies at most this long before it.
+    """
+
+    def __init__(self, max_gap_s: float) -> None:
+        self.max_gap_s = float(max_gap_s)
+        self.first_s: float | None = None
+        self.last_s = -np.inf
+        self._gaps: deque[tuple[float, float]] = deque(maxlen=_GAPS_KEPT)
+
+    def add(self, t_s: np.ndarray) -> None:
+        """Note the times of new readings (increasing, after the earlier ones)."""
+        if t_s.size == 0:
+            return
+        if self.first_s is None:
+            self.first_s = float(t_s[0])
+            times = t_s
+        else:
+            times = np.concatenate([[self.last_s], t_s])
+        for i in np.flatnonzero(np.diff(times) > self.max_gap_s):
+            self._gaps.append((float(times[i]), float(times[i + 1])))
+        self.last_s = max(self.last_s, float(t_s[-1]))
+
+    def present(self, t_s: float) -> bool:
+        """True if a reading lies in ``[t_s - max_gap_s, t_s]``."""
+        if self.first_s is None or t_s < self.first_s or t_s - self.last_s > self.max_gap_s:
+            return False
+        return not any(a + self.max_gap_s < t_s < b for a, b in self._gaps)
 
 
 @dataclass
@@ -160,9 +203,9 @@ class Fusion:
         self._disconnect_t: dict[int, float] = {}
         self._pending_lift_deadline: float | None = None
         self.exposed: int | None = None
-        self._last_load_t = -np.inf
+        #: Stream times that had load readings (filled by the detector as readings arrive).
+        self.load_coverage = LoadCoverage(_LOAD_ABSENT_S)
         self._drop = _Drop()
-        self._load_seen = False
         #: Cubes believed to lie on each level (from the events decided so far).
         self.cubes_on = [0] * self.n_levels
         #: Load of each level (counts) that the events so far account for;
@@ -209,8 +252,6 @@ class Fusion:
         self, steps: list[LoadStep], connections: list[LoadConnection], t_last_s: float
     ) -> list[Event]:
         """Take load steps and connection changes up to reading time ``t_last_s``."""
-        self._load_seen = True
-        self._last_load_t = max(self._last_load_t, t_last_s)
         out: list[Event] = []
         for conn in connections:
             out.extend(self._connection(conn))
@@ -244,7 +285,7 @@ class Fusion:
 
     # -- load ----------------------------------------------------------------
     def _load_present(self, t_s: float) -> bool:
-        return self._load_seen and t_s - self._last_load_t <= _LOAD_ABSENT_S
+        return self.load_coverage.present(t_s)
 
     def _resolve_steps(self, ready: list[LoadStep]) -> list[Event]:
         out: list[Event] = []
