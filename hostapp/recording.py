@@ -107,28 +107,14 @@ class RecordingReader:
 
     def chunks(self) -> Iterator[list[TimedFrame]]:
         """Yield the frames decoded from each chunk of the file (lists may be empty)."""
-        decoder = FrameDecoder()
-        self.stats = decoder.stats
-        self.hello = None
         clock = StreamClock()
-        with _open_recording(self.path) as handle:
-            while True:
-                try:
-                    data = handle.read(self.chunk_size)
-                except OSError as exc:
-                    raise RecordingError(
-                        f"recording {self.path} cannot be read: {exc.strerror}"
-                    ) from exc
-                if not data:
-                    break
-                timed = []
-                for seq, msg in decoder.feed(data):
-                    if isinstance(msg, Hello):
-                        self.hello = msg
-                    timed.append(TimedFrame(seq, msg, clock.stamp(seq, msg)))
-                yield timed
-        if decoder.stats.frames_ok == 0:
-            raise RecordingError(f"recording {self.path} holds no decodable protocol v1 frame")
+        for decoder, data in self._read():
+            timed = []
+            for seq, msg in decoder.feed(data):
+                if isinstance(msg, Hello):
+                    self.hello = msg
+                timed.append(TimedFrame(seq, msg, clock.stamp(seq, msg)))
+            yield timed
 
     def __iter__(self) -> Iterator[TimedFrame]:
         for timed in self.chunks():
@@ -142,11 +128,29 @@ class RecordingReader:
         instead of one message object each: replays of recordings are
         several times faster. Other messages come as :class:`TimedFrame`.
         """
+        clock = StreamClock()
+        stamp = clock.stamp_raw
+        for decoder, data in self._read():
+            piezo: list[tuple[float, bytes]] = []
+            load: list[tuple[float, bytes]] = []
+            others: list[TimedFrame] = []
+            for msg_type, seq, body in decoder.feed_raw(data):
+                if msg_type == PIEZO or msg_type == LOAD:
+                    (t_us,) = _U32.unpack_from(body)
+                    t = stamp(seq, msg_type, t_us)
+                    (piezo if msg_type == PIEZO else load).append((t, body))  # type: ignore[arg-type]
+                    continue
+                msg = MESSAGE_CLASSES[msg_type].from_body(body)
+                if isinstance(msg, Hello):
+                    self.hello = msg
+                others.append(TimedFrame(seq, msg, clock.stamp(seq, msg)))
+            yield DecodedBlock(piezo, load, others)
+
+    def _read(self) -> Iterator[tuple[FrameDecoder, bytes]]:
+        """A fresh decoder (its counters become :attr:`stats`) and the file, chunk by chunk."""
         decoder = FrameDecoder()
         self.stats = decoder.stats
         self.hello = None
-        clock = StreamClock()
-        stamp = clock.stamp_raw
         with _open_recording(self.path) as handle:
             while True:
                 try:
@@ -157,20 +161,7 @@ class RecordingReader:
                     ) from exc
                 if not data:
                     break
-                piezo: list[tuple[float, bytes]] = []
-                load: list[tuple[float, bytes]] = []
-                others: list[TimedFrame] = []
-                for msg_type, seq, body in decoder.feed_raw(data):
-                    if msg_type == PIEZO or msg_type == LOAD:
-                        (t_us,) = _U32.unpack_from(body)
-                        t = stamp(seq, msg_type, t_us)
-                        (piezo if msg_type == PIEZO else load).append((t, body))  # type: ignore[arg-type]
-                        continue
-                    msg = MESSAGE_CLASSES[msg_type].from_body(body)
-                    if isinstance(msg, Hello):
-                        self.hello = msg
-                    others.append(TimedFrame(seq, msg, clock.stamp(seq, msg)))
-                yield DecodedBlock(piezo, load, others)
+                yield decoder, data
         if decoder.stats.frames_ok == 0:
             raise RecordingError(f"recording {self.path} holds no decodable protocol v1 frame")
 
@@ -200,13 +191,10 @@ class DecodedBlock:
         None when the messages do not all have the same length and channel
         count (then parse them one by one with :meth:`as_frames`).
         """
-        if not self.piezo:
+        table = _table(self.piezo)
+        if table is None:
             return None
-        length = len(self.piezo[0][1])
-        if any(len(body) != length for _, body in self.piezo):
-            return None
-        table = np.frombuffer(b"".join(body for _, body in self.piezo), dtype=np.uint8)
-        table = table.reshape(len(self.piezo), length)
+        length = table.shape[1]
         sets = table[:, 4].astype(np.int64)
         channels = (length - PIEZO_HEADER_SIZE) // (2 * int(sets[0]))
         if np.any(sets * channels * 2 != length - PIEZO_HEADER_SIZE):
@@ -219,13 +207,9 @@ class DecodedBlock:
         self,
     ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.int32]] | None:
         """``(t_s, valid_bits, values)`` of all LOAD messages at once, or None if they differ."""
-        if not self.load:
+        table = _table(self.load)
+        if table is None:
             return None
-        length = len(self.load[0][1])
-        if any(len(body) != length for _, body in self.load):
-            return None
-        table = np.frombuffer(b"".join(body for _, body in self.load), dtype=np.uint8)
-        table = table.reshape(len(self.load), length)
         values = s24_to_int32(table[:, LOAD_HEADER_SIZE:].reshape(len(self.load), -1, 3))
         t_s = np.array([t for t, _ in self.load], dtype=np.float64)
         return t_s, table[:, 4].astype(np.int64), values
@@ -240,6 +224,17 @@ class DecodedBlock:
         if with_load:
             frames += [TimedFrame(-1, Load.from_body(body), t) for t, body in self.load]
         return frames
+
+
+def _table(messages: list[tuple[float, bytes]]) -> npt.NDArray[np.uint8] | None:
+    """The bodies as rows of one uint8 array, or None if there are none or their lengths differ."""
+    if not messages:
+        return None
+    length = len(messages[0][1])
+    if any(len(body) != length for _, body in messages):
+        return None
+    table = np.frombuffer(b"".join(body for _, body in messages), dtype=np.uint8)
+    return table.reshape(len(messages), length)
 
 
 @dataclass(frozen=True, eq=False)
