@@ -314,9 +314,7 @@ class Fusion:
                 if n <= 0 or residual > _FAST_MAX_RESIDUAL:
                     # Not like a cube: what follows on this plate soon is suspect (a hand).
                     self._last_fast[step.level] = (step.t_decided_s, False)
-                doubted = self._doubted.setdefault(step.level, [])
-                doubted.append(step)
-                del doubted[:-_DOUBTED_KEPT]
+                self._doubt(step)
                 # Left to the settled view, which decides once all is still.
                 self.stats.steps_in_disturbance += 1
                 continue
@@ -445,6 +443,7 @@ class Fusion:
                 # a good part of a cube, and a plate that just moved without
                 # a cube is under a hand: left to the settled view.
                 self.stats.steps_in_disturbance += 1
+                self._doubt(step)
                 return []
         # In a closed tower a lone, clean step is almost always a cube
         # arriving: it votes on the sign of this level's cell.
@@ -476,8 +475,7 @@ class Fusion:
             # finger pressing the plate from below looks the same for a
             # moment: the settled view decides (timed by this step).
             self.stats.steps_in_disturbance += 1
-            self._doubted.setdefault(step.level, []).append(step)
-            del self._doubted[step.level][:-_DOUBTED_KEPT]
+            self._doubt(step)
             return []
         self.scale.learn(step.level, step.delta_counts, n)
         self.cubes_on[step.level] = max(0, self.cubes_on[step.level] + n)
@@ -495,6 +493,16 @@ class Fusion:
 
     def _exposed_level(self) -> int | None:
         return self.exposed if self.disconnected else None
+
+    def _doubt(self, step: LoadStep) -> None:
+        """Keep a fast step left to the settled view, to time what it decides."""
+        doubted = self._doubted.setdefault(step.level, [])
+        doubted.append(step)
+        del doubted[:-_DOUBTED_KEPT]
+
+    def _looks_like_cubes(self, step: LoadStep) -> bool:
+        n, residual = self.scale.count(step.level, step.delta_counts)
+        return n > 0 and residual <= _FAST_MAX_RESIDUAL
 
     def _account_fast(self, step: LoadStep) -> None:
         """Account for a fast-view step by its own size, not its end level.
@@ -520,8 +528,11 @@ class Fusion:
         ]
         if settled and doubted:
             # The fast view saw this change settle but did not trust it: the
-            # cube came to rest then, not when the settled view was sure.
-            first = doubted[0]
+            # cube came to rest then, not when the settled view was sure. Of
+            # several doubted changes (a hand was near), the last one that
+            # looked like whole cubes.
+            cube_like = [s for s in doubted if self._looks_like_cubes(s)]
+            first = cube_like[-1] if cube_like else doubted[0]
             self._doubted[level].remove(first)
             rested_by, start = first.t_settled_s, first.t_before_s
         else:
