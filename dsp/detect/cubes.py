@@ -139,8 +139,22 @@ class CubeScale:
         if self._votes[level] != 0:
             self.sign[level] = 1.0 if self._votes[level] > 0 else -1.0
 
-    def count(self, level: int, delta_counts: float) -> tuple[int, float]:
+    def count(
+        self, level: int, delta_counts: float, *, still: bool = False
+    ) -> tuple[int, float]:
         """Cubes in a step and how far the step is from a whole number of cubes.
+
+        Parameters
+        ----------
+        level : int
+            The load channel.
+        delta_counts : float
+            The step, counts.
+        still : bool
+            The step was measured on a still plate (the settled view). Only
+            such a step of about half the cube learnt from the level's first
+            landings shows that they were double steps; a plate still ringing,
+            or an impact spike, gives steps of any size.
 
         Returns
         -------
@@ -155,7 +169,7 @@ class CubeScale:
             return (1 if delta_counts * sign > 0 else -1), 0.0
         x = sign * delta_counts / unit
         own = self._history[level]
-        if self._given is None and own and len(own) < _TRUST_SAMPLES:
+        if still and self._given is None and own and len(own) < _TRUST_SAMPLES:
             if _HALF_RANGE[0] <= abs(x) <= _HALF_RANGE[1]:
                 # This level's first cube was learnt from a double step.
                 own.clear()

@@ -374,7 +374,7 @@ class Fusion:
         if not self.disconnected and not self.scale.knows_sign(level):
             # As in the fast view: in a closed tower a change can only be cubes arriving.
             self.scale.learn_sign(level, delta, cubes_added=True)
-        n, residual = self.scale.count(level, delta)
+        n, residual = self.scale.count(level, delta, still=True)
         self.accounted[level] = step.after_counts
         if n == 0:
             singles = [t for t, m in self._fast_landed.get(level, []) if step.t_before_s <= t]
