@@ -16,6 +16,7 @@ from dsp.detect.cubes import CubeScale
 from dsp.detect.events import Event
 from dsp.detect.fusion import Fusion, FusionStats
 from dsp.detect.loadcell import (
+    SETTLED_STEP_SIGMAS,
     SETTLED_WINDOW_MS,
     LoadChannelProcessor,
     LoadConnection,
@@ -90,6 +91,7 @@ class Detector:
             sample_rate_hz=load_rate_hz,
             noise_counts=cal.load_noise_counts,
             stable_window_ms=SETTLED_WINDOW_MS,
+            step_sigmas=SETTLED_STEP_SIGMAS,
         )
         self.scale = CubeScale(n_levels=n_levels, cube_counts=cal.cube_counts())
         self.acoustic = AcousticLevelModel(

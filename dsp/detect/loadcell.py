@@ -60,6 +60,11 @@ RING_CUBES = 0.8
 # every landing the fast view doubts waits for it (500 ms gave the same
 # counts on the cross-check towers and 0.1-0.2 s more latency at p95).
 SETTLED_WINDOW_MS = 300.0
+# Why 6 sigma for the settled view: its windows average 24 readings, so the
+# difference of two window means has a sigma of about 0.29 sigma and 6 sigma
+# is 20 of those; 12 sigma there missed every cube on a cell whose noise is a
+# twelfth of a cube (a 0.32 g cube on a 0.027 g rms cross-check cell).
+SETTLED_STEP_SIGMAS = 6.0
 # A channel's noise is never taken below one count: HX711 readings are
 # integers, and a perfectly quiet simulated channel must not make every
 # quantisation step look like a load change.
