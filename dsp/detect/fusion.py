@@ -456,6 +456,14 @@ class Fusion:
             # Not a clean whole number of cubes: a hand or the table moved
             # the plate. The settled view will tell once all is still.
             self.stats.steps_in_disturbance += 1
+            self._doubt(step)
+            return []
+        if n >= 2:
+            # Two cubes settling together are rare; a window riding one
+            # half-wave of a slowly ringing plate looks the same. The
+            # settled view counts them (timed by this step).
+            self.stats.steps_in_disturbance += 1
+            self._doubt(step)
             return []
         # Confidence from how well the step matches whole cubes: a clean
         # step is within 0.1 cube; at 0.5 it is a coin toss between n and n+1.
