@@ -134,6 +134,9 @@ class Detector:
             return []
         self._load_first = min(self._load_first, float(t_s[0]))
         self.fusion.load_coverage.add(t_s)
+        self.fusion.load_history.add(
+            t_s, np.asarray(values).reshape(t_s.size, -1), np.asarray(valid).reshape(t_s.size, -1)
+        )
         result = self.load.process(t_s=t_s, values=values, valid=valid)
         for conn in result.connections:
             self._push(conn.t_decided_s, conn)

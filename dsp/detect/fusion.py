@@ -90,6 +90,22 @@ _IMPACT_MEMORY_S = 4.0
 # Why 1 s: without a load reading for this long the load channels are
 # absent and the acoustic model has to decide on its own.
 _LOAD_ABSENT_S = 1.0
+# Why 0.5 s: the plate's level before a drop, from the readings just before it.
+_SWING_BASE_S = 0.5
+# Why 0.7: a cube landing on a plate swings it about as far as the plate's
+# own landings do (0.5-1.7 of their median on the cross-check towers); a
+# cube striking the hole edge on its way past swings it 0.03-0.4 of that
+# (99.7 % of passes under 0.7 when no other cube landed there).
+_STOPPED_SWING = 0.7
+# Why 0.1 s and 0.5 cube: a plate where one cube came and one left sits, on
+# average over its last readings, within half a cube of where it was; one
+# that another cube landed on in a quick series has gained a whole one.
+_STOPPED_TAIL_S = 0.1
+_STOPPED_NET_CUBES = 0.5
+# Why 3: a plate's typical landing swing needs a few landings of its own.
+_SWING_SAMPLES = 3
+# Why 15: the median of the last 15 landings follows a slowly changing plate.
+_HISTORY_SWINGS = 15
 # Why 256: gaps in the load stream (lifts disconnect some channels, but the
 # LOAD messages go on; only an absent stream leaves gaps) are rare; the last
 # ones are all that is ever asked about.
@@ -106,6 +122,7 @@ class FusionStats:
     steps_in_disturbance: int = 0
     settled_landings: int = 0
     settled_removals: int = 0
+    knockdowns_seen: int = 0
     acoustic_landings: int = 0
     acoustic_learnt: int = 0
     acoustic_agreed: int = 0
@@ -149,6 +166,62 @@ class LoadCoverage:
         if self.first_s is None or t_s < self.first_s or t_s - self.last_s > self.max_gap_s:
             return False
         return not any(a + self.max_gap_s < t_s < b for a, b in self._gaps)
+
+
+class LoadHistory:
+    """The last few seconds of load readings, to ask how far a plate swung.
+
+    Parameters
+    ----------
+    keep_s : float
+        How much history is kept.
+    """
+
+    def __init__(self, keep_s: float) -> None:
+        self.keep_s = float(keep_s)
+        self._t = np.zeros(0)
+        self._v = np.zeros((0, 0))
+        self._ok = np.zeros((0, 0), dtype=bool)
+
+    def add(self, t_s: np.ndarray, values: np.ndarray, valid: np.ndarray) -> None:
+        """Append readings (times increasing)."""
+        if t_s.size == 0:
+            return
+        if self._t.size == 0:
+            self._t, self._v, self._ok = t_s.copy(), values.astype(float), valid.copy()
+        else:
+            self._t = np.concatenate([self._t, t_s])
+            self._v = np.concatenate([self._v, values.astype(float)])
+            self._ok = np.concatenate([self._ok, valid])
+        keep = self._t >= self._t[-1] - self.keep_s
+        if not keep.all():
+            self._t, self._v, self._ok = self._t[keep], self._v[keep], self._ok[keep]
+
+    def swing(self, level: int, t0_s: float, t1_s: float) -> float:
+        """Largest distance of ``level``'s readings in ``[t0, t1]`` from its median just before.
+
+        NaN when there are too few valid readings to tell.
+        """
+        if self._t.size == 0:
+            return float("nan")
+        ok = self._ok[:, level]
+        before = ok & (self._t >= t0_s - _SWING_BASE_S) & (self._t < t0_s)
+        during = ok & (self._t >= t0_s) & (self._t <= t1_s)
+        if before.sum() < 3 or not during.any():
+            return float("nan")
+        base = float(np.median(self._v[before, level]))
+        return float(np.max(np.abs(self._v[during, level] - base)))
+
+    def change(self, level: int, t0_s: float, t1_s: float, tail_s: float) -> float:
+        """Mean of the last ``tail_s`` of readings up to ``t1``, less the level before ``t0``."""
+        if self._t.size == 0:
+            return float("nan")
+        ok = self._ok[:, level]
+        before = ok & (self._t >= t0_s - _SWING_BASE_S) & (self._t < t0_s)
+        tail = ok & (self._t > t1_s - tail_s) & (self._t <= t1_s)
+        if before.sum() < 3 or not tail.any():
+            return float("nan")
+        return float(np.mean(self._v[tail, level]) - np.median(self._v[before, level]))
 
 
 @dataclass
@@ -205,6 +278,11 @@ class Fusion:
         self.exposed: int | None = None
         #: Stream times that had load readings (filled by the detector as readings arrive).
         self.load_coverage = LoadCoverage(_LOAD_ABSENT_S)
+        #: Recent load readings (filled by the detector as readings arrive).
+        self.load_history = LoadHistory(_IMPACT_MEMORY_S + 1.0)
+        # Per level: how far its plate swung when its own cubes landed.
+        self._landing_swing: list[list[float]] = [[] for _ in range(self.n_levels)]
+        self._stopped_t: dict[int, float] = {}
         self._drop = _Drop()
         #: Cubes believed to lie on each level (from the events decided so far).
         self.cubes_on = [0] * self.n_levels
@@ -561,6 +639,31 @@ class Fusion:
         # above after the cube below arrived) and dropped: on the cross-check
         # towers it found none and made 83 false landings an hour (docs/detection.md).
         knocked_from = self._recent_removal_above(step)
+        if drop:
+            swing_from = drop[0].t_s - 0.05
+            own = self.load_history.swing(level, swing_from, now_s)
+            if n == 1 and np.isfinite(own):
+                history = self._landing_swing[level]
+                history.append(own)
+                del history[:-_HISTORY_SWINGS]
+            stopped = self._stopped_above(level, drop, swing_from, now_s) if n == 1 else None
+            if knocked_from is None and stopped is not None:
+                # The thrown cube stopped on an occupied plate above (it swung
+                # like a landing) and knocked a cube down to this level; that
+                # plate's load did not change: one came, one left.
+                knocked_from = stopped
+                at = self._last_strike_on_level(drop, stopped)
+                # Its swing may still be in the window of the next cube's drop.
+                self._stopped_t[stopped] = now_s
+                out.append(
+                    Landing(t=at, t_decided=now_s, floor=stopped, cubes=1,
+                            confidence=0.7, source="load")
+                )
+                out.append(
+                    Removal(t=at, t_decided=now_s, floor=stopped, cubes=1,
+                            confidence=0.7, knocked=True)
+                )
+                self.stats.knockdowns_seen += 1
         heard = self._drop_loudness_db(drop, level)
         if heard is not None and n == 1:
             self._heard_db.append(heard)
@@ -610,6 +713,43 @@ class Fusion:
         near = [c for c, top in zip(drop, loudest, strict=True) if abs(top - level) <= 1]
         pick = on or near or drop
         return pick[-1] if pick else None
+
+    def _stopped_above(
+        self, level: int, drop: list[TimedImpact], t0_s: float, t1_s: float
+    ) -> int | None:
+        """An occupied level above where the thrown cube stopped, knocking one down.
+
+        Its plate swung like a landing and was struck again (a bounce, not
+        the single strike of a cube passing its hole edge), and its load is
+        where it was: one cube came, one left.
+        """
+        loudest = [int(np.argmax(imp.peaks)) for imp in drop]
+        best, best_ratio = None, _STOPPED_SWING
+        for j in range(level + 1, self.n_levels):
+            typical = self._landing_swing[j]
+            if (
+                loudest.count(j) < 2
+                or t0_s - self._stopped_t.get(j, -np.inf) < self.knock_window_s
+                or self.cubes_on[j] < 1
+                or j in self.disconnected
+                or len(typical) < _SWING_SAMPLES
+                or any(s.level == j and s.t_settled_s >= t0_s for s, _ in self._recent_steps)
+                or any(s.level == j for s in self._pending_steps)
+            ):
+                continue
+            unit = self.scale.unit(j)
+            change = self.load_history.change(j, t0_s, t1_s, _STOPPED_TAIL_S)
+            if unit is None or not abs(change) < _STOPPED_NET_CUBES * unit:
+                continue  # the plate gained (or lost) a cube: not one-in, one-out
+            ratio = self.load_history.swing(j, t0_s, t1_s) / float(np.median(typical))
+            if ratio >= best_ratio:
+                best, best_ratio = j, ratio
+        return best
+
+    @staticmethod
+    def _last_strike_on_level(drop: list[TimedImpact], level: int) -> float:
+        on = [imp.t_s for imp in drop if int(np.argmax(imp.peaks)) == level]
+        return on[-1] if on else drop[0].t_s
 
     def _recent_removal_above(self, step: LoadStep) -> int | None:
         """The level above that lost a cube in this drop: where this one was knocked from."""

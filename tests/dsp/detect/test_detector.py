@@ -172,3 +172,21 @@ def test_one_stream_fed_ahead_of_the_other_changes_nothing(slice_s: float) -> No
         (type(e).__name__, getattr(e, "floor", None)) for e in reference
     ]
     assert [e.t for e in out] == pytest.approx([e.t for e in reference])
+
+
+def test_load_history_tells_a_swing_from_a_change() -> None:
+    from dsp.detect.fusion import LoadHistory
+
+    history = LoadHistory(keep_s=5.0)
+    t = np.arange(0, 4.0, 1 / 80)
+    values = np.zeros((t.size, 2))
+    ring = (t >= 2.0) & (t < 2.5)
+    # Level 0 swings by 3 cubes (1000 counts each) and comes back: one in, one out.
+    values[ring, 0] = 3000 * np.exp(-(t[ring] - 2.0) / 0.1) * np.cos(60 * t[ring])
+    values[t >= 2.0, 1] = 1000.0  # level 1 gains a cube
+    for a in range(0, t.size, 37):  # any block sizes
+        history.add(t[a : a + 37], values[a : a + 37], np.ones((len(t[a : a + 37]), 2), bool))
+    assert 2000 < history.swing(0, 2.0, 3.0) <= 3000
+    assert abs(history.change(0, 2.0, 3.0, 0.1)) < 50
+    assert history.change(1, 2.0, 3.0, 0.1) == pytest.approx(1000)
+    assert np.isnan(history.swing(0, 9.0, 10.0))
