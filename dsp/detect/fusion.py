@@ -741,7 +741,11 @@ class Fusion:
             change = self.load_history.change(j, t0_s, t1_s, _STOPPED_TAIL_S)
             if unit is None or not abs(change) < _STOPPED_NET_CUBES * unit:
                 continue  # the plate gained (or lost) a cube: not one-in, one-out
-            ratio = self.load_history.swing(j, t0_s, t1_s) / float(np.median(typical))
+            usual = float(np.median(typical))
+            swing = self.load_history.swing(j, t0_s, t1_s)
+            if not usual > 0 or not np.isfinite(swing):
+                continue
+            ratio = swing / usual
             if ratio >= best_ratio:
                 best, best_ratio = j, ratio
         return best

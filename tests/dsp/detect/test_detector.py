@@ -190,3 +190,24 @@ def test_load_history_tells_a_swing_from_a_change() -> None:
     assert abs(history.change(0, 2.0, 3.0, 0.1)) < 50
     assert history.change(1, 2.0, 3.0, 0.1) == pytest.approx(1000)
     assert np.isnan(history.swing(0, 9.0, 10.0))
+
+
+def test_plates_that_never_swing_do_not_break_the_knock_down_check() -> None:
+    # A simulated plate with no ringing swings 0 counts on its own landings:
+    # the check for a thrown cube that stopped above must simply not apply.
+    from dsp.detect.fusion import Fusion
+    from dsp.detect.grouping import Impact
+    from dsp.detect.piezo import TimedImpact
+
+    scale, acoustic = CubeScale(n_levels=8), AcousticLevelModel(n_levels=8)
+    fusion = Fusion(n_levels=8, scale=scale, acoustic=acoustic)
+    for level in range(8):
+        fusion.scale.learn(level, 1000.0, 1)
+        fusion._landing_swing[level] = [0.0, 0.0, 0.0]
+        fusion.cubes_on[level] = 1
+    t = np.arange(0, 3.0, 1 / 80)
+    fusion.load_history.add(t, np.zeros((t.size, 8)), np.ones((t.size, 8), bool))
+    peaks = np.where(np.arange(8) == 5, 300.0, 10.0)
+    strike = Impact(frame=0, channels=(5,), peaks=peaks, floor=np.ones(8))
+    drop = [TimedImpact(1.2, strike), TimedImpact(1.3, strike)]  # struck twice on level 5
+    assert fusion._stopped_above(2, drop, 1.0, 2.0) is None
