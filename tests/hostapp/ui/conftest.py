@@ -7,8 +7,12 @@ from pathlib import Path
 
 import pytest
 from PyQt6.QtCore import QMessageLogContext, QtMsgType, qInstallMessageHandler
+from pytestqt.qtbot import QtBot
 
 from hostapp import i18n
+from hostapp.ui.app import App, build_app
+from hostapp.ui.arosa.journal_adapter import JournalGameStore
+from hostapp.ui.streaming import SourceChoice
 
 # Messages Qt prints in an offscreen session that say nothing about our code.
 _HARMLESS = ("This plugin does not support propagateSizeHints()",)
@@ -46,3 +50,16 @@ def journal_dir(tmp_path: Path) -> Path:
     path = tmp_path / "journals"
     path.mkdir()
     return path
+
+
+@pytest.fixture
+def offline_app(qtbot: QtBot, journal_dir: Path) -> App:
+    """The app as it starts with no source, its games journalled to ``journal_dir``, shown."""
+    app = build_app(
+        store=JournalGameStore(journal_dir),
+        show_error=lambda s: None,
+        first_source=SourceChoice(""),
+    )
+    qtbot.addWidget(app.window)
+    app.window.show()
+    return app

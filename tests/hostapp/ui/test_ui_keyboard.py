@@ -6,15 +6,11 @@ shortcut map, so this checks the keys themselves rather than pressing them.)
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from PyQt6.QtWidgets import QAbstractButton, QCheckBox, QRadioButton, QWidget
 from pytestqt.qtbot import QtBot
 from ui_game_driver import enter_landing_by_hand, play_panel, set_up_game
 
-from hostapp.ui.app import build_app
-from hostapp.ui.arosa.journal_adapter import JournalGameStore
-from hostapp.ui.streaming import SourceChoice
+from hostapp.ui.app import App
 
 
 def _keys(window: QWidget) -> dict[str, list[str]]:
@@ -39,14 +35,8 @@ def _check(window: QWidget, where: str) -> None:
     assert not clashes, f"{where}: keys used twice: {clashes}"
 
 
-def test_every_game_button_has_its_own_key(qtbot: QtBot, journal_dir: Path) -> None:
-    app = build_app(
-        store=JournalGameStore(journal_dir),
-        show_error=lambda s: None,
-        first_source=SourceChoice(""),
-    )
-    qtbot.addWidget(app.window)
-    app.window.show()
+def test_every_game_button_has_its_own_key(qtbot: QtBot, offline_app: App) -> None:
+    app = offline_app
     page = app.window.pages["arosa"]
     _check(app.window, "start")
     set_up_game(qtbot, page, ["blue", "yellow"], manual=True)

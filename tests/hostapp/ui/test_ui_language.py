@@ -2,27 +2,18 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from PyQt6.QtCore import QCoreApplication
 from pytestqt.qtbot import QtBot
 from ui_game_driver import enter_landing_by_hand, play_panel, set_up_game
 
 from hostapp import i18n
-from hostapp.ui.app import build_app
-from hostapp.ui.arosa.journal_adapter import JournalGameStore
+from hostapp.ui.app import App, build_app
 from hostapp.ui.streaming import SourceChoice
 from hostapp.ui.translator import CatalogTranslator
 
 
-def test_switching_to_german_and_back_keeps_the_game(qtbot: QtBot, journal_dir: Path) -> None:
-    app = build_app(
-        store=JournalGameStore(journal_dir),
-        show_error=lambda s: None,
-        first_source=SourceChoice(""),
-    )
-    qtbot.addWidget(app.window)
-    app.window.show()
+def test_switching_to_german_and_back_keeps_the_game(qtbot: QtBot, offline_app: App) -> None:
+    app = offline_app
     set_up_game(qtbot, app.window.pages["arosa"], ["brown", "gray"], manual=True)
     enter_landing_by_hand(qtbot, app.window.pages["arosa"], 2)
     state = app.controller.state
