@@ -388,8 +388,7 @@ class Fusion:
             self._pending_steps.remove(step)
             self._fast_settled_t[step.level] = step.t_settled_s
             if not self._fast_step_trusted(step):
-                n, residual = self.scale.count(step.level, step.delta_counts)
-                if n <= 0 or residual > _FAST_MAX_RESIDUAL:
+                if not self._looks_like_cubes(step):
                     # Not like a cube: what follows on this plate soon is suspect (a hand).
                     self._last_fast[step.level] = (step.t_decided_s, False)
                 self._doubt(step)
@@ -472,13 +471,10 @@ class Fusion:
         self.stats.settled_removals += 1
         knocked = self._exposed_level() != level
         t = step.t_before_s
-        doubted = [
-            s for s in self._doubted.get(level, []) if step.t_before_s <= s.t_settled_s
-        ]
-        if doubted:
-            # The fast view saw the cubes leave; the settled view only confirms it.
-            self._doubted[level].remove(doubted[0])
-            t = doubted[0].t_before_s
+        # The fast view saw the cubes leave; the settled view only confirms it.
+        seen = self._take_doubted(level, step.t_before_s, np.inf, landing=False)
+        if seen is not None:
+            t = seen.t_before_s
         return [
             Removal(t=t, t_decided=now_s, floor=level, cubes=-n,
                     confidence=confidence * (0.9 if knocked else 1.0), knocked=knocked)
@@ -586,6 +582,22 @@ class Fusion:
         doubted.append(step)
         del doubted[:-_DOUBTED_KEPT]
 
+    def _take_doubted(
+        self, level: int, since_s: float, until_s: float, *, landing: bool
+    ) -> LoadStep | None:
+        """The doubted fast step that a settled change on ``level`` was first seen as.
+
+        The earliest; for a landing, of several (a hand was near), the last
+        that looked like whole cubes. It is taken off the list.
+        """
+        doubted = [s for s in self._doubted.get(level, []) if since_s <= s.t_settled_s < until_s]
+        if not doubted:
+            return None
+        cube_like = [s for s in doubted if landing and self._looks_like_cubes(s)]
+        chosen = cube_like[-1] if cube_like else doubted[0]
+        self._doubted[level].remove(chosen)
+        return chosen
+
     def _looks_like_cubes(self, step: LoadStep) -> bool:
         n, residual = self.scale.count(step.level, step.delta_counts)
         return n > 0 and residual <= _FAST_MAX_RESIDUAL
@@ -609,18 +621,15 @@ class Fusion:
         level = step.level
         rested_by = step.t_settled_s
         start = None
-        doubted = [
-            s for s in self._doubted.get(level, []) if step.t_before_s <= s.t_settled_s < rested_by
-        ]
-        if settled and doubted:
+        seen = (
+            self._take_doubted(level, step.t_before_s, rested_by, landing=True)
+            if settled
+            else None
+        )
+        if seen is not None:
             # The fast view saw this change settle but did not trust it: the
-            # cube came to rest then, not when the settled view was sure. Of
-            # several doubted changes (a hand was near), the last one that
-            # looked like whole cubes.
-            cube_like = [s for s in doubted if self._looks_like_cubes(s)]
-            first = cube_like[-1] if cube_like else doubted[0]
-            self._doubted[level].remove(first)
-            rested_by, start = first.t_settled_s, first.t_before_s
+            # cube came to rest then, not when the settled view was sure.
+            rested_by, start = seen.t_settled_s, seen.t_before_s
         else:
             fast = self._fast_settled_t.get(level)
             if fast is not None and step.t_before_s <= fast < rested_by:
