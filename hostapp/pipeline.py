@@ -192,16 +192,8 @@ class DetectionPipeline:
         if fitted is None:
             self.stats.odd_shape_messages += int(t.size)
             return []
-        self.stats.piezo_messages += int(t.size)
-        self.stats.piezo_sets += int(sets.sum())
-        next_t = t + sets / rate
-        breaks = np.flatnonzero(np.abs(t[1:] - next_t[:-1]) > 0.5 / rate) + 1
-        bounds = np.concatenate([[0], breaks, [t.size]])
-        first_set = np.concatenate([[0], np.cumsum(sets)])
-        return [
-            (float(t[a]), fitted[first_set[a] : first_set[b]])
-            for a, b in zip(bounds[:-1], bounds[1:], strict=True)
-        ]
+        self._count_piezo(sets)
+        return _runs(t, sets, fitted, rate)
 
     def _load_arrays_from_arrays(
         self, t: np.ndarray, bits: np.ndarray, values: np.ndarray
@@ -210,11 +202,9 @@ class DetectionPipeline:
         fitted = _fit_channels(values, 0) if t.size else None
         if fitted is None:
             self.stats.odd_shape_messages += int(t.size)
-            return np.zeros(0), np.zeros((0, N_LEVELS)), np.zeros((0, N_LEVELS), dtype=bool)
+            return _no_load()
         self.stats.load_messages += int(t.size)
-        order = np.argsort(t, kind="stable")
-        valid = (bits[:, None] >> np.arange(N_LEVELS)) & 1 == 1
-        return t[order], fitted[order], valid[order]
+        return _load_rows(t, bits, fitted)
 
     def _feed_arrays(
         self,
@@ -254,26 +244,20 @@ class DetectionPipeline:
         self, piezo: list[tuple[float, Piezo]], rate: float
     ) -> list[tuple[float, np.ndarray]]:
         """Consecutive PIEZO messages joined into runs without holes."""
-        runs: list[tuple[float, np.ndarray]] = []
-        current: list[np.ndarray] = []
-        run_t0 = next_t = 0.0
+        times: list[float] = []
+        parts: list[np.ndarray] = []
         for t, msg in piezo:
             samples = _fit_channels(msg.samples, 512)
             if samples is None:
                 self.stats.odd_shape_messages += 1
                 continue
-            self.stats.piezo_messages += 1
-            self.stats.piezo_sets += samples.shape[0]
-            if current and abs(t - next_t) > 0.5 / rate:
-                runs.append((run_t0, np.concatenate(current)))
-                current = []
-            if not current:
-                run_t0 = t
-            current.append(samples)
-            next_t = t + samples.shape[0] / rate
-        if current:
-            runs.append((run_t0, np.concatenate(current)))
-        return runs
+            times.append(t)
+            parts.append(samples)
+        if not parts:
+            return []
+        sets = np.array([p.shape[0] for p in parts], dtype=np.int64)
+        self._count_piezo(sets)
+        return _runs(np.asarray(times), sets, np.concatenate(parts), rate)
 
     def _load_arrays(
         self, load: list[tuple[float, Load]]
@@ -286,16 +270,43 @@ class DetectionPipeline:
             if values is None:
                 self.stats.odd_shape_messages += 1
                 continue
-            self.stats.load_messages += 1
             rows_t.append(t)
             rows_v.append(values[0])
             masks.append(msg.valid)
         if not rows_t:
-            return np.zeros(0), np.zeros((0, N_LEVELS)), np.zeros((0, N_LEVELS), dtype=bool)
-        t_arr = np.asarray(rows_t)
-        order = np.argsort(t_arr, kind="stable")
-        valid = (np.asarray(masks, dtype=np.int64)[:, None] >> np.arange(N_LEVELS)) & 1 == 1
-        return t_arr[order], np.stack(rows_v)[order], valid[order]
+            return _no_load()
+        self.stats.load_messages += len(rows_t)
+        return _load_rows(np.asarray(rows_t), np.asarray(masks, dtype=np.int64), np.stack(rows_v))
+
+    def _count_piezo(self, sets: np.ndarray) -> None:
+        self.stats.piezo_messages += int(sets.size)
+        self.stats.piezo_sets += int(sets.sum())
+
+def _runs(
+    t: np.ndarray, sets: np.ndarray, samples: np.ndarray, rate: float
+) -> list[tuple[float, np.ndarray]]:
+    """Messages (start times, sets each, their samples in order) joined into runs without holes."""
+    next_t = t + sets / rate
+    breaks = np.flatnonzero(np.abs(t[1:] - next_t[:-1]) > 0.5 / rate) + 1
+    bounds = np.concatenate([[0], breaks, [t.size]])
+    first_set = np.concatenate([[0], np.cumsum(sets)])
+    return [
+        (float(t[a]), samples[first_set[a] : first_set[b]])
+        for a, b in zip(bounds[:-1], bounds[1:], strict=True)
+    ]
+
+
+def _load_rows(
+    t: np.ndarray, bits: np.ndarray, values: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """LOAD readings in time order, with the valid bits as a (m, levels) mask."""
+    order = np.argsort(t, kind="stable")
+    valid = (bits[:, None] >> np.arange(N_LEVELS)) & 1 == 1
+    return t[order], values[order], valid[order]
+
+
+def _no_load() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return np.zeros(0), np.zeros((0, N_LEVELS)), np.zeros((0, N_LEVELS), dtype=bool)
 
 
 def _fit_channels(samples: np.ndarray, fill: int) -> np.ndarray | None:
