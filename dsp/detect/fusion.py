@@ -53,6 +53,14 @@ DEFAULT_WIDE_IMPACT_FLATNESS_DB = 6.0
 # Why 4: more untrusted changes than this on one level before the settled
 # view has counted them means hands, not cubes; their times do not matter.
 _DOUBTED_KEPT = 4
+# Why 0.12 s and 0.15 s: a cube falls one module (3 cm) in 0.02-0.1 s, so a
+# strike below that soon after a lone strike is the same cube going on; a
+# cube that stops bounces on its plate 0.03-0.1 s apart.
+_PASS_GAP_S = 0.12
+_BOUNCE_GAP_S = 0.15
+# Why 0.25 s: throws come at least 0.3 s apart; two doubted steps closer
+# than that are one arrival seen twice through a ringing plate.
+_ARRIVALS_APART_S = 0.25
 # Why 3: a cube at rest has bounced two or three times; earlier strikes are
 # hole edges above. On the cross-check towers pooling the last three
 # strikes gave 84 % cold / 92 % learnt, the lowest level struck 74 % / 83 %.
@@ -110,6 +118,17 @@ _HISTORY_SWINGS = 15
 # LOAD messages go on; only an absent stream leaves gaps) are rare; the last
 # ones are all that is ever asked about.
 _GAPS_KEPT = 256
+
+
+def _passed_through(drop: list[TimedImpact], loudest: list[int], k: int) -> bool:
+    """Whether strike ``k`` was a lone one on its level that the cube fell on from."""
+    level, t = loudest[k], drop[k].t_s
+    if k + 1 >= len(drop) or loudest[k + 1] >= level or drop[k + 1].t_s - t > _PASS_GAP_S:
+        return False
+    return not any(
+        top == level and 0 < abs(c.t_s - t) <= _BOUNCE_GAP_S
+        for c, top in zip(drop, loudest, strict=True)
+    )
 
 
 @dataclass
@@ -283,6 +302,11 @@ class Fusion:
         # Per level: how far its plate swung when its own cubes landed.
         self._landing_swing: list[list[float]] = [[] for _ in range(self.n_levels)]
         self._stopped_t: dict[int, float] = {}
+        # Per level: when a thrown cube was inferred to have stopped there
+        # (knocking one down) without a change of its load.
+        self._stopped_guess: dict[int, float] = {}
+        # Per level: when the last cube reported there came to rest.
+        self._landed_t: dict[int, float] = {}
         self._drop = _Drop()
         #: Cubes believed to lie on each level (from the events decided so far).
         self.cubes_on = [0] * self.n_levels
@@ -461,11 +485,33 @@ class Fusion:
             return []
         now_s = step.t_decided_s
         confidence = float(np.clip(1.0 - 0.9 * max(0.0, residual - 0.1) / 0.4, 0.5, 0.99))
+        guessed = self._stopped_guess.pop(level, None)
+        counted = n
+        if n > 0 and guessed is not None and step.t_before_s <= guessed <= step.t_settled_s:
+            # A thrown cube was inferred to have stopped here, knocking one
+            # down; the plate gained it after all (the cube below was another
+            # throw's): that landing is reported already.
+            self.cubes_on[level] += 1
+            n -= 1
+            if n == 0:
+                return []
         if n > 0:
             self.stats.settled_landings += 1
+            whole = replace(step, delta_counts=delta * n / counted, before_counts=before)
+            parts = []
+            if n >= 2:
+                parts = self._doubted_arrivals(whole, n) or self._heard_arrivals(whole, n)
+            if parts:
+                # The fast view saw these cubes arrive one by one but did not
+                # trust it (other plates shook): separate landings, each timed
+                # by its own arrival, sharing the settled view's measure.
+                out: list[Event] = []
+                for part, m in parts:
+                    out += self._landings(part, m, confidence * 0.9, now_s, settled=True)
+                self.accounted[level] = step.after_counts
+                return out
             # Timed, counted and learnt from like a fast-view landing: the
             # cube came to rest at its last bounce, not when the plate stopped ringing.
-            whole = replace(step, delta_counts=delta, before_counts=before)
             return self._landings(whole, n, confidence * 0.9, now_s, settled=True)
         self.cubes_on[level] = max(0, self.cubes_on[level] + n)
         self.stats.settled_removals += 1
@@ -598,6 +644,63 @@ class Fusion:
         self._doubted[level].remove(chosen)
         return chosen
 
+    def _doubted_arrivals(self, step: LoadStep, n: int) -> list[tuple[LoadStep, int]]:
+        """Split a settled change of ``n`` cubes into the arrivals the fast view doubted.
+
+        Only when the doubted steps in the change each look like whole cubes,
+        add up to exactly ``n`` and came to rest apart (a plate ringing after
+        one landing makes window means wander, but never by whole cubes that
+        add up). They are taken off the doubted list.
+        """
+        level = step.level
+        doubted = [
+            s for s in self._doubted.get(level, [])
+            if step.t_before_s <= s.t_settled_s <= step.t_settled_s
+        ]
+        counts = [self.scale.count(level, s.delta_counts) for s in doubted]
+        if len(doubted) < 2 or any(m <= 0 or r > _FAST_MAX_RESIDUAL for m, r in counts):
+            return []
+        if sum(m for m, _ in counts) != n:
+            return []
+        times = [s.t_settled_s for s in doubted]
+        if min(np.diff(times)) < _ARRIVALS_APART_S:
+            return []
+        for s in doubted:
+            self._doubted[level].remove(s)
+        share = step.delta_counts / n
+        return [
+            (replace(s, delta_counts=share * m, after_counts=s.before_counts + share * m), m)
+            for s, (m, _) in zip(doubted, counts, strict=True)
+        ]
+
+    def _heard_arrivals(self, step: LoadStep, n: int) -> list[tuple[LoadStep, int]]:
+        """Split a settled change of ``n`` cubes by the drops heard on its level.
+
+        Only when exactly ``n`` separate runs of strikes on the level came
+        after its last landing: each run is one cube's bounces.
+        """
+        level = step.level
+        since = max(step.t_before_s, self._landed_t.get(level, -np.inf))
+        drop = [imp for imp in self._drop_impacts(step) if since < imp.t_s <= step.t_settled_s]
+        loudest = [int(np.argmax(imp.peaks)) for imp in drop]
+        on = [
+            imp.t_s for k, (imp, top) in enumerate(zip(drop, loudest, strict=True))
+            if top == level and not _passed_through(drop, loudest, k)
+        ]
+        if not on:
+            return []
+        ends = [a for a, b in zip(on, on[1:], strict=False) if b - a >= _ARRIVALS_APART_S]
+        ends.append(on[-1])
+        if len(ends) != n:
+            return []
+        share = step.delta_counts / n
+        starts = [step.t_before_s, *ends[:-1]]
+        return [
+            (replace(step, t_before_s=a, t_settled_s=b + 1e-3, delta_counts=share,
+                     after_counts=step.before_counts + share * (k + 1)), 1)
+            for k, (a, b) in enumerate(zip(starts, ends, strict=True))
+        ]
+
     def _looks_like_cubes(self, step: LoadStep) -> bool:
         n, residual = self.scale.count(step.level, step.delta_counts)
         return n > 0 and residual <= _FAST_MAX_RESIDUAL
@@ -664,6 +767,7 @@ class Fusion:
                 at = self._last_strike_on_level(drop, stopped)
                 # Its swing may still be in the window of the next cube's drop.
                 self._stopped_t[stopped] = now_s
+                self._stopped_guess[stopped] = at
                 out.append(
                     Landing(t=at, t_decided=now_s, floor=stopped, cubes=1,
                             confidence=0.7, source="load")
@@ -696,6 +800,7 @@ class Fusion:
             landed = self._fast_landed.setdefault(level, [])
             landed.append((step.t_settled_s, n))
             del landed[:-_DOUBTED_KEPT]
+        self._landed_t[level] = max(t, self._landed_t.get(level, -np.inf))
         out.append(
             Landing(
                 t=t,
@@ -716,9 +821,17 @@ class Fusion:
 
     @staticmethod
     def _last_impact_near(drop: list[TimedImpact], level: int) -> TimedImpact | None:
-        """The last impact that sounds loudest on ``level`` (else next to it): the final bounce."""
+        """The last impact that sounds loudest on ``level`` (else next to it): the final bounce.
+
+        A lone strike on ``level`` followed at once by one below is a cube
+        clipping the hole on its way past (in rapid throws, often the next
+        cube's): not where this one came to rest.
+        """
         loudest = [int(np.argmax(c.peaks)) for c in drop]
-        on = [c for c, top in zip(drop, loudest, strict=True) if top == level]
+        on = [
+            c for k, (c, top) in enumerate(zip(drop, loudest, strict=True))
+            if top == level and not _passed_through(drop, loudest, k)
+        ]
         near = [c for c, top in zip(drop, loudest, strict=True) if abs(top - level) <= 1]
         pick = on or near or drop
         return pick[-1] if pick else None

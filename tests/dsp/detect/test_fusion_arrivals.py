@@ -1,0 +1,92 @@
+"""The settled view's multi-cube changes: one landing per cube that arrived apart."""
+
+import numpy as np
+
+from dsp.detect.acoustic import AcousticLevelModel
+from dsp.detect.cubes import CubeScale
+from dsp.detect.events import Landing
+from dsp.detect.fusion import Fusion
+from dsp.detect.grouping import Impact
+from dsp.detect.loadcell import LoadStep
+from dsp.detect.piezo import TimedImpact
+
+UNIT = 1000.0
+
+
+def _fusion() -> Fusion:
+    scale, acoustic = CubeScale(n_levels=8), AcousticLevelModel(n_levels=8)
+    fusion = Fusion(n_levels=8, scale=scale, acoustic=acoustic)
+    for level in range(8):
+        fusion.scale.learn(level, UNIT, 1)
+    t = np.arange(0.0, 4.0, 1 / 80)
+    rows = np.ones((t.size, 8), bool)
+    fusion.load_coverage.add(t)
+    fusion.load_history.add(t, np.zeros((t.size, 8)), rows)
+    fusion.accounted[:] = 0.0
+    return fusion
+
+
+def _strike(t_s: float, level: int, amplitude: float = 300.0) -> TimedImpact:
+    peaks = np.where(np.arange(8) == level, amplitude, amplitude / 10)
+    return TimedImpact(t_s, Impact(frame=0, channels=(level,), peaks=peaks, floor=np.ones(8)))
+
+
+def _step(level: int, t_before: float, t_settled: float, cubes: float) -> LoadStep:
+    return LoadStep(level=level, t_before_s=t_before, t_settled_s=t_settled,
+                    t_decided_s=t_settled + 0.3, delta_counts=cubes * UNIT,
+                    before_counts=0.0, after_counts=cubes * UNIT)
+
+
+def _landings(events: list) -> list[tuple[int, int, float]]:
+    return [(e.floor, e.cubes, round(e.t, 3)) for e in events if isinstance(e, Landing)]
+
+
+def test_two_cubes_heard_apart_are_two_landings_each_at_its_last_bounce() -> None:
+    fusion = _fusion()
+    fusion.add_impacts([
+        _strike(1.00, 3), _strike(1.05, 3),    # first cube and its bounce
+        _strike(1.60, 3), _strike(1.66, 3),    # second cube, half a second later
+        _strike(2.00, 3, 150.0), _strike(2.06, 1),  # a third cube clips level 3 on its way to 1
+    ])
+    out = fusion.add_settled_step(_step(3, 0.9, 2.3, 2.0))
+    assert _landings(out) == [(3, 1, 1.05), (3, 1, 1.66)]
+    assert fusion.cubes_on[3] == 2
+
+
+def test_two_cubes_heard_as_one_drop_stay_one_landing_of_two() -> None:
+    fusion = _fusion()
+    fusion.add_impacts([_strike(1.00, 3), _strike(1.05, 3), _strike(1.10, 3)])
+    out = fusion.add_settled_step(_step(3, 0.9, 1.6, 2.0))
+    assert _landings(out) == [(3, 2, 1.1)]
+
+
+def test_doubted_fast_steps_that_add_up_time_each_landing() -> None:
+    fusion = _fusion()
+    fusion.add_impacts([_strike(1.00, 5), _strike(1.04, 5), _strike(1.50, 5), _strike(1.55, 5)])
+    # The fast view saw each cube settle but doubted both (other plates shook).
+    fusion._doubt(_step(5, 0.9, 1.2, 1.0))
+    first_after = LoadStep(level=5, t_before_s=1.2, t_settled_s=1.7, t_decided_s=1.75,
+                           delta_counts=UNIT, before_counts=UNIT, after_counts=2 * UNIT)
+    fusion._doubt(first_after)
+    out = fusion.add_settled_step(_step(5, 0.9, 2.0, 2.0))
+    assert _landings(out) == [(5, 1, 1.04), (5, 1, 1.55)]
+    assert not fusion._doubted[5]
+
+
+def test_a_lone_strike_followed_at_once_by_one_below_is_not_where_a_cube_rested() -> None:
+    drop = [_strike(1.00, 3), _strike(1.05, 3), _strike(1.50, 3, 150.0), _strike(1.56, 1)]
+    last = Fusion._last_impact_near(drop, 3)
+    assert last is not None and last.t_s == 1.05
+    # Without the strike below, the lone strike may be the cube's last bounce.
+    last = Fusion._last_impact_near(drop[:3], 3)
+    assert last is not None and last.t_s == 1.50
+
+
+def test_a_plate_inferred_one_in_one_out_that_gained_a_cube_is_not_reported_twice() -> None:
+    fusion = _fusion()
+    fusion.add_impacts([_strike(1.00, 4), _strike(1.05, 4)])
+    # A thrown cube was inferred to have stopped on level 4 at 1.05 (reported
+    # then), knocking one down; the settled view then sees level 4 gain a cube.
+    fusion._stopped_guess[4] = 1.05
+    assert _landings(fusion.add_settled_step(_step(4, 0.9, 1.5, 1.0))) == []
+    assert fusion.cubes_on[4] == 1
