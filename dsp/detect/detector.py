@@ -83,6 +83,7 @@ class Detector:
             n_channels=n_levels,
             sample_rate_hz=load_rate_hz,
             noise_counts=cal.load_noise_counts,
+            ring_windows=True,
         )
         # The settled view: long, noise-tight windows only. Slow, but not
         # fooled by hands or handling; it confirms or corrects the fast view.

@@ -65,6 +65,22 @@ SETTLED_WINDOW_MS = 300.0
 # is 20 of those; 12 sigma there missed every cube on a cell whose noise is a
 # twelfth of a cube (a 0.32 g cube on a 0.027 g rms cross-check cell).
 SETTLED_STEP_SIGMAS = 6.0
+# Why 0.15 and 0.7: the two halves of a window over a plate ringing about
+# its load differ by a small part of the swing (a period of 3-10 readings
+# leaves at most a third of a swing unbalanced in a half, and decaying rings
+# far less); a hand's push or a step edge moves one half by most of it. An
+# impact spike is one or two readings far out: more than 0.7 of the swing
+# from the window's median, where a sine's extremes lie at about 0.5.
+RING_BALANCE = 0.15
+# Why 1.5: a step read from a ringing plate is trusted only when the ring's
+# whole swing is at most one and a half times the step (its window mean is
+# then within a small fraction of the step of the settled load); a plate
+# still swinging by several cubes waits for its still windows.
+RING_SWING_STEPS = 1.5
+RING_LONE_READING = 0.7
+# Why 4: a ring of 12-40 Hz read at 80 Hz crosses its centre at least four
+# times in ten readings; a plate sinking or creeping crosses it once or twice.
+RING_CROSSINGS = 4
 # A channel's noise is never taken below one count: HX711 readings are
 # integers, and a perfectly quiet simulated channel must not make every
 # quantisation step look like a load change.
@@ -126,6 +142,10 @@ class LoadBlockResult:
     connections: list[LoadConnection]
 
 
+def _midrange(v: np.ndarray) -> np.ndarray:
+    return 0.5 * (v.max(axis=-1) + v.min(axis=-1))
+
+
 def robust_sigma_from_differences(values: np.ndarray) -> np.ndarray:
     """Noise sigma per channel from first differences, immune to a few steps.
 
@@ -176,12 +196,16 @@ class LoadChannelProcessor:
         step_sigmas: float = DEFAULT_STEP_SIGMAS,
         disconnect_ms: float = DEFAULT_DISCONNECT_MS,
         tare_time_s: float = DEFAULT_TARE_TIME_S,
+        ring_windows: bool = False,
     ) -> None:
         if sample_rate_hz <= 0:
             raise ValueError("sample_rate_hz must be positive")
         self.n_channels = int(n_channels)
         self.sample_rate_hz = float(sample_rate_hz)
         self.window = max(3, round(stable_window_ms * 1e-3 * sample_rate_hz))
+        self.ring_windows = bool(ring_windows)
+        # Readings kept from one block to the next: enough for the longest window.
+        self._keep = (2 if self.ring_windows else 1) * self.window - 1
         self.stable_range_sigmas = float(stable_range_sigmas)
         self.step_sigmas = float(step_sigmas)
         self.disconnect_readings = max(2, round(disconnect_ms * 1e-3 * sample_rate_hz))
@@ -189,6 +213,7 @@ class LoadChannelProcessor:
         # A gap longer than 1.5 periods means readings were lost: windows
         # spanning it are not trusted as stable.
         self._max_window_span_s = (self.window - 1 + 0.5) / sample_rate_hz
+        self._max_ring_span_s = (2 * self.window - 1 + 0.5) / sample_rate_hz
         n = self.n_channels
         self.sigma = np.full(n, np.nan)
         if noise_counts is not None:
@@ -203,6 +228,14 @@ class LoadChannelProcessor:
         self._hist_t = np.zeros(0)
         self._hist_v = np.zeros((0, n))
         self._hist_ok = np.zeros((0, n), dtype=bool)
+        # The last still (short, tight) window per channel, and whether a
+        # ringing window has been taken as a step since.
+        self._still_mean = np.full(n, np.nan)
+        self._still_t = np.full(n, np.nan)
+        self._ring_taken = np.zeros(n, dtype=bool)
+        # Whether the last stable window was a ringing one taken as a step, and its size.
+        self._last_was_ring = np.zeros(n, dtype=bool)
+        self._ring_step_size = np.full(n, np.nan)
         self.level = np.full(n, np.nan)  # mean of the last stable window
         self.level_t = np.full(n, np.nan)  # time of its last reading
         self.connected = np.ones(n, dtype=bool)
@@ -288,14 +321,15 @@ class LoadChannelProcessor:
         all_v = np.concatenate([self._hist_v, values])
         all_ok = np.concatenate([self._hist_ok, valid])
         w = self.window
-        if all_t.size >= w and self.noise_ready:
+        first = max(w - 1, self._hist_t.size)  # windows ending in this block's readings
+        if all_t.size > first and self.noise_ready:
             # Windows are scored from the same global reading on, however the
             # stream is cut: the first one ending after the noise is known.
-            first_end = self._n_rows - self._hist_t.size + w - 1
+            first_end = self._n_rows - self._hist_t.size + first
             skip = max(0, self._first_scored_row - first_end)
-            steps = self._find_steps(all_t, all_v, all_ok, skip)
+            steps = self._find_steps(all_t, all_v, all_ok, first + skip)
         self._n_rows += t_s.size
-        keep = w - 1
+        keep = self._keep
         self._hist_t = all_t[-keep:]
         self._hist_v = all_v[-keep:]
         self._hist_ok = all_ok[-keep:]
@@ -321,6 +355,175 @@ class LoadChannelProcessor:
         self.sigma = np.maximum(sigma, _MIN_SIGMA_COUNTS)
         self._tare_rows.clear()
         self._tare_valid.clear()
+
+    def _accept_ringing(
+        self,
+        all_t: np.ndarray,
+        all_v: np.ndarray,
+        all_ok: np.ndarray,
+        first_end: int,
+        still: np.ndarray,
+        means: np.ndarray,
+        win_t: np.ndarray,
+        threshold: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """Ringing windows taken as the new level: the first after each still one that shows a step.
+
+        Only a step at least as large as the ring's swing (``RING_SWING_STEPS``)
+        is taken from a ringing plate; later ringing windows are not levels
+        (the still windows after the ring take over). Returns per row and
+        channel whether taken, the window means and start times; None when
+        no row was taken.
+        """
+        w = self.window
+        k, n = still.shape
+        if all_t.size < 2 * w or still.all():
+            self._note_still(still, means, win_t)
+            return None
+        # Rows too near the stream's start for a long window are not ringing ones.
+        pad = max(0, 2 * w - 1 - first_end)
+        passes, ring_mean, ring_swing, ring_t0 = self._ringing_windows(
+            all_t, all_v, all_ok, first_end + pad, ~still[pad:]
+        )
+        if pad:
+            passes = np.vstack([np.zeros((pad, n), bool), passes])
+            ring_mean = np.vstack([np.zeros((pad, n)), ring_mean])
+            ring_swing = np.vstack([np.zeros((pad, n)), ring_swing])
+            ring_t0 = np.concatenate([np.zeros(pad), ring_t0])
+        accepted = np.zeros((k, n), dtype=bool)
+        last_still = np.maximum.accumulate(np.where(still, np.arange(k)[:, None], -1), axis=0)
+        for ch in np.flatnonzero(passes.any(axis=0)):
+            if self._pending_resets[ch]:
+                continue  # the level is re-learnt from still windows after a lift
+            group, taken = -1, bool(self._ring_taken[ch])
+            for r in np.flatnonzero(passes[:, ch]):
+                g = int(last_still[r, ch])
+                if g != group and g >= 0:
+                    group, taken = g, False
+                if taken:
+                    continue
+                ref = means[g, ch] if g >= 0 else self._still_mean[ch]
+                ref_t = win_t[g, -1] if g >= 0 else self._still_t[ch]
+                delta = abs(ring_mean[r, ch] - ref)
+                # A window reaching back over the step edge mixes two levels.
+                if (
+                    ring_t0[r] > ref_t
+                    and delta > threshold[ch]
+                    and ring_swing[r, ch] <= RING_SWING_STEPS * delta
+                ):
+                    accepted[r, ch] = taken = True
+        self._note_still(still, means, win_t, accepted)
+        return (accepted, ring_mean, ring_t0) if accepted.any() else None
+
+    def _refines_ring_step(
+        self,
+        stable: np.ndarray,
+        still: np.ndarray,
+        means: np.ndarray,
+        prev_idx: np.ndarray,
+        prev_mean: np.ndarray,
+        jumps: np.ndarray,
+    ) -> np.ndarray:
+        """Still windows that only refine the level a ringing window stepped to.
+
+        A step read from a ringing plate is off by a small part of itself;
+        the first still window after it corrects the level silently, unless
+        it moved by half that step or more (another cube).
+        """
+        k, n = stable.shape
+        ring_rows = stable & ~still
+        if not ring_rows.any() and not self._last_was_ring.any():
+            return np.zeros((k, n), dtype=bool)
+        cols = np.arange(n)[None, :]
+        after_ring = np.where(prev_idx >= 0, ring_rows[np.maximum(prev_idx, 0), cols],
+                              self._last_was_ring[None, :])
+        size = np.where(prev_idx >= 0, np.nan, self._ring_step_size[None, :])
+        # The size of each ring step taken in this block, looked up at the row after it.
+        ring_steps = np.where(jumps & ring_rows, np.abs(means - prev_mean), np.nan)
+        size = np.where(prev_idx >= 0, ring_steps[np.maximum(prev_idx, 0), cols], size)
+        with np.errstate(invalid="ignore"):
+            refine = still & after_ring & (np.abs(means - prev_mean) < 0.5 * size)
+        last = np.maximum.accumulate(np.where(stable, np.arange(k)[:, None], -1), axis=0)[-1]
+        seen = last >= 0
+        idx = np.maximum(last, 0)
+        self._last_was_ring = np.where(seen, ring_rows[idx, np.arange(n)], self._last_was_ring)
+        self._ring_step_size = np.where(seen, ring_steps[idx, np.arange(n)],
+                                        self._ring_step_size)
+        return np.asarray(refine)
+
+    def _note_still(
+        self, still: np.ndarray, means: np.ndarray, win_t: np.ndarray,
+        accepted: np.ndarray | None = None,
+    ) -> None:
+        """Remember each channel's last still window; a still window ends a ring's turn."""
+        k, n = still.shape
+        last = np.maximum.accumulate(np.where(still, np.arange(k)[:, None], -1), axis=0)[-1]
+        seen = last >= 0
+        cols = np.arange(n)
+        self._still_mean = np.where(seen, means[np.maximum(last, 0), cols], self._still_mean)
+        self._still_t = np.where(seen, win_t[np.maximum(last, 0), -1], self._still_t)
+        if accepted is None:
+            self._ring_taken &= ~seen
+        else:
+            last_ring = np.max(np.where(accepted, np.arange(k)[:, None], -1), axis=0)
+            self._ring_taken = np.where(seen & (last > last_ring), False, self._ring_taken)
+            self._ring_taken |= last_ring > last
+
+    def _ringing_windows(
+        self,
+        all_t: np.ndarray,
+        all_v: np.ndarray,
+        all_ok: np.ndarray,
+        first_end: int,
+        candidates: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Windows of two short windows' length over a plate ringing about a steady level.
+
+        A plate that rings after a landing swings about its new load; over a
+        few periods its readings balance around it while the swing dies away.
+        Such a window passes when its two halves have the same mean and the
+        same midrange (within ``RING_BALANCE`` of the swing), the swing does
+        not grow, it crosses its centre often and no single reading stands
+        out (an impact spike does, and a hand's push is not balanced).
+        Only the ``candidates`` (rows by channels) are looked at. Returns per
+        row and channel: passes, mean and swing; and per row the window's
+        start time.
+        """
+        w = self.window
+        n = 2 * w
+        start = first_end - (n - 1)
+        t = sliding_window_view(all_t, n)[start:]
+        k, channels = candidates.shape
+        passes = np.zeros((k, channels), dtype=bool)
+        means = np.zeros((k, channels))
+        swings = np.zeros((k, channels))
+        rows, cols = np.nonzero(candidates)
+        if rows.size == 0:
+            return passes, means, swings, t[:, 0]
+        contiguous = (t[rows, -1] - t[rows, 0]) <= self._max_ring_span_s
+        # (m, n) readings of each candidate window
+        v = sliding_window_view(all_v, n, axis=0)[start:][rows, cols]
+        ok = sliding_window_view(all_ok, n, axis=0)[start:][rows, cols].all(axis=1)
+        first, second = v[:, :w], v[:, w:]
+        mean = v.mean(axis=1)
+        swing = v.max(axis=1) - v.min(axis=1)
+        balance = np.maximum(
+            np.abs(first.mean(axis=1) - second.mean(axis=1)),
+            np.abs(_midrange(first) - _midrange(second)),
+        )
+        dying = (second.max(axis=1) - second.min(axis=1)) <= (first.max(axis=1) - first.min(axis=1))
+        centre = np.median(v, axis=1)
+        lone = np.abs(v - centre[:, None]).max(axis=1) > RING_LONE_READING * swing
+        # A plate still sinking or creeping towards its load stays on one side.
+        side = np.signbit(v - mean[:, None])
+        crossings = np.count_nonzero(side[:, 1:] != side[:, :-1], axis=1)
+        passes[rows, cols] = (
+            ok & contiguous & dying & ~lone & (crossings >= RING_CROSSINGS)
+            & (balance <= RING_BALANCE * swing + self.stable_range_sigmas * self.sigma[cols] / 2)
+        )
+        means[rows, cols] = mean
+        swings[rows, cols] = swing
+        return passes, means, swings, t[:, 0]
 
     def _track_connections(self, t_s: np.ndarray, valid: np.ndarray) -> list[LoadConnection]:
         out: list[LoadConnection] = []
@@ -361,18 +564,30 @@ class LoadChannelProcessor:
         return out
 
     def _find_steps(
-        self, all_t: np.ndarray, all_v: np.ndarray, all_ok: np.ndarray, skip: int
+        self, all_t: np.ndarray, all_v: np.ndarray, all_ok: np.ndarray, first_end: int
     ) -> list[LoadStep]:
         w = self.window
-        win_v = sliding_window_view(all_v, w, axis=0)[skip:]  # (k, n, w)
-        win_ok = np.asarray(sliding_window_view(all_ok, w, axis=0).all(axis=2))[skip:]
-        win_t = sliding_window_view(all_t, w)[skip:]
+        start = first_end - (w - 1)
+        win_v = sliding_window_view(all_v, w, axis=0)[start:]  # (k, n, w)
+        win_ok = np.asarray(sliding_window_view(all_ok, w, axis=0).all(axis=2))[start:]
+        win_t = sliding_window_view(all_t, w)[start:]
         contiguous = (win_t[:, -1] - win_t[:, 0]) <= self._max_window_span_s
         spread = win_v.max(axis=2) - win_v.min(axis=2)
         means = win_v.mean(axis=2)
         tolerance = np.maximum(self.stable_range_sigmas * self.sigma, self.ring_tolerance_counts)
         stable = win_ok & contiguous[:, None] & (spread <= tolerance)
+        # (k, n) start time of each row's window: a ringing window starts earlier.
+        t_start = np.repeat(win_t[:, :1], self.n_channels, axis=1)
+        still = stable.copy()
         threshold = self.step_threshold_counts()
+        if self.ring_windows:
+            ring = self._accept_ringing(all_t, all_v, all_ok, first_end, still, means, win_t,
+                                        threshold)
+            if ring is not None:
+                accepted, ring_mean, ring_t0 = ring
+                stable |= accepted
+                means = np.where(accepted, ring_mean, means)
+                t_start = np.where(accepted, ring_t0[:, None], t_start)
         k, n = stable.shape
         rows = np.arange(k)[:, None]
         # For every stable window, the index of the stable window before it
@@ -386,21 +601,23 @@ class LoadChannelProcessor:
             for reset_t in self._pending_resets[ch]:
                 # The module was lifted between these windows: its level is
                 # re-learnt, never compared across the lift.
-                after = np.flatnonzero(stable[:, ch] & (win_t[:, 0] >= reset_t))
+                after = np.flatnonzero(stable[:, ch] & (t_start[:, ch] >= reset_t))
                 if after.size:
                     prev_mean[after[0], ch] = np.nan
             if self._pending_resets[ch] and stable[:, ch].any():
-                last_start = win_t[last_incl[-1, ch], 0]
+                last_start = t_start[last_incl[-1, ch], ch]
                 self._pending_resets[ch] = [r for r in self._pending_resets[ch] if r > last_start]
         # A step edge makes the windows across it unstable, so the stable
         # windows on either side never share a reading. Overlapping ones that
         # differ are the two sides of an impact spike inside a ring-tolerant window.
-        apart = win_t[:, :1] > prev_t
+        apart = t_start > prev_t
         with np.errstate(invalid="ignore"):
             jumps = stable & apart & (np.abs(means - prev_mean) > threshold[None, :])
+        if self.ring_windows:
+            jumps &= ~self._refines_ring_step(stable, still, means, prev_idx, prev_mean, jumps)
         # Rows of "not still" per channel, with enough history to look back
         # over the settling of a step found early in this block.
-        restless = np.vstack([self._restless_hist, ~stable])
+        restless = np.vstack([self._restless_hist, ~still])
         offset = self._restless_hist.shape[0]
         steps: list[LoadStep] = []
         for j, ch in zip(*np.nonzero(jumps), strict=True):
@@ -410,7 +627,7 @@ class LoadChannelProcessor:
                 LoadStep(
                     level=int(ch),
                     t_before_s=float(prev_t[j, ch]),
-                    t_settled_s=float(win_t[j, 0]),
+                    t_settled_s=float(t_start[j, ch]),
                     t_decided_s=float(win_t[j, -1]),
                     delta_counts=float(means[j, ch] - prev_mean[j, ch]),
                     before_counts=float(prev_mean[j, ch]),

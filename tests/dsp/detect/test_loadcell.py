@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -77,4 +78,46 @@ def test_block_sizes_do_not_change_results(cuts: list[int]) -> None:
     t, v, ok = _signal()
     whole = _run(LoadChannelProcessor(n_channels=8, sample_rate_hz=RATE), t, v, ok, [])
     split = _run(LoadChannelProcessor(n_channels=8, sample_rate_hz=RATE), t, v, ok, cuts)
+    assert whole == split
+
+
+def _ringing_signal(seed: int = 2, n: int = 1200) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Level 4: a cube lands and the plate rings about its new load (27 Hz, slow decay);
+    level 1: a cube lands and the plate sinks to its load without swinging."""
+    t, v, ok = _signal(seed, n)
+    after = t >= 400 / RATE
+    dt = t[after] - t[after][0]
+    v[after, 4] += 6000.0 + 9000.0 * np.exp(-dt / 0.4) * np.cos(2 * np.pi * 27.0 * dt)
+    v[400:402, 4] += 30000.0  # the impact spike
+    v[after, 1] += 6000.0 + 3000.0 * np.exp(-dt / 0.3)
+    return t, v, ok
+
+
+def test_a_plate_ringing_about_its_new_load_is_read_before_it_stops() -> None:
+    t, v, ok = _ringing_signal()
+    fast, _ = _run(LoadChannelProcessor(n_channels=8, sample_rate_hz=RATE, ring_windows=True),
+                   t, v, ok, [])
+    strict, _ = _run(LoadChannelProcessor(n_channels=8, sample_rate_hz=RATE), t, v, ok, [])
+    ringing = [s for s in fast if s.level == 4]
+    waited = [s for s in strict if s.level == 4]
+    # One step each, of one cube; the ringing plate is read while its swing
+    # is still several times the noise tolerance.
+    assert len(ringing) == 1 and len(waited) == 1
+    assert abs(ringing[0].delta_counts - 6000.0) < 600.0
+    assert ringing[0].t_decided_s - t[400] < 0.6
+    assert waited[0].t_decided_s - ringing[0].t_decided_s > 0.5
+    # A plate sinking to its load does not swing about it: read when still, alike.
+    sinking = [(s.level, round(s.delta_counts / 6000.0), s.t_decided_s)
+               for s in fast if s.level == 1]
+    assert sinking == [(1, 1, pytest.approx(s.t_decided_s)) for s in strict if s.level == 1]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=1199), max_size=12))
+def test_block_sizes_do_not_change_results_with_ringing_windows(cuts: list[int]) -> None:
+    t, v, ok = _ringing_signal()
+    whole = _run(LoadChannelProcessor(n_channels=8, sample_rate_hz=RATE, ring_windows=True),
+                 t, v, ok, [])
+    split = _run(LoadChannelProcessor(n_channels=8, sample_rate_hz=RATE, ring_windows=True),
+                 t, v, ok, cuts)
     assert whole == split
