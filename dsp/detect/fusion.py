@@ -428,12 +428,30 @@ class Fusion:
             return False
         if step.t_before_s - self._last_connection_t < _HANDLING_GUARD_S:
             return False
-        if step.busy_levels >= _BUSY_LEVELS:
+        if self._unexplained_busy(step) >= _BUSY_LEVELS:
             return False
         start = step.t_before_s - _DROP_GAP_GUARD_S
         if any(start <= t <= step.t_settled_s for t in self._wide_impact_t):
             return False
         return self._heard_a_drop(step)
+
+    def _unexplained_busy(self, step: LoadStep) -> int:
+        """Other plates restless while this one settled, less those the cube struck on its way.
+
+        A falling cube strikes the hole edges of the levels above the one it
+        stops on, and each strike jolts that plate's load for a moment; a
+        plate struck in this drop and above this level was not shaken by hands.
+        """
+        drop = self._drop_impacts(step)
+        loudest = [int(np.argmax(imp.peaks)) for imp in drop]
+        here = [imp.t_s for imp, top in zip(drop, loudest, strict=True) if top == step.level]
+        if not here:
+            return step.busy_levels
+        # Struck on the way down: before the cube first struck this level.
+        struck = {top for imp, top in zip(drop, loudest, strict=True)
+                  if top > step.level and imp.t_s < here[0]}
+        explained = sum(1 for k in struck if step.busy_mask >> k & 1)
+        return step.busy_levels - explained
 
     def _heard_a_drop(self, step: LoadStep) -> bool:
         """Whether the piezos heard a cube strike near this level before it settled.
@@ -485,19 +503,9 @@ class Fusion:
             return []
         now_s = step.t_decided_s
         confidence = float(np.clip(1.0 - 0.9 * max(0.0, residual - 0.1) / 0.4, 0.5, 0.99))
-        guessed = self._stopped_guess.pop(level, None)
-        counted = n
-        if n > 0 and guessed is not None and step.t_before_s <= guessed <= step.t_settled_s:
-            # A thrown cube was inferred to have stopped here, knocking one
-            # down; the plate gained it after all (the cube below was another
-            # throw's): that landing is reported already.
-            self.cubes_on[level] += 1
-            n -= 1
-            if n == 0:
-                return []
         if n > 0:
             self.stats.settled_landings += 1
-            whole = replace(step, delta_counts=delta * n / counted, before_counts=before)
+            whole = replace(step, delta_counts=delta, before_counts=before)
             parts = []
             if n >= 2:
                 parts = self._doubted_arrivals(whole, n) or self._heard_arrivals(whole, n)
@@ -801,6 +809,15 @@ class Fusion:
             landed.append((step.t_settled_s, n))
             del landed[:-_DOUBTED_KEPT]
         self._landed_t[level] = max(t, self._landed_t.get(level, -np.inf))
+        guessed = self._stopped_guess.get(level)
+        if guessed is not None and step.t_before_s <= guessed <= step.t_settled_s:
+            # A thrown cube was inferred to have stopped here, knocking one
+            # down; the plate gained it after all (the cube below was another
+            # throw's): that landing is reported already.
+            del self._stopped_guess[level]
+            n -= 1
+            if n == 0:
+                return out
         out.append(
             Landing(
                 t=t,

@@ -108,6 +108,8 @@ class LoadStep:
     busy_levels : int
         Other channels that were not still (or not valid) while this one
         settled: many means the whole tower was shaken (a hand, a knock).
+    busy_mask : int
+        Which ones: bit ``k`` set for channel ``k``.
     """
 
     level: int
@@ -118,6 +120,7 @@ class LoadStep:
     before_counts: float
     after_counts: float
     busy_levels: int = 0
+    busy_mask: int = 0
 
 
 @dataclass(frozen=True)
@@ -622,7 +625,10 @@ class LoadChannelProcessor:
         steps: list[LoadStep] = []
         for j, ch in zip(*np.nonzero(jumps), strict=True):
             look = restless[max(0, offset + j - self._busy_lookback) : offset + j + 1]
-            busy = int(np.count_nonzero(look.any(axis=0))) - int(look[:, ch].any())
+            others = np.asarray(look.any(axis=0))
+            others[ch] = False
+            busy = int(np.count_nonzero(others))
+            mask = int(np.dot(others, 1 << np.arange(n, dtype=np.int64)))
             steps.append(
                 LoadStep(
                     level=int(ch),
@@ -633,6 +639,7 @@ class LoadChannelProcessor:
                     before_counts=float(prev_mean[j, ch]),
                     after_counts=float(means[j, ch]),
                     busy_levels=busy,
+                    busy_mask=mask,
                 )
             )
         self._restless_hist = restless[-self._busy_lookback :]

@@ -90,3 +90,29 @@ def test_a_plate_inferred_one_in_one_out_that_gained_a_cube_is_not_reported_twic
     fusion._stopped_guess[4] = 1.05
     assert _landings(fusion.add_settled_step(_step(4, 0.9, 1.5, 1.0))) == []
     assert fusion.cubes_on[4] == 1
+
+
+def test_plates_the_cube_struck_on_its_way_down_do_not_make_its_landing_suspect() -> None:
+    fusion = _fusion()
+    # Plates 6 and 7 jolted by the cube clipping their holes, then it lands on 3.
+    fusion.add_impacts([_strike(1.00, 7, 120.0), _strike(1.04, 6, 120.0),
+                        _strike(1.10, 3), _strike(1.15, 3)])
+    step = LoadStep(level=3, t_before_s=0.95, t_settled_s=1.3, t_decided_s=1.36,
+                    delta_counts=UNIT, before_counts=0.0, after_counts=UNIT,
+                    busy_levels=2, busy_mask=(1 << 6) | (1 << 7))
+    assert fusion._fast_step_trusted(step)
+    # Plates 1 and 5 restless as well: nothing the cube struck, hands maybe.
+    shaken = LoadStep(level=3, t_before_s=0.95, t_settled_s=1.3, t_decided_s=1.36,
+                      delta_counts=UNIT, before_counts=0.0, after_counts=UNIT,
+                      busy_levels=4, busy_mask=(1 << 1) | (1 << 5) | (1 << 6) | (1 << 7))
+    assert not fusion._fast_step_trusted(shaken)
+
+
+def test_restless_plates_struck_only_after_the_landing_are_not_excused() -> None:
+    fusion = _fusion()
+    fusion.add_impacts([_strike(1.10, 3), _strike(1.15, 3),
+                        _strike(1.20, 6, 120.0), _strike(1.22, 7, 120.0)])
+    step = LoadStep(level=3, t_before_s=0.95, t_settled_s=1.3, t_decided_s=1.36,
+                    delta_counts=UNIT, before_counts=0.0, after_counts=UNIT,
+                    busy_levels=2, busy_mask=(1 << 6) | (1 << 7))
+    assert not fusion._fast_step_trusted(step)
