@@ -410,6 +410,11 @@ class Fusion:
                 out.extend(self._disturbance(t0, now_s, settle_until=step.t_settled_s))
                 continue
             self._pending_steps.remove(step)
+            if step.revises:
+                # Only a step the fast view doubted is looked at again.
+                first = self._take_revised(step)
+                if first is None:
+                    continue
             self._fast_settled_t[step.level] = step.t_settled_s
             if not self._fast_step_trusted(step):
                 if not self._looks_like_cubes(step):
@@ -564,7 +569,7 @@ class Fusion:
 
     def _fast_step_event(self, step: LoadStep, now_s: float) -> list[Event]:
         recent, after_landing = self._ringing(step)
-        if recent:
+        if recent and not step.revises:
             n, residual = self.scale.count(step.level, step.delta_counts)
             if not after_landing or n <= 0 or residual > _RING_MAX_RESIDUAL:
                 # Window means of a plate ringing after a landing wander by
@@ -651,6 +656,15 @@ class Fusion:
         chosen = cube_like[-1] if cube_like else doubted[0]
         self._doubted[level].remove(chosen)
         return chosen
+
+    def _take_revised(self, step: LoadStep) -> LoadStep | None:
+        """The doubted step a revision measures again (taken off the list), if any."""
+        doubted = self._doubted.get(step.level, [])
+        for first in doubted:
+            if first.t_before_s == step.t_before_s:
+                doubted.remove(first)
+                return first
+        return None
 
     def _doubted_arrivals(self, step: LoadStep, n: int) -> list[tuple[LoadStep, int]]:
         """Split a settled change of ``n`` cubes into the arrivals the fast view doubted.

@@ -110,6 +110,10 @@ class LoadStep:
         settled: many means the whole tower was shaken (a hand, a knock).
     busy_mask : int
         Which ones: bit ``k`` set for channel ``k``.
+    revises : bool
+        A second look at the step decided last on this channel, which was
+        read while the plate still swung: the change from the same level
+        before, now measured on a still plate.
     """
 
     level: int
@@ -121,6 +125,7 @@ class LoadStep:
     after_counts: float
     busy_levels: int = 0
     busy_mask: int = 0
+    revises: bool = False
 
 
 @dataclass(frozen=True)
@@ -239,6 +244,11 @@ class LoadChannelProcessor:
         # Whether the last stable window was a ringing one taken as a step, and its size.
         self._last_was_ring = np.zeros(n, dtype=bool)
         self._ring_step_size = np.full(n, np.nan)
+        # The last step per channel read from a swinging plate, awaiting a second look.
+        self._rev_pending = np.zeros(n, dtype=bool)
+        self._rev_before = np.full(n, np.nan)
+        self._rev_t_before = np.full(n, np.nan)
+        self._rev_after = np.full(n, np.nan)
         self.level = np.full(n, np.nan)  # mean of the last stable window
         self.level_t = np.full(n, np.nan)  # time of its last reading
         self.connected = np.ones(n, dtype=bool)
@@ -417,6 +427,42 @@ class LoadChannelProcessor:
                     accepted[r, ch] = taken = True
         self._note_still(still, means, win_t, accepted)
         return (accepted, ring_mean, ring_t0) if accepted.any() else None
+
+    def _revise_loose_steps(
+        self,
+        jumps: np.ndarray,
+        strict: np.ndarray,
+        means: np.ndarray,
+        prev_mean: np.ndarray,
+        prev_t: np.ndarray,
+    ) -> list[tuple[int, int, float, float]]:
+        """Second looks at steps read from a swinging plate, once it is still.
+
+        A step decided on a window that only the ring tolerance (or the
+        ringing path) let through is remembered; the first strictly still
+        window after it measures the change again from the same level
+        before. When that differs from the first reading by more than a
+        tenth of a cube (or the noise bar), a revision is returned as
+        (row, channel, level before, time before).
+        """
+        k, n = jumps.shape
+        loose = jumps & ~strict
+        out: list[tuple[int, int, float, float]] = []
+        margin = np.maximum(self.stable_range_sigmas * self.sigma, 0.25 * self.min_step_counts)
+        for ch in np.flatnonzero(loose.any(axis=0) | self._rev_pending):
+            rows = np.flatnonzero(jumps[:, ch] | strict[:, ch])
+            for r in rows:
+                if jumps[r, ch]:
+                    self._rev_pending[ch] = bool(loose[r, ch])
+                    self._rev_before[ch] = prev_mean[r, ch]
+                    self._rev_t_before[ch] = prev_t[r, ch]
+                    self._rev_after[ch] = means[r, ch]
+                elif self._rev_pending[ch]:
+                    self._rev_pending[ch] = False
+                    if abs(means[r, ch] - self._rev_after[ch]) > margin[ch]:
+                        out.append((int(r), int(ch), float(self._rev_before[ch]),
+                                    float(self._rev_t_before[ch])))
+        return out
 
     def _refines_ring_step(
         self,
@@ -618,6 +664,12 @@ class LoadChannelProcessor:
             jumps = stable & apart & (np.abs(means - prev_mean) > threshold[None, :])
         if self.ring_windows:
             jumps &= ~self._refines_ring_step(stable, still, means, prev_idx, prev_mean, jumps)
+        revisions: list[tuple[int, int, float, float]] = []
+        if self.ring_windows:
+            strict = win_ok & contiguous[:, None] & (
+                spread <= self.stable_range_sigmas * self.sigma
+            )
+            revisions = self._revise_loose_steps(jumps, strict, means, prev_mean, prev_t)
         # Rows of "not still" per channel, with enough history to look back
         # over the settling of a step found early in this block.
         restless = np.vstack([self._restless_hist, ~still])
@@ -640,6 +692,19 @@ class LoadChannelProcessor:
                     after_counts=float(means[j, ch]),
                     busy_levels=busy,
                     busy_mask=mask,
+                )
+            )
+        for j, ch, before, t_before in revisions:
+            steps.append(
+                LoadStep(
+                    level=ch,
+                    t_before_s=t_before,
+                    t_settled_s=float(t_start[j, ch]),
+                    t_decided_s=float(win_t[j, -1]),
+                    delta_counts=float(means[j, ch] - before),
+                    before_counts=before,
+                    after_counts=float(means[j, ch]),
+                    revises=True,
                 )
             )
         self._restless_hist = restless[-self._busy_lookback :]

@@ -116,3 +116,23 @@ def test_restless_plates_struck_only_after_the_landing_are_not_excused() -> None
                     delta_counts=UNIT, before_counts=0.0, after_counts=UNIT,
                     busy_levels=2, busy_mask=(1 << 6) | (1 << 7))
     assert not fusion._fast_step_trusted(step)
+
+
+def test_a_step_doubted_while_the_plate_swung_is_decided_by_its_second_look() -> None:
+    fusion = _fusion()
+    fusion.add_impacts([_strike(1.00, 3), _strike(1.05, 3)])
+    swinging = LoadStep(level=3, t_before_s=0.95, t_settled_s=1.10, t_decided_s=1.16,
+                        delta_counts=1.5 * UNIT, before_counts=0.0, after_counts=1.5 * UNIT)
+    out = fusion.add_load([swinging], [], 1.2) + fusion.advance(1.5)
+    assert _landings(out) == []  # half a cube off: doubted
+    still = LoadStep(level=3, t_before_s=0.95, t_settled_s=1.40, t_decided_s=1.46,
+                     delta_counts=1.02 * UNIT, before_counts=0.0, after_counts=1.02 * UNIT,
+                     revises=True)
+    out = fusion.add_load([still], [], 1.5) + fusion.advance(2.0)
+    assert _landings(out) == [(3, 1, 1.05)]
+    assert not fusion._doubted[3]
+    # A second look at a step that was not doubted changes nothing.
+    again = LoadStep(level=3, t_before_s=0.95, t_settled_s=1.60, t_decided_s=1.66,
+                     delta_counts=1.0 * UNIT, before_counts=0.0, after_counts=1.0 * UNIT,
+                     revises=True)
+    assert _landings(fusion.add_load([again], [], 1.7) + fusion.advance(2.5)) == []
