@@ -591,13 +591,18 @@ class Fusion:
             self.stats.steps_in_disturbance += 1
             self._doubt(step)
             return []
+        parts: list[tuple[LoadStep, int]] = []
         if n >= 2:
             # Two cubes settling together are rare; a window riding one
-            # half-wave of a slowly ringing plate looks the same. The
+            # half-wave of a slowly ringing plate looks the same. Unless each
+            # cube was heard arriving on its own and the step is clean, the
             # settled view counts them (timed by this step).
-            self.stats.steps_in_disturbance += 1
-            self._doubt(step)
-            return []
+            if residual <= _RING_MAX_RESIDUAL:
+                parts = self._heard_arrivals(step, n)
+            if not parts:
+                self.stats.steps_in_disturbance += 1
+                self._doubt(step)
+                return []
         # Confidence from how well the step matches whole cubes: a clean
         # step is within 0.1 cube; at 0.5 it is a coin toss between n and n+1.
         confidence = float(np.clip(1.0 - 0.9 * max(0.0, residual - 0.1) / 0.4, 0.5, 0.99))
@@ -608,6 +613,11 @@ class Fusion:
             self._recent_steps[0][0].t_settled_s < step.t_settled_s - self.knock_window_s
         ):
             self._recent_steps.popleft()
+        if parts:
+            out: list[Event] = []
+            for part, m in parts:
+                out += self._landings(part, m, confidence, now_s)
+            return out
         if n > 0:
             return self._landings(step, n, confidence, now_s)
         knocked = self._exposed_level() != step.level

@@ -136,3 +136,17 @@ def test_a_step_doubted_while_the_plate_swung_is_decided_by_its_second_look() ->
                      delta_counts=1.0 * UNIT, before_counts=0.0, after_counts=1.0 * UNIT,
                      revises=True)
     assert _landings(fusion.add_load([again], [], 1.7) + fusion.advance(2.5)) == []
+
+
+def test_a_clean_two_cube_step_heard_as_two_arrivals_is_two_landings_at_once() -> None:
+    fusion = _fusion()
+    fusion.add_impacts([_strike(1.00, 2), _strike(1.05, 2), _strike(1.45, 2), _strike(1.50, 2)])
+    step = LoadStep(level=2, t_before_s=0.95, t_settled_s=1.60, t_decided_s=1.66,
+                    delta_counts=2.02 * UNIT, before_counts=0.0, after_counts=2.02 * UNIT)
+    out = fusion.add_load([step], [], 1.7) + fusion.advance(2.0)
+    assert _landings(out) == [(2, 1, 1.05), (2, 1, 1.5)]
+    # Heard as one drop: left to the settled view.
+    fusion = _fusion()
+    fusion.add_impacts([_strike(1.00, 2), _strike(1.05, 2)])
+    out = fusion.add_load([step], [], 1.7) + fusion.advance(2.0)
+    assert _landings(out) == []
