@@ -325,6 +325,8 @@ class Fusion:
         # Fast-view steps not trusted, per level: when the settled view later
         # counts a cube there, the earliest tells when it came to rest.
         self._doubted: dict[int, list[LoadStep]] = {}
+        # Per level: the last doubted step that only its measure made suspect.
+        self._remeasurable: dict[int, LoadStep] = {}
         # Fast-view landings per level (settle time, cubes), to re-measure a
         # cube's size once the settled view sees the plate still.
         self._fast_landed: dict[int, list[tuple[float, int]]] = {}
@@ -576,7 +578,7 @@ class Fusion:
                 # a good part of a cube, and a plate that just moved without
                 # a cube is under a hand: left to the settled view.
                 self.stats.steps_in_disturbance += 1
-                self._doubt(step)
+                self._doubt(step, remeasure=after_landing and n > 0)
                 return []
         # In a closed tower a lone, clean step is almost always a cube
         # arriving: it votes on the sign of this level's cell.
@@ -587,9 +589,10 @@ class Fusion:
             return []
         if residual > _FAST_MAX_RESIDUAL:
             # Not a clean whole number of cubes: a hand or the table moved
-            # the plate. The settled view will tell once all is still.
+            # the plate, or it was read while still swinging. The settled
+            # view (or the fast view's second look) will tell once all is still.
             self.stats.steps_in_disturbance += 1
-            self._doubt(step)
+            self._doubt(step, remeasure=True)
             return []
         parts: list[tuple[LoadStep, int]] = []
         if n >= 2:
@@ -601,7 +604,7 @@ class Fusion:
                 parts = self._heard_arrivals(step, n)
             if not parts:
                 self.stats.steps_in_disturbance += 1
-                self._doubt(step)
+                self._doubt(step, remeasure=True)
                 return []
         # Confidence from how well the step matches whole cubes: a clean
         # step is within 0.1 cube; at 0.5 it is a coin toss between n and n+1.
@@ -645,11 +648,17 @@ class Fusion:
     def _exposed_level(self) -> int | None:
         return self.exposed if self.disconnected else None
 
-    def _doubt(self, step: LoadStep) -> None:
-        """Keep a fast step left to the settled view, to time what it decides."""
+    def _doubt(self, step: LoadStep, *, remeasure: bool = False) -> None:
+        """Keep a fast step left to the settled view, to time what it decides.
+
+        ``remeasure``: doubted only for how it was measured (not for a busy
+        tower or a hand), so the fast view's second look may decide it.
+        """
         doubted = self._doubted.setdefault(step.level, [])
         doubted.append(step)
         del doubted[:-_DOUBTED_KEPT]
+        if remeasure:
+            self._remeasurable[step.level] = step
 
     def _take_doubted(
         self, level: int, since_s: float, until_s: float, *, landing: bool
@@ -668,13 +677,13 @@ class Fusion:
         return chosen
 
     def _take_revised(self, step: LoadStep) -> LoadStep | None:
-        """The doubted step a revision measures again (taken off the list), if any."""
+        """The step a revision measures again, if it was doubted for its measure only."""
+        first = self._remeasurable.pop(step.level, None)
         doubted = self._doubted.get(step.level, [])
-        for first in doubted:
-            if first.t_before_s == step.t_before_s:
-                doubted.remove(first)
-                return first
-        return None
+        if first is None or first.t_before_s != step.t_before_s or first not in doubted:
+            return None
+        doubted.remove(first)
+        return first
 
     def _doubted_arrivals(self, step: LoadStep, n: int) -> list[tuple[LoadStep, int]]:
         """Split a settled change of ``n`` cubes into the arrivals the fast view doubted.

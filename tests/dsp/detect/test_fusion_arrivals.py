@@ -150,3 +150,17 @@ def test_a_clean_two_cube_step_heard_as_two_arrivals_is_two_landings_at_once() -
     fusion.add_impacts([_strike(1.00, 2), _strike(1.05, 2)])
     out = fusion.add_load([step], [], 1.7) + fusion.advance(2.0)
     assert _landings(out) == []
+
+
+def test_a_step_doubted_because_the_tower_shook_is_not_decided_by_a_second_look() -> None:
+    fusion = _fusion()
+    fusion.add_impacts([_strike(1.00, 3), _strike(1.05, 3)])
+    shaken = LoadStep(level=3, t_before_s=0.95, t_settled_s=1.10, t_decided_s=1.16,
+                      delta_counts=1.5 * UNIT, before_counts=0.0, after_counts=1.5 * UNIT,
+                      busy_levels=5, busy_mask=0b1110110)
+    assert _landings(fusion.add_load([shaken], [], 1.2) + fusion.advance(1.5)) == []
+    still = LoadStep(level=3, t_before_s=0.95, t_settled_s=1.40, t_decided_s=1.46,
+                     delta_counts=1.0 * UNIT, before_counts=0.0, after_counts=1.0 * UNIT,
+                     revises=True)
+    assert _landings(fusion.add_load([still], [], 1.5) + fusion.advance(2.0)) == []
+    assert fusion._doubted[3] == [shaken]  # still the settled view's to decide
