@@ -150,6 +150,12 @@ class LoadBlockResult:
     connections: list[LoadConnection]
 
 
+def _all_in_windows(ok: np.ndarray, w: int, start: int, k: int) -> np.ndarray:
+    """For ``k`` windows of ``w`` rows starting at ``start``: whether every flag is set."""
+    bad = np.concatenate([np.zeros((1, ok.shape[1]), np.int64), np.cumsum(~ok, axis=0)])
+    return np.asarray(bad[start + w : start + w + k] - bad[start : start + k] == 0)
+
+
 def _midrange(v: np.ndarray) -> np.ndarray:
     return 0.5 * (v.max(axis=-1) + v.min(axis=-1))
 
@@ -377,7 +383,7 @@ class LoadChannelProcessor:
         first_end: int,
         still: np.ndarray,
         means: np.ndarray,
-        win_t: np.ndarray,
+        win_t1: np.ndarray,
         threshold: np.ndarray,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """Ringing windows taken as the new level: the first after each still one that shows a step.
@@ -391,7 +397,7 @@ class LoadChannelProcessor:
         w = self.window
         k, n = still.shape
         if all_t.size < 2 * w or still.all():
-            self._note_still(still, means, win_t)
+            self._note_still(still, means, win_t1)
             return None
         # Rows too near the stream's start for a long window are not ringing ones.
         pad = max(0, 2 * w - 1 - first_end)
@@ -416,7 +422,7 @@ class LoadChannelProcessor:
                 if taken:
                     continue
                 ref = means[g, ch] if g >= 0 else self._still_mean[ch]
-                ref_t = win_t[g, -1] if g >= 0 else self._still_t[ch]
+                ref_t = win_t1[g] if g >= 0 else self._still_t[ch]
                 delta = abs(ring_mean[r, ch] - ref)
                 # A window reaching back over the step edge mixes two levels.
                 if (
@@ -425,7 +431,7 @@ class LoadChannelProcessor:
                     and ring_swing[r, ch] <= RING_SWING_STEPS * delta
                 ):
                     accepted[r, ch] = taken = True
-        self._note_still(still, means, win_t, accepted)
+        self._note_still(still, means, win_t1, accepted)
         return (accepted, ring_mean, ring_t0) if accepted.any() else None
 
     def _revise_loose_steps(
@@ -501,7 +507,7 @@ class LoadChannelProcessor:
         return np.asarray(refine)
 
     def _note_still(
-        self, still: np.ndarray, means: np.ndarray, win_t: np.ndarray,
+        self, still: np.ndarray, means: np.ndarray, win_t1: np.ndarray,
         accepted: np.ndarray | None = None,
     ) -> None:
         """Remember each channel's last still window; a still window ends a ring's turn."""
@@ -510,7 +516,7 @@ class LoadChannelProcessor:
         seen = last >= 0
         cols = np.arange(n)
         self._still_mean = np.where(seen, means[np.maximum(last, 0), cols], self._still_mean)
-        self._still_t = np.where(seen, win_t[np.maximum(last, 0), -1], self._still_t)
+        self._still_t = np.where(seen, win_t1[np.maximum(last, 0)], self._still_t)
         if accepted is None:
             self._ring_taken &= ~seen
         else:
@@ -541,18 +547,19 @@ class LoadChannelProcessor:
         w = self.window
         n = 2 * w
         start = first_end - (n - 1)
-        t = sliding_window_view(all_t, n)[start:]
         k, channels = candidates.shape
+        t0 = all_t[start : start + k]
         passes = np.zeros((k, channels), dtype=bool)
         means = np.zeros((k, channels))
         swings = np.zeros((k, channels))
         rows, cols = np.nonzero(candidates)
         if rows.size == 0:
-            return passes, means, swings, t[:, 0]
-        contiguous = (t[rows, -1] - t[rows, 0]) <= self._max_ring_span_s
+            return passes, means, swings, t0
+        contiguous = (all_t[start + rows + n - 1] - t0[rows]) <= self._max_ring_span_s
         # (m, n) readings of each candidate window
-        v = sliding_window_view(all_v, n, axis=0)[start:][rows, cols]
-        ok = sliding_window_view(all_ok, n, axis=0)[start:][rows, cols].all(axis=1)
+        idx = (start + rows)[:, None] + np.arange(n)[None, :]
+        v = all_v[idx, cols[:, None]]
+        ok = all_ok[idx, cols[:, None]].all(axis=1)
         first, second = v[:, :w], v[:, w:]
         mean = v.mean(axis=1)
         swing = v.max(axis=1) - v.min(axis=1)
@@ -572,7 +579,7 @@ class LoadChannelProcessor:
         )
         means[rows, cols] = mean
         swings[rows, cols] = swing
-        return passes, means, swings, t[:, 0]
+        return passes, means, swings, t0
 
     def _track_connections(self, t_s: np.ndarray, valid: np.ndarray) -> list[LoadConnection]:
         out: list[LoadConnection] = []
@@ -618,19 +625,21 @@ class LoadChannelProcessor:
         w = self.window
         start = first_end - (w - 1)
         win_v = sliding_window_view(all_v, w, axis=0)[start:]  # (k, n, w)
-        win_ok = np.asarray(sliding_window_view(all_ok, w, axis=0).all(axis=2))[start:]
-        win_t = sliding_window_view(all_t, w)[start:]
-        contiguous = (win_t[:, -1] - win_t[:, 0]) <= self._max_window_span_s
+        k = all_t.size - (w - 1) - start
+        win_ok = _all_in_windows(all_ok, w, start, k)
+        win_t0 = all_t[start : start + k]  # first and last reading of each window
+        win_t1 = all_t[start + w - 1 : start + w - 1 + k]
+        contiguous = (win_t1 - win_t0) <= self._max_window_span_s
         spread = win_v.max(axis=2) - win_v.min(axis=2)
         means = win_v.mean(axis=2)
         tolerance = np.maximum(self.stable_range_sigmas * self.sigma, self.ring_tolerance_counts)
         stable = win_ok & contiguous[:, None] & (spread <= tolerance)
         # (k, n) start time of each row's window: a ringing window starts earlier.
-        t_start = np.repeat(win_t[:, :1], self.n_channels, axis=1)
+        t_start = np.repeat(win_t0[:, None], self.n_channels, axis=1)
         still = stable.copy()
         threshold = self.step_threshold_counts()
         if self.ring_windows:
-            ring = self._accept_ringing(all_t, all_v, all_ok, first_end, still, means, win_t,
+            ring = self._accept_ringing(all_t, all_v, all_ok, first_end, still, means, win_t1,
                                         threshold)
             if ring is not None:
                 accepted, ring_mean, ring_t0 = ring
@@ -645,7 +654,7 @@ class LoadChannelProcessor:
         prev_idx = np.vstack([np.full((1, n), -1), last_incl[:-1]])
         cols = np.arange(n)[None, :]
         prev_mean = np.where(prev_idx >= 0, means[np.maximum(prev_idx, 0), cols], self.level)
-        prev_t = np.where(prev_idx >= 0, win_t[np.maximum(prev_idx, 0), -1], self.level_t)
+        prev_t = np.where(prev_idx >= 0, win_t1[np.maximum(prev_idx, 0)], self.level_t)
         for ch in range(n):
             for reset_t in self._pending_resets[ch]:
                 # The module was lifted between these windows: its level is
@@ -686,7 +695,7 @@ class LoadChannelProcessor:
                     level=int(ch),
                     t_before_s=float(prev_t[j, ch]),
                     t_settled_s=float(t_start[j, ch]),
-                    t_decided_s=float(win_t[j, -1]),
+                    t_decided_s=float(win_t1[j]),
                     delta_counts=float(means[j, ch] - prev_mean[j, ch]),
                     before_counts=float(prev_mean[j, ch]),
                     after_counts=float(means[j, ch]),
@@ -700,7 +709,7 @@ class LoadChannelProcessor:
                     level=ch,
                     t_before_s=t_before,
                     t_settled_s=float(t_start[j, ch]),
-                    t_decided_s=float(win_t[j, -1]),
+                    t_decided_s=float(win_t1[j]),
                     delta_counts=float(means[j, ch] - before),
                     before_counts=before,
                     after_counts=float(means[j, ch]),
@@ -710,6 +719,6 @@ class LoadChannelProcessor:
         self._restless_hist = restless[-self._busy_lookback :]
         seen = last_incl[-1] >= 0
         self.level = np.where(seen, means[np.maximum(last_incl[-1], 0), np.arange(n)], self.level)
-        self.level_t = np.where(seen, win_t[np.maximum(last_incl[-1], 0), -1], self.level_t)
+        self.level_t = np.where(seen, win_t1[np.maximum(last_incl[-1], 0)], self.level_t)
         steps.sort(key=lambda s: (s.t_decided_s, s.level))
         return steps
