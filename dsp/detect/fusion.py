@@ -120,6 +120,11 @@ _HISTORY_SWINGS = 15
 _GAPS_KEPT = 256
 
 
+def _loudest_levels(drop: list[TimedImpact]) -> list[int]:
+    """The level each impact of a drop sounds loudest on."""
+    return [int(np.argmax(imp.peaks)) for imp in drop]
+
+
 def _passed_through(drop: list[TimedImpact], loudest: list[int], k: int) -> bool:
     """Whether strike ``k`` was a lone one on its level that the cube fell on from."""
     level, t = loudest[k], drop[k].t_s
@@ -413,7 +418,7 @@ class Fusion:
                 continue
             self._pending_steps.remove(step)
             if step.revises:
-                # Only a step the fast view doubted is looked at again.
+                # Only a step the fast view doubted for its measure is looked at again.
                 first = self._take_revised(step)
                 if first is None:
                     continue
@@ -450,7 +455,7 @@ class Fusion:
         plate struck in this drop and above this level was not shaken by hands.
         """
         drop = self._drop_impacts(step)
-        loudest = [int(np.argmax(imp.peaks)) for imp in drop]
+        loudest = _loudest_levels(drop)
         here = [imp.t_s for imp, top in zip(drop, loudest, strict=True) if top == step.level]
         if not here:
             return step.busy_levels
@@ -517,12 +522,10 @@ class Fusion:
             if n >= 2:
                 parts = self._doubted_arrivals(whole, n) or self._heard_arrivals(whole, n)
             if parts:
-                # The fast view saw these cubes arrive one by one but did not
-                # trust it (other plates shook): separate landings, each timed
-                # by its own arrival, sharing the settled view's measure.
-                out: list[Event] = []
-                for part, m in parts:
-                    out += self._landings(part, m, confidence * 0.9, now_s, settled=True)
+                # The cubes were seen (by the doubted fast view) or heard
+                # arriving one by one: separate landings, each timed by its
+                # own arrival, sharing the settled view's measure.
+                out = self._arrivals(parts, confidence * 0.9, now_s, settled=True)
                 self.accounted[level] = step.after_counts
                 return out
             # Timed, counted and learnt from like a fast-view landing: the
@@ -617,10 +620,7 @@ class Fusion:
         ):
             self._recent_steps.popleft()
         if parts:
-            out: list[Event] = []
-            for part, m in parts:
-                out += self._landings(part, m, confidence, now_s)
-            return out
+            return self._arrivals(parts, confidence, now_s)
         if n > 0:
             return self._landings(step, n, confidence, now_s)
         knocked = self._exposed_level() != step.level
@@ -723,7 +723,7 @@ class Fusion:
         level = step.level
         since = max(step.t_before_s, self._landed_t.get(level, -np.inf))
         drop = [imp for imp in self._drop_impacts(step) if since < imp.t_s <= step.t_settled_s]
-        loudest = [int(np.argmax(imp.peaks)) for imp in drop]
+        loudest = _loudest_levels(drop)
         on = [
             imp.t_s for k, (imp, top) in enumerate(zip(drop, loudest, strict=True))
             if top == level and not _passed_through(drop, loudest, k)
@@ -741,6 +741,16 @@ class Fusion:
                      after_counts=step.before_counts + share * (k + 1)), 1)
             for k, (a, b) in enumerate(zip(starts, ends, strict=True))
         ]
+
+    def _arrivals(
+        self, parts: list[tuple[LoadStep, int]], confidence: float, now_s: float, *,
+        settled: bool = False,
+    ) -> list[Event]:
+        """The landings of a change split into its arrivals, in order."""
+        out: list[Event] = []
+        for part, m in parts:
+            out += self._landings(part, m, confidence, now_s, settled=settled)
+        return out
 
     def _looks_like_cubes(self, step: LoadStep) -> bool:
         n, residual = self.scale.count(step.level, step.delta_counts)
@@ -877,7 +887,7 @@ class Fusion:
         clipping the hole on its way past (in rapid throws, often the next
         cube's): not where this one came to rest.
         """
-        loudest = [int(np.argmax(c.peaks)) for c in drop]
+        loudest = _loudest_levels(drop)
         on = [
             c for k, (c, top) in enumerate(zip(drop, loudest, strict=True))
             if top == level and not _passed_through(drop, loudest, k)
@@ -895,7 +905,7 @@ class Fusion:
         the single strike of a cube passing its hole edge), and its load is
         where it was: one cube came, one left.
         """
-        loudest = [int(np.argmax(imp.peaks)) for imp in drop]
+        loudest = _loudest_levels(drop)
         best, best_ratio = None, _STOPPED_SWING
         for j in range(level + 1, self.n_levels):
             typical = self._landing_swing[j]

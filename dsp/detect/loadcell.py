@@ -13,6 +13,10 @@ on short windows of consecutive readings:
   are absorbed without ever being reported;
 - impact spikes are short, so they make windows unstable but leave the level
   where it was: no step;
+- (fast view) a plate that rings about its new load is read before it stops,
+  from a longer window whose halves balance (see ``_ringing_windows``), and a
+  step read from a swinging plate gets a second look once the plate is
+  still (``LoadStep.revises``);
 - a channel whose valid bit stays 0 for ``disconnect_ms`` is disconnected (its
   module is lifted); when it is valid again its level is re-learnt silently.
 
@@ -72,12 +76,12 @@ SETTLED_STEP_SIGMAS = 6.0
 # impact spike is one or two readings far out: more than 0.7 of the swing
 # from the window's median, where a sine's extremes lie at about 0.5.
 RING_BALANCE = 0.15
+RING_LONE_READING = 0.7
 # Why 1.5: a step read from a ringing plate is trusted only when the ring's
 # whole swing is at most one and a half times the step (its window mean is
 # then within a small fraction of the step of the settled load); a plate
 # still swinging by several cubes waits for its still windows.
 RING_SWING_STEPS = 1.5
-RING_LONE_READING = 0.7
 # Why 4: a ring of 12-40 Hz read at 80 Hz crosses its centre at least four
 # times in ten readings; a plate sinking or creeping crosses it once or twice.
 RING_CROSSINGS = 4
@@ -388,8 +392,9 @@ class LoadChannelProcessor:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """Ringing windows taken as the new level: the first after each still one that shows a step.
 
-        Only a step at least as large as the ring's swing (``RING_SWING_STEPS``)
-        is taken from a ringing plate; later ringing windows are not levels
+        Only a step of at least two thirds of the ring's swing
+        (``RING_SWING_STEPS``) is taken from a ringing plate; later ringing
+        windows are not levels
         (the still windows after the ring take over). Returns per row and
         channel whether taken, the window means and start times; None when
         no row was taken.
