@@ -908,13 +908,11 @@ class Fusion:
         loudest = _loudest_levels(drop)
         best, best_ratio = None, _STOPPED_SWING
         for j in range(level + 1, self.n_levels):
-            typical = self._landing_swing[j]
             if (
                 loudest.count(j) < 2
                 or t0_s - self._stopped_t.get(j, -np.inf) < self.knock_window_s
                 or self.cubes_on[j] < 1
                 or j in self.disconnected
-                or len(typical) < _SWING_SAMPLES
                 or any(s.level == j and s.t_settled_s >= t0_s for s, _ in self._recent_steps)
                 or any(s.level == j for s in self._pending_steps)
             ):
@@ -923,7 +921,7 @@ class Fusion:
             change = self.load_history.change(j, t0_s, t1_s, _STOPPED_TAIL_S)
             if unit is None or not abs(change) < _STOPPED_NET_CUBES * unit:
                 continue  # the plate gained (or lost) a cube: not one-in, one-out
-            usual = float(np.median(typical))
+            usual = self._usual_swing(j, unit)
             swing = self.load_history.swing(j, t0_s, t1_s)
             if not usual > 0 or not np.isfinite(swing):
                 continue
@@ -931,6 +929,21 @@ class Fusion:
             if ratio >= best_ratio:
                 best, best_ratio = j, ratio
         return best
+
+    def _usual_swing(self, level: int, unit: float) -> float:
+        """How far a landing swings this plate: its own median, else the tower's in cubes."""
+        own = self._landing_swing[level]
+        if len(own) >= _SWING_SAMPLES:
+            return float(np.median(own))
+        pooled = [
+            swing / abs(u)
+            for k, swings in enumerate(self._landing_swing)
+            if (u := self.scale.unit(k)) is not None and u != 0
+            for swing in swings
+        ]
+        if len(pooled) < _SWING_SAMPLES:
+            return float("nan")
+        return float(np.median(pooled)) * abs(unit)
 
     @staticmethod
     def _last_strike_on_level(drop: list[TimedImpact], level: int) -> float:

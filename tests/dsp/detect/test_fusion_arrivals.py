@@ -164,3 +164,37 @@ def test_a_step_doubted_because_the_tower_shook_is_not_decided_by_a_second_look(
                      revises=True)
     assert _landings(fusion.add_load([still], [], 1.5) + fusion.advance(2.0)) == []
     assert fusion._doubted[3] == [shaken]  # still the settled view's to decide
+
+
+def test_a_plate_without_landings_of_its_own_swings_like_the_towers_others() -> None:
+    fusion = _fusion()
+    assert np.isnan(fusion._usual_swing(5, UNIT))
+    for level, swing in ((1, 2000.0), (2, 2100.0), (3, 1900.0)):
+        fusion._landing_swing[level] = [swing]
+    # Two cubes' worth on the others: two of this plate's cubes, in its own counts.
+    assert fusion._usual_swing(5, UNIT) == 2000.0
+    assert fusion._usual_swing(5, 3 * UNIT) == 6000.0
+    fusion._landing_swing[5] = [500.0, 600.0, 700.0]
+    assert fusion._usual_swing(5, UNIT) == 600.0
+
+
+def test_a_thrown_cube_that_stopped_on_a_plate_new_to_landings_is_found() -> None:
+    fusion = _fusion()
+    for level, swing in ((1, 2000.0), (2, 2100.0), (3, 1900.0)):
+        fusion._landing_swing[level] = [swing]
+    fusion.cubes_on[5] = 1
+    # Plate 5 swings by two cubes after the drop and comes back: one in, one out.
+    t = np.arange(4.0, 6.0, 1 / 80)
+    values = np.zeros((t.size, 8))
+    ring = t >= 5.0
+    values[ring, 5] = 2000.0 * np.exp(-(t[ring] - 5.0) / 0.1) * np.cos(60 * (t[ring] - 5.0))
+    fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
+    drop = [_strike(5.00, 5), _strike(5.05, 5), _strike(5.10, 4), _strike(5.15, 4)]
+    assert fusion._stopped_above(4, drop, 4.95, 5.9) == 5
+    # A plate that only swung a little was passed, not stopped on.
+    values[ring, 5] *= 0.2
+    quiet = _fusion()
+    quiet._landing_swing = fusion._landing_swing
+    quiet.cubes_on[5] = 1
+    quiet.load_history.add(t, values, np.ones((t.size, 8), bool))
+    assert quiet._stopped_above(4, drop, 4.95, 5.9) is None
