@@ -105,6 +105,11 @@ _SWING_BASE_S = 0.5
 # cube striking the hole edge on its way past swings it 0.03-0.4 of that
 # (99.7 % of passes under 0.7 when no other cube landed there).
 _STOPPED_SWING = 0.7
+# Why 1.2: a plate struck only once (its bounces drowned by the knocked
+# cube's landing below) is taken as stopped on only when it swung more than
+# its typical landing; a cube clipping the hole edge swings it well under
+# that (checked on both simulators: no added false landings).
+_STOPPED_SWING_ONE_STRIKE = 1.2
 # Why 0.1 s and 0.5 cube: a plate where one cube came and one left sits, on
 # average over its last readings, within half a cube of where it was; one
 # that another cube landed on in a quick series has gained a whole one.
@@ -902,14 +907,15 @@ class Fusion:
         """An occupied level above where the thrown cube stopped, knocking one down.
 
         Its plate swung like a landing and was struck again (a bounce, not
-        the single strike of a cube passing its hole edge), and its load is
-        where it was: one cube came, one left.
+        the single strike of a cube passing its hole edge) or, struck once,
+        swung more than a typical landing; and its load is where it was: one
+        cube came, one left.
         """
         loudest = _loudest_levels(drop)
         best, best_ratio = None, _STOPPED_SWING
         for j in range(level + 1, self.n_levels):
             if (
-                loudest.count(j) < 2
+                j not in loudest
                 or t0_s - self._stopped_t.get(j, -np.inf) < self.knock_window_s
                 or self.cubes_on[j] < 1
                 or j in self.disconnected
@@ -926,6 +932,8 @@ class Fusion:
             if not usual > 0 or not np.isfinite(swing):
                 continue
             ratio = swing / usual
+            if loudest.count(j) < 2 and ratio < _STOPPED_SWING_ONE_STRIKE:
+                continue  # struck once: as likely an edge its cube clipped on the way
             if ratio >= best_ratio:
                 best, best_ratio = j, ratio
         return best

@@ -198,3 +198,22 @@ def test_a_thrown_cube_that_stopped_on_a_plate_new_to_landings_is_found() -> Non
     quiet.cubes_on[5] = 1
     quiet.load_history.add(t, values, np.ones((t.size, 8), bool))
     assert quiet._stopped_above(4, drop, 4.95, 5.9) is None
+
+
+def test_a_plate_struck_once_counts_as_stopped_on_only_when_it_swung_hard() -> None:
+    def fusion_with_swing(amplitude: float) -> Fusion:
+        fusion = _fusion()
+        fusion._landing_swing[5] = [2000.0, 2000.0, 2000.0]
+        fusion.cubes_on[5] = 1
+        t = np.arange(4.0, 6.0, 1 / 80)
+        values = np.zeros((t.size, 8))
+        ring = t >= 5.0
+        values[ring, 5] = amplitude * np.exp(-(t[ring] - 5.0) / 0.1) * np.cos(60 * (t[ring] - 5.0))
+        fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
+        return fusion
+
+    once = [_strike(5.00, 5), _strike(5.10, 4), _strike(5.15, 4)]
+    assert fusion_with_swing(3000.0)._stopped_above(4, once, 4.95, 5.9) == 5
+    assert fusion_with_swing(1800.0)._stopped_above(4, once, 4.95, 5.9) is None
+    twice = [_strike(5.00, 5), _strike(5.05, 5), _strike(5.10, 4), _strike(5.15, 4)]
+    assert fusion_with_swing(1800.0)._stopped_above(4, twice, 4.95, 5.9) == 5
