@@ -955,7 +955,8 @@ class Fusion:
 
     @staticmethod
     def _last_strike_on_level(drop: list[TimedImpact], level: int) -> float:
-        on = [imp.t_s for imp in drop if int(np.argmax(imp.peaks)) == level]
+        on = [imp.t_s for imp, top in zip(drop, _loudest_levels(drop), strict=True)
+              if top == level]
         return on[-1] if on else drop[0].t_s
 
     def _recent_removal_above(self, step: LoadStep) -> int | None:
