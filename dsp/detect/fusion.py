@@ -141,6 +141,15 @@ def _passed_through(drop: list[TimedImpact], loudest: list[int], k: int) -> bool
     )
 
 
+def _strikes_on(drop: list[TimedImpact], level: int) -> list[TimedImpact]:
+    """The drop's strikes loudest on ``level``, less lone ones a cube fell on from."""
+    loudest = _loudest_levels(drop)
+    return [
+        imp for k, (imp, top) in enumerate(zip(drop, loudest, strict=True))
+        if top == level and not _passed_through(drop, loudest, k)
+    ]
+
+
 @dataclass
 class FusionStats:
     """Counters for diagnostics (stderr of ``towerear detect``)."""
@@ -720,7 +729,7 @@ class Fusion:
         ]
 
     def _heard_arrivals(self, step: LoadStep, n: int) -> list[tuple[LoadStep, int]]:
-        """Split a settled change of ``n`` cubes by the drops heard on its level.
+        """Split a change of ``n`` cubes (either view's) by the drops heard on its level.
 
         Only when exactly ``n`` separate runs of strikes on the level came
         after its last landing: each run is one cube's bounces.
@@ -728,11 +737,7 @@ class Fusion:
         level = step.level
         since = max(step.t_before_s, self._landed_t.get(level, -np.inf))
         drop = [imp for imp in self._drop_impacts(step) if since < imp.t_s <= step.t_settled_s]
-        loudest = _loudest_levels(drop)
-        on = [
-            imp.t_s for k, (imp, top) in enumerate(zip(drop, loudest, strict=True))
-            if top == level and not _passed_through(drop, loudest, k)
-        ]
+        on = [imp.t_s for imp in _strikes_on(drop, level)]
         if not on:
             return []
         ends = [a for a, b in zip(on, on[1:], strict=False) if b - a >= _ARRIVALS_APART_S]
@@ -892,12 +897,9 @@ class Fusion:
         clipping the hole on its way past (in rapid throws, often the next
         cube's): not where this one came to rest.
         """
-        loudest = _loudest_levels(drop)
-        on = [
-            c for k, (c, top) in enumerate(zip(drop, loudest, strict=True))
-            if top == level and not _passed_through(drop, loudest, k)
-        ]
-        near = [c for c, top in zip(drop, loudest, strict=True) if abs(top - level) <= 1]
+        on = _strikes_on(drop, level)
+        near = [c for c, top in zip(drop, _loudest_levels(drop), strict=True)
+                if abs(top - level) <= 1]
         pick = on or near or drop
         return pick[-1] if pick else None
 
