@@ -13,10 +13,11 @@ on short windows of consecutive readings:
   are absorbed without ever being reported;
 - impact spikes are short, so they make windows unstable but leave the level
   where it was: no step;
-- (fast view) a plate that rings about its new load is read before it stops,
-  from a longer window whose halves balance (see ``_ringing_windows``), and a
-  step read from a swinging plate gets a second look once the plate is
-  still (``LoadStep.revises``);
+- (fast view) a plate that rings about its new load is read before it stops:
+  from the load a fitted damped oscillation settles to
+  (:func:`oscillation_fit`), else from a longer window whose halves balance
+  (see ``_ringing_windows``); a step read from a swinging plate gets a
+  second look once the plate is still (``LoadStep.revises``);
 - a channel whose valid bit stays 0 for ``disconnect_ms`` is disconnected (its
   module is lifted); when it is valid again its level is re-learnt silently.
 
@@ -85,6 +86,26 @@ RING_SWING_STEPS = 1.5
 # Why 4: a ring of 12-40 Hz read at 80 Hz crosses its centre at least four
 # times in ten readings; a plate sinking or creeping crosses it once or twice.
 RING_CROSSINGS = 4
+# Why 12 readings and these bounds: a plate on its cell rings as a damped
+# oscillation about its new load, and the HX711 reads it as one, so its
+# readings follow x[i] = a1 x[i-1] + a2 x[i-2] + b and the load is
+# b / (1 - a1 - a2) long before the swing has died (a ring of 8-12 Hz, too
+# slow for RING_CROSSINGS, included). Twelve readings give ten equations for
+# three unknowns and two overlapping ten-reading fits that must agree. The
+# fit must leave under RING_FIT_RESIDUAL of the swing unexplained (a hand's
+# push, a sinking cube or an impact spike leave more), oscillate and decay,
+# and not put the load near a pole (1 - a1 - a2 under RING_FIT_MIN_GAIN
+# divides noise into the estimate).
+RING_FIT_READINGS = 12
+RING_FIT_RESIDUAL = 0.035
+RING_FIT_MIN_GAIN = 0.1
+RING_FIT_MAX_RADIUS = 0.98
+# Why 0.1 and 6: the two part fits agree within a tenth of the step when the
+# oscillation model holds; a fitted load is trusted while the plate still
+# swings by up to six steps (the fit reads through the swing, where the
+# balanced windows above need it under one and a half).
+RING_FIT_AGREE = 0.1
+RING_FIT_SWING_STEPS = 6.0
 # A channel's noise is never taken below one count: HX711 readings are
 # integers, and a perfectly quiet simulated channel must not make every
 # quantisation step look like a load change.
@@ -160,6 +181,52 @@ def _all_in_windows(ok: np.ndarray, w: int, start: int, k: int) -> np.ndarray:
     return np.asarray(bad[start + w : start + w + k] - bad[start : start + k] == 0)
 
 
+def oscillation_fit(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Fit each row as a damped oscillation about a constant: x[i] = a1 x[i-1] + a2 x[i-2] + b.
+
+    A second-order resonance read at fixed intervals obeys that recurrence
+    exactly, whatever its frequency, phase and decay; the constant it
+    settles to is ``b / (1 - a1 - a2)``.
+
+    Parameters
+    ----------
+    v : ndarray, shape (m, n)
+        ``m`` windows of ``n >= 5`` consecutive readings.
+
+    Returns
+    -------
+    level : ndarray, shape (m,)
+        The load each window's oscillation settles to (NaN where undefined).
+    residual : ndarray, shape (m,)
+        RMS of what the fit leaves, as a fraction of the window's swing.
+    ok : ndarray of bool, shape (m,)
+        Whether the fit is a decaying oscillation whose settled load is
+        well determined (complex poles inside ``RING_FIT_MAX_RADIUS``,
+        ``1 - a1 - a2 >= RING_FIT_MIN_GAIN``).
+    """
+    v = np.asarray(v, dtype=np.float64)
+    centre = v.mean(axis=1, keepdims=True)
+    swing = np.ptp(v, axis=1)
+    scale = np.where(swing > 0, swing, 1.0)[:, None]
+    z = (v - centre) / scale  # well conditioned whatever the counts
+    x = np.stack([z[:, 1:-1], z[:, :-2], np.ones_like(z[:, 2:])], axis=2)  # (m, n-2, 3)
+    y = z[:, 2:]
+    gram = np.einsum("mij,mik->mjk", x, x) + 1e-9 * np.eye(3)
+    coef = np.linalg.solve(gram, np.einsum("mij,mi->mj", x, y)[..., None])[..., 0]
+    a1, a2, b = coef[:, 0], coef[:, 1], coef[:, 2]
+    residual = np.sqrt(np.mean((np.einsum("mij,mj->mi", x, coef) - y) ** 2, axis=1))
+    gain = 1.0 - a1 - a2
+    ok = (
+        (a1 * a1 + 4.0 * a2 < 0.0)  # complex poles: it oscillates
+        & (-a2 < RING_FIT_MAX_RADIUS**2)  # and decays
+        & (gain >= RING_FIT_MIN_GAIN)
+        & (swing > 0)
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        level = np.where(gain != 0, centre[:, 0] + scale[:, 0] * b / gain, np.nan)
+    return level, residual, ok
+
+
 def _midrange(v: np.ndarray) -> np.ndarray:
     return 0.5 * (v.max(axis=-1) + v.min(axis=-1))
 
@@ -223,7 +290,8 @@ class LoadChannelProcessor:
         self.window = max(3, round(stable_window_ms * 1e-3 * sample_rate_hz))
         self.ring_windows = bool(ring_windows)
         # Readings kept from one block to the next: enough for the longest window.
-        self._keep = (2 if self.ring_windows else 1) * self.window - 1
+        self.fit_readings = max(RING_FIT_READINGS, 2 * self.window + 2)
+        self._keep = (self.fit_readings if self.ring_windows else self.window) - 1
         self.stable_range_sigmas = float(stable_range_sigmas)
         self.step_sigmas = float(step_sigmas)
         self.disconnect_readings = max(2, round(disconnect_ms * 1e-3 * sample_rate_hz))
@@ -232,6 +300,7 @@ class LoadChannelProcessor:
         # spanning it are not trusted as stable.
         self._max_window_span_s = (self.window - 1 + 0.5) / sample_rate_hz
         self._max_ring_span_s = (2 * self.window - 1 + 0.5) / sample_rate_hz
+        self._max_fit_span_s = (self.fit_readings - 1 + 0.5) / sample_rate_hz
         n = self.n_channels
         self.sigma = np.full(n, np.nan)
         if noise_counts is not None:
@@ -386,41 +455,60 @@ class LoadChannelProcessor:
         all_ok: np.ndarray,
         first_end: int,
         still: np.ndarray,
+        strict: np.ndarray,
         means: np.ndarray,
         win_t1: np.ndarray,
         threshold: np.ndarray,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
         """Ringing windows taken as the new level: the first after each still one that shows a step.
 
-        Only a step of at least two thirds of the ring's swing
-        (``RING_SWING_STEPS``) is taken from a ringing plate; later ringing
-        windows are not levels
-        (the still windows after the ring take over). Returns per row and
-        channel whether taken, the window means and start times; None when
-        no row was taken.
+        A window whose readings fit one decaying oscillation gives the load
+        it settles to, for a step of at least a sixth of the swing
+        (``RING_FIT_SWING_STEPS``); else a balanced window gives its mean,
+        for a step of at least two thirds of the swing (``RING_SWING_STEPS``).
+        Later ringing windows are not levels (the still windows after the
+        ring take over), and a window only the ring tolerance made still
+        counts at its oscillation's settled load when that fit holds.
+        Returns per row and channel whether taken, the level and the start
+        time, and the still windows' means so corrected; None when nothing
+        was taken or corrected.
         """
-        w = self.window
         k, n = still.shape
-        if all_t.size < 2 * w or still.all():
+        f = self.fit_readings
+        if all_t.size < f or strict.all():
             self._note_still(still, means, win_t1)
             return None
         # Rows too near the stream's start for a long window are not ringing ones.
-        pad = max(0, 2 * w - 1 - first_end)
+        pad = max(0, f - 1 - first_end)
         passes, ring_mean, ring_swing, ring_t0 = self._ringing_windows(
             all_t, all_v, all_ok, first_end + pad, ~still[pad:]
         )
+        fitted, fit_level, fit_parts, fit_swing, fit_t0 = self._oscillation_windows(
+            all_t, all_v, all_ok, first_end + pad, ~strict[pad:]
+        )
         if pad:
-            passes = np.vstack([np.zeros((pad, n), bool), passes])
-            ring_mean = np.vstack([np.zeros((pad, n)), ring_mean])
-            ring_swing = np.vstack([np.zeros((pad, n)), ring_swing])
-            ring_t0 = np.concatenate([np.zeros(pad), ring_t0])
+            def grow(a: np.ndarray) -> np.ndarray:
+                return np.concatenate([np.zeros((pad,) + a.shape[1:], a.dtype), a])
+
+            passes, ring_mean, ring_swing, ring_t0 = (
+                grow(passes), grow(ring_mean), grow(ring_swing), grow(ring_t0))
+            fitted, fit_level, fit_parts, fit_swing, fit_t0 = (
+                grow(fitted), grow(fit_level), grow(fit_parts), grow(fit_swing), grow(fit_t0))
+        # A window the ring tolerance let through is as good as its
+        # oscillation's settled load when the fit holds: in the trough of a
+        # slow ring its mean is not the plate's level.
+        refit = still & ~strict & fitted & (fit_parts <= RING_FIT_AGREE * fit_swing)
+        means = np.where(refit, fit_level, means)
+        fitted &= ~still
         accepted = np.zeros((k, n), dtype=bool)
+        level = np.zeros((k, n))
+        start_t = np.zeros((k, n))
         last_still = np.maximum.accumulate(np.where(still, np.arange(k)[:, None], -1), axis=0)
-        for ch in np.flatnonzero(passes.any(axis=0)):
+        for ch in np.flatnonzero((passes | fitted).any(axis=0)):
             if self._pending_resets[ch]:
                 continue  # the level is re-learnt from still windows after a lift
             group, taken = -1, bool(self._ring_taken[ch])
-            for r in np.flatnonzero(passes[:, ch]):
+            for r in np.flatnonzero(passes[:, ch] | fitted[:, ch]):
                 g = int(last_still[r, ch])
                 if g != group and g >= 0:
                     group, taken = g, False
@@ -428,16 +516,75 @@ class LoadChannelProcessor:
                     continue
                 ref = means[g, ch] if g >= 0 else self._still_mean[ch]
                 ref_t = win_t1[g] if g >= 0 else self._still_t[ch]
-                delta = abs(ring_mean[r, ch] - ref)
                 # A window reaching back over the step edge mixes two levels.
-                if (
-                    ring_t0[r] > ref_t
-                    and delta > threshold[ch]
-                    and ring_swing[r, ch] <= RING_SWING_STEPS * delta
-                ):
-                    accepted[r, ch] = taken = True
+                if fitted[r, ch] and fit_t0[r] > ref_t:
+                    delta = abs(fit_level[r, ch] - ref)
+                    if (
+                        delta > threshold[ch]
+                        and fit_parts[r, ch] <= RING_FIT_AGREE * delta
+                        and fit_swing[r, ch] <= RING_FIT_SWING_STEPS * delta
+                    ):
+                        accepted[r, ch] = taken = True
+                        level[r, ch], start_t[r, ch] = fit_level[r, ch], fit_t0[r]
+                        continue
+                if passes[r, ch] and ring_t0[r] > ref_t:
+                    delta = abs(ring_mean[r, ch] - ref)
+                    if delta > threshold[ch] and ring_swing[r, ch] <= RING_SWING_STEPS * delta:
+                        accepted[r, ch] = taken = True
+                        level[r, ch], start_t[r, ch] = ring_mean[r, ch], ring_t0[r]
         self._note_still(still, means, win_t1, accepted)
-        return (accepted, ring_mean, ring_t0) if accepted.any() else None
+        if not accepted.any() and not refit.any():
+            return None
+        return accepted, level, start_t, means
+
+    def _oscillation_windows(
+        self,
+        all_t: np.ndarray,
+        all_v: np.ndarray,
+        all_ok: np.ndarray,
+        first_end: int,
+        candidates: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Windows of ``fit_readings`` over a plate ringing as a damped oscillation.
+
+        Each candidate window is fitted whole (:func:`oscillation_fit`) and
+        as its first and last ``fit_readings - 2`` readings. Returns per row
+        and channel: whether the whole fit holds (the part fits oscillating
+        too), the settled load it gives, how far the three estimates spread,
+        and the window's swing; and per row the window's start time.
+        """
+        f = self.fit_readings
+        start = first_end - (f - 1)
+        k, channels = candidates.shape
+        t0 = all_t[start : start + k]
+        fitted = np.zeros((k, channels), dtype=bool)
+        level = np.zeros((k, channels))
+        parts = np.zeros((k, channels))
+        swings = np.zeros((k, channels))
+        rows, cols = np.nonzero(candidates)
+        if rows.size == 0:
+            return fitted, level, parts, swings, t0
+        contiguous = (all_t[start + rows + f - 1] - t0[rows]) <= self._max_fit_span_s
+        idx = (start + rows)[:, None] + np.arange(f)[None, :]
+        v = all_v[idx, cols[:, None]]
+        ok = all_ok[idx, cols[:, None]].all(axis=1) & contiguous
+        whole, residual, holds = oscillation_fit(v)
+        head, _, head_holds = oscillation_fit(v[:, :-2])
+        tail, _, tail_holds = oscillation_fit(v[:, 2:])
+        swing = np.ptp(v, axis=1)
+        noise = self.sigma[cols] / np.where(swing > 0, swing, 1.0)
+        estimates = np.stack([whole, head, tail], axis=1)
+        with np.errstate(invalid="ignore"):
+            spread = np.ptp(estimates, axis=1)
+            good = (
+                ok & holds & head_holds & tail_holds & np.isfinite(spread)
+                & (residual <= RING_FIT_RESIDUAL + noise)
+            )
+        fitted[rows, cols] = good
+        level[rows, cols] = np.where(good, whole, 0.0)
+        parts[rows, cols] = np.where(good, spread, 0.0)
+        swings[rows, cols] = swing
+        return fitted, level, parts, swings, t0
 
     def _revise_loose_steps(
         self,
@@ -642,15 +789,16 @@ class LoadChannelProcessor:
         # (k, n) start time of each row's window: a ringing window starts earlier.
         t_start = np.repeat(win_t0[:, None], self.n_channels, axis=1)
         still = stable.copy()
+        strict = win_ok & contiguous[:, None] & (spread <= self.stable_range_sigmas * self.sigma)
         threshold = self.step_threshold_counts()
         if self.ring_windows:
-            ring = self._accept_ringing(all_t, all_v, all_ok, first_end, still, means, win_t1,
-                                        threshold)
+            ring = self._accept_ringing(all_t, all_v, all_ok, first_end, still, strict, means,
+                                        win_t1, threshold)
             if ring is not None:
-                accepted, ring_mean, ring_t0 = ring
+                accepted, ring_mean, ring_t0, means = ring
                 stable |= accepted
                 means = np.where(accepted, ring_mean, means)
-                t_start = np.where(accepted, ring_t0[:, None], t_start)
+                t_start = np.where(accepted, ring_t0, t_start)
         k, n = stable.shape
         rows = np.arange(k)[:, None]
         # For every stable window, the index of the stable window before it
@@ -680,9 +828,6 @@ class LoadChannelProcessor:
             jumps &= ~self._refines_ring_step(stable, still, means, prev_idx, prev_mean, jumps)
         revisions: list[tuple[int, int, float, float]] = []
         if self.ring_windows:
-            strict = win_ok & contiguous[:, None] & (
-                spread <= self.stable_range_sigmas * self.sigma
-            )
             revisions = self._revise_loose_steps(jumps, strict, means, prev_mean, prev_t)
         # Rows of "not still" per channel, with enough history to look back
         # over the settling of a step found early in this block.
