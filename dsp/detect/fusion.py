@@ -115,6 +115,9 @@ _STOPPED_SWING_ONE_STRIKE = 1.2
 # that another cube landed on in a quick series has gained a whole one.
 _STOPPED_TAIL_S = 0.1
 _STOPPED_NET_CUBES = 0.5
+# Why 50 ms: the HX711's filter settles in four readings, so a load change
+# shows in the readings up to that long after the strike that caused it.
+_LOAD_LAG_S = 0.05
 # Why 3: a plate's typical landing swing needs a few landings of its own.
 _SWING_SAMPLES = 3
 # Why 15: the median of the last 15 landings follows a slowly changing plate.
@@ -863,7 +866,7 @@ class Fusion:
             del landed[:-_DOUBTED_KEPT]
         self._landed_t[level] = max(t, self._landed_t.get(level, -np.inf))
         guessed = self._stopped_guess.get(level)
-        if guessed is not None and step.t_before_s <= guessed <= step.t_settled_s:
+        if guessed is not None and step.t_before_s - _LOAD_LAG_S <= guessed <= step.t_settled_s:
             # A thrown cube was inferred to have stopped here, knocking one
             # down; the plate gained it after all (the cube below was another
             # throw's): that landing is reported already.

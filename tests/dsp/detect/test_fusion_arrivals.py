@@ -92,6 +92,21 @@ def test_a_plate_inferred_one_in_one_out_that_gained_a_cube_is_not_reported_twic
     assert fusion.cubes_on[4] == 1
 
 
+def test_a_gain_whose_still_window_ended_just_after_the_inferred_stop_is_that_cube() -> None:
+    """The load shows a change up to the HX711's settling after the strike
+    that caused it: the last still window before the gain may end a reading
+    after the strike the stop was inferred from."""
+    fusion = _fusion()
+    fusion.add_impacts([_strike(1.00, 4), _strike(1.05, 4)])
+    fusion._stopped_guess[4] = 1.05
+    assert _landings(fusion.add_settled_step(_step(4, 1.06, 1.5, 1.0))) == []
+    # Well after the strike, a gain is another cube's.
+    fusion = _fusion()
+    fusion.add_impacts([_strike(1.00, 4), _strike(1.05, 4), _strike(1.30, 4)])
+    fusion._stopped_guess[4] = 1.05
+    assert _landings(fusion.add_settled_step(_step(4, 1.25, 1.5, 1.0))) == [(4, 1, 1.3)]
+
+
 def test_plates_the_cube_struck_on_its_way_down_do_not_make_its_landing_suspect() -> None:
     fusion = _fusion()
     # Plates 6 and 7 jolted by the cube clipping their holes, then it lands on 3.
