@@ -123,6 +123,25 @@ def test_plates_the_cube_struck_on_its_way_down_do_not_make_its_landing_suspect(
     assert not fusion._fast_step_trusted(shaken)
 
 
+def test_the_plates_next_to_a_landing_jolted_by_it_do_not_make_it_suspect() -> None:
+    fusion = _fusion()
+    fusion.add_impacts([_strike(1.10, 3), _strike(1.15, 3)])
+    # Plates 2 and 4 share the walls of level 3: the landing jolts them.
+    step = LoadStep(level=3, t_before_s=0.95, t_settled_s=1.12, t_decided_s=1.2,
+                    delta_counts=UNIT, before_counts=0.0, after_counts=UNIT,
+                    busy_levels=2, busy_mask=(1 << 2) | (1 << 4))
+    assert fusion._fast_step_trusted(step)
+    # Plates further away restless too: a hand on the tower, maybe.
+    shaken = LoadStep(level=3, t_before_s=0.95, t_settled_s=1.12, t_decided_s=1.2,
+                      delta_counts=UNIT, before_counts=0.0, after_counts=UNIT,
+                      busy_levels=4, busy_mask=(1 << 0) | (1 << 2) | (1 << 4) | (1 << 6))
+    assert not fusion._fast_step_trusted(shaken)
+    # Not heard striking this level at all: nothing is excused.
+    fusion = _fusion()
+    fusion.add_impacts([_strike(1.10, 6)])
+    assert fusion._unexplained_busy(step) == 2
+
+
 def test_restless_plates_struck_only_after_the_landing_are_not_excused() -> None:
     fusion = _fusion()
     fusion.add_impacts([_strike(1.10, 3), _strike(1.15, 3),
