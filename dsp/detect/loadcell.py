@@ -459,7 +459,7 @@ class LoadChannelProcessor:
         means: np.ndarray,
         win_t1: np.ndarray,
         threshold: np.ndarray,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
         """Ringing windows taken as the new level: the first after each still one that shows a step.
 
         A window whose readings fit one decaying oscillation gives the load
@@ -470,8 +470,8 @@ class LoadChannelProcessor:
         ring take over), and a window only the ring tolerance made still
         counts at its oscillation's settled load when that fit holds.
         Returns per row and channel whether taken, the level and the start
-        time, and the still windows' means so corrected; None when nothing
-        was taken or corrected.
+        time, the still windows' means so corrected and which were; None
+        when nothing was taken or corrected.
         """
         k, n = still.shape
         f = self.fit_readings
@@ -497,7 +497,8 @@ class LoadChannelProcessor:
         # A window the ring tolerance let through is as good as its
         # oscillation's settled load when the fit holds: in the trough of a
         # slow ring its mean is not the plate's level.
-        refit = still & ~strict & fitted & (fit_parts <= RING_FIT_AGREE * fit_swing)
+        cube = self.ring_tolerance_counts / RING_CUBES  # only such windows pass the tolerance
+        refit = still & ~strict & fitted & (fit_parts <= RING_FIT_AGREE * cube)
         means = np.where(refit, fit_level, means)
         fitted &= ~still
         accepted = np.zeros((k, n), dtype=bool)
@@ -535,7 +536,7 @@ class LoadChannelProcessor:
         self._note_still(still, means, win_t1, accepted)
         if not accepted.any() and not refit.any():
             return None
-        return accepted, level, start_t, means
+        return accepted, level, start_t, means, refit
 
     def _oscillation_windows(
         self,
@@ -589,38 +590,49 @@ class LoadChannelProcessor:
     def _revise_loose_steps(
         self,
         jumps: np.ndarray,
-        strict: np.ndarray,
+        sure: np.ndarray,
         means: np.ndarray,
         prev_mean: np.ndarray,
         prev_t: np.ndarray,
-    ) -> list[tuple[int, int, float, float]]:
-        """Second looks at steps read from a swinging plate, once it is still.
+    ) -> tuple[list[tuple[int, int, float, float]], np.ndarray]:
+        """Second looks at steps read from a swinging plate, once its load is sure.
 
         A step decided on a window that only the ring tolerance (or the
-        ringing path) let through is remembered; the first strictly still
-        window after it measures the change again from the same level
-        before. When that differs from the first reading by more than a
-        tenth of a cube (or the noise bar), a revision is returned as
-        (row, channel, level before, time before).
+        ringing path) let through is remembered; the first window after it
+        whose mean is sure (strictly still, or read through a fitted
+        oscillation) measures the change again from the same level before.
+        When that differs from the first reading by more than a tenth of a
+        cube (or the noise bar), a revision is returned as (row, channel,
+        level before, time before). A sure window that moved less than half
+        the first reading is that second look, not a step of its own: such
+        rows are returned as a mask to drop from the steps.
         """
         k, n = jumps.shape
-        loose = jumps & ~strict
+        loose = jumps & ~sure
         out: list[tuple[int, int, float, float]] = []
+        corrections = np.zeros((k, n), dtype=bool)
         margin = np.maximum(self.stable_range_sigmas * self.sigma, 0.25 * self.min_step_counts)
         for ch in np.flatnonzero(loose.any(axis=0) | self._rev_pending):
-            rows = np.flatnonzero(jumps[:, ch] | strict[:, ch])
+            rows = np.flatnonzero(jumps[:, ch] | sure[:, ch])
             for r in rows:
+                if self._rev_pending[ch] and sure[r, ch]:
+                    self._rev_pending[ch] = False
+                    moved = abs(means[r, ch] - self._rev_after[ch])
+                    first = abs(self._rev_after[ch] - self._rev_before[ch])
+                    if jumps[r, ch] and not moved < 0.5 * first:
+                        pass  # another change: a step of its own, below
+                    else:
+                        corrections[r, ch] = jumps[r, ch]
+                        if moved > margin[ch]:
+                            out.append((int(r), int(ch), float(self._rev_before[ch]),
+                                        float(self._rev_t_before[ch])))
+                        continue
                 if jumps[r, ch]:
                     self._rev_pending[ch] = bool(loose[r, ch])
                     self._rev_before[ch] = prev_mean[r, ch]
                     self._rev_t_before[ch] = prev_t[r, ch]
                     self._rev_after[ch] = means[r, ch]
-                elif self._rev_pending[ch]:
-                    self._rev_pending[ch] = False
-                    if abs(means[r, ch] - self._rev_after[ch]) > margin[ch]:
-                        out.append((int(r), int(ch), float(self._rev_before[ch]),
-                                    float(self._rev_t_before[ch])))
-        return out
+        return out, corrections
 
     def _refines_ring_step(
         self,
@@ -790,12 +802,16 @@ class LoadChannelProcessor:
         t_start = np.repeat(win_t0[:, None], self.n_channels, axis=1)
         still = stable.copy()
         strict = win_ok & contiguous[:, None] & (spread <= self.stable_range_sigmas * self.sigma)
+        # Windows whose mean is the plate's load: strictly still, or read
+        # through a fitted oscillation (a ring-tolerant one may sit on a crest).
+        sure = strict
         threshold = self.step_threshold_counts()
         if self.ring_windows:
             ring = self._accept_ringing(all_t, all_v, all_ok, first_end, still, strict, means,
                                         win_t1, threshold)
             if ring is not None:
-                accepted, ring_mean, ring_t0, means = ring
+                accepted, ring_mean, ring_t0, means, fit_sure = ring
+                sure = strict | fit_sure
                 stable |= accepted
                 means = np.where(accepted, ring_mean, means)
                 t_start = np.where(accepted, ring_t0, t_start)
@@ -828,7 +844,9 @@ class LoadChannelProcessor:
             jumps &= ~self._refines_ring_step(stable, still, means, prev_idx, prev_mean, jumps)
         revisions: list[tuple[int, int, float, float]] = []
         if self.ring_windows:
-            revisions = self._revise_loose_steps(jumps, strict, means, prev_mean, prev_t)
+            revisions, corrections = self._revise_loose_steps(jumps, sure, means, prev_mean,
+                                                              prev_t)
+            jumps &= ~corrections
         # Rows of "not still" per channel, with enough history to look back
         # over the settling of a step found early in this block.
         restless = np.vstack([self._restless_hist, ~still])

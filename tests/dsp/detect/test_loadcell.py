@@ -161,6 +161,25 @@ def test_the_trough_of_a_slow_ring_is_not_a_level() -> None:
     assert [s.t_decided_s - t[400] for s in fast if s.level == 5][0] < 0.3
 
 
+def test_a_step_read_on_a_crest_gets_its_second_look_from_the_fitted_ring() -> None:
+    """An 8 Hz ring read through a ring-tolerant window on its crest is 0.4
+    cube off; the plate is still swinging by a cube, but once the impact's
+    tail has left the fit window the fitted oscillation is the second look."""
+    t, v, ok = _signal(3, 1200)
+    after = t >= 400 / RATE
+    dt = t[after] - t[after][0]
+    v[after, 5] += 6000.0 + 5000.0 * np.exp(-dt / 0.4) * np.cos(2 * np.pi * 8.0 * dt + 1.0)
+    v[400:404, 5] += np.array([30000.0, 24000.0, 14000.0, 6000.0])  # the spike and its tail
+    proc = LoadChannelProcessor(n_channels=8, sample_rate_hz=RATE, ring_windows=True)
+    proc.set_cube_counts(np.full(8, 6000.0))
+    fast, _ = _run(proc, t, v, ok, [])
+    [first, second] = [s for s in fast if s.level == 5]
+    assert not first.revises and abs(first.delta_counts / 6000.0 - 1.0) > 0.3
+    assert second.revises and second.t_before_s == first.t_before_s
+    assert abs(second.delta_counts / 6000.0 - 1.0) < 0.05
+    assert second.t_decided_s - t[400] < 0.25
+
+
 def test_the_oscillation_fit_finds_the_load_a_damped_ring_settles_to() -> None:
     i = np.arange(12, dtype=np.float64)
     rings = [
