@@ -180,6 +180,22 @@ def test_a_step_read_on_a_crest_gets_its_second_look_from_the_fitted_ring() -> N
     assert second.t_decided_s - t[400] < 0.25
 
 
+def test_a_second_look_that_moves_the_level_back_is_not_a_step_of_its_own() -> None:
+    """Read on a crest at 1.5 cubes, the second look moves the level back by
+    half a cube: more than the step threshold, but a correction of the first
+    reading, not a cube leaving."""
+    t, v, ok = _signal(3, 1200)
+    after = t >= 400 / RATE
+    dt = t[after] - t[after][0]
+    v[after, 5] += 6000.0 + 6000.0 * np.exp(-dt / 0.4) * np.cos(2 * np.pi * 7.0 * dt + 2.0)
+    v[400:404, 5] += np.array([30000.0, 24000.0, 14000.0, 6000.0])
+    proc = LoadChannelProcessor(n_channels=8, sample_rate_hz=RATE, ring_windows=True)
+    proc.set_cube_counts(np.full(8, 6000.0))
+    fast, _ = _run(proc, t, v, ok, [])
+    steps = [(round(s.delta_counts / 6000.0, 1), s.revises) for s in fast if s.level == 5]
+    assert steps == [(1.5, False), (1.0, True)]
+
+
 def test_the_oscillation_fit_finds_the_load_a_damped_ring_settles_to() -> None:
     i = np.arange(12, dtype=np.float64)
     rings = [
