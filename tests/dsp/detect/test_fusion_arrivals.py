@@ -7,7 +7,7 @@ from dsp.detect.cubes import CubeScale
 from dsp.detect.events import Landing
 from dsp.detect.fusion import Fusion
 from dsp.detect.grouping import Impact
-from dsp.detect.loadcell import LoadStep
+from dsp.detect.loadcell import LoadConnection, LoadStep
 from dsp.detect.piezo import TimedImpact
 
 UNIT = 1000.0
@@ -251,3 +251,18 @@ def test_a_plate_struck_once_counts_as_stopped_on_only_when_it_swung_hard() -> N
     assert fusion_with_swing(1800.0)._stopped_above(4, once, 4.95, 5.9) is None
     twice = [_strike(5.00, 5), _strike(5.05, 5), _strike(5.10, 4), _strike(5.15, 4)]
     assert fusion_with_swing(1800.0)._stopped_above(4, twice, 4.95, 5.9) == 5
+
+
+def test_a_cube_thrown_back_soon_after_the_tower_is_closed_is_trusted() -> None:
+    """Setting the modules down shakes the plates around the moment the
+    contacts close; a cube thrown in a second later is a cube."""
+    def step_at(t: float) -> LoadStep:
+        return LoadStep(level=3, t_before_s=t, t_settled_s=t + 0.2, t_decided_s=t + 0.26,
+                        delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
+
+    fusion = _fusion()
+    fusion.add_load([], [LoadConnection(5, False, 0.2, 0.3)], 0.3)
+    fusion.add_load([], [LoadConnection(5, True, 1.0, 1.0)], 1.0)
+    fusion.add_impacts([_strike(1.45, 3), _strike(2.1, 3)])
+    assert not fusion._fast_step_trusted(step_at(1.4))  # hands still on the tower
+    assert fusion._fast_step_trusted(step_at(2.0))
