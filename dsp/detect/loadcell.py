@@ -848,8 +848,10 @@ class LoadChannelProcessor:
                                                               prev_t)
             jumps &= ~corrections
         # Rows of "not still" per channel, with enough history to look back
-        # over the settling of a step found early in this block.
-        restless = np.vstack([self._restless_hist, ~still])
+        # over the settling of a step found early in this block. A window
+        # over lost readings (a gap in the stream) tells nothing of the
+        # plates: every channel has it, and no hand made it.
+        restless = np.vstack([self._restless_hist, ~still & contiguous[:, None]])
         offset = self._restless_hist.shape[0]
         steps: list[LoadStep] = []
         for j, ch in zip(*np.nonzero(jumps), strict=True):

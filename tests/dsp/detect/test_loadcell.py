@@ -77,6 +77,16 @@ def test_a_lost_stretch_of_readings_is_not_trusted_as_stable() -> None:
     assert steps[0].t_settled_s >= t[304]
 
 
+def test_readings_lost_while_a_cube_settles_do_not_make_the_other_plates_restless() -> None:
+    t, v, ok = _signal()
+    keep = np.ones(len(t), dtype=bool)
+    keep[296:298] = False  # a LOAD message lost in transit: no channel has them
+    steps, _ = _run(
+        LoadChannelProcessor(n_channels=8, sample_rate_hz=RATE), t[keep], v[keep], ok[keep], []
+    )
+    assert [(s.level, s.busy_levels) for s in steps] == [(3, 0), (2, 0)]
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.integers(min_value=1, max_value=1199), max_size=12))
 def test_block_sizes_do_not_change_results(cuts: list[int]) -> None:
