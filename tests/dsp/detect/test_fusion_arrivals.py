@@ -234,7 +234,7 @@ def test_a_thrown_cube_that_stopped_on_a_plate_new_to_landings_is_found() -> Non
     assert quiet._stopped_above(4, drop, 4.95, 5.9) is None
 
 
-def test_a_plate_struck_once_counts_as_stopped_on_only_when_it_swung_hard() -> None:
+def test_a_plate_struck_once_counts_as_stopped_on_when_the_knocked_cube_fell_from_rest() -> None:
     def fusion_with_swing(amplitude: float) -> Fusion:
         fusion = _fusion()
         fusion._landing_swing[5] = [2000.0, 2000.0, 2000.0]
@@ -246,10 +246,16 @@ def test_a_plate_struck_once_counts_as_stopped_on_only_when_it_swung_hard() -> N
         fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
         return fusion
 
-    once = [_strike(5.00, 5), _strike(5.10, 4), _strike(5.15, 4)]
-    assert fusion_with_swing(3000.0)._stopped_above(4, once, 4.95, 5.9) == 5
-    assert fusion_with_swing(1800.0)._stopped_above(4, once, 4.95, 5.9) is None
-    twice = [_strike(5.00, 5), _strike(5.05, 5), _strike(5.10, 4), _strike(5.15, 4)]
+    # Struck once, 60 ms before the cube below: long enough for a knocked
+    # cube to fall from rest; a plate that swung like a landing was stopped on.
+    fell = [_strike(5.00, 5), _strike(5.06, 4), _strike(5.12, 4)]
+    assert fusion_with_swing(1800.0)._stopped_above(4, fell, 4.95, 5.9) == 5
+    assert fusion_with_swing(800.0)._stopped_above(4, fell, 4.95, 5.9) is None
+    # 25 ms: the thrown cube itself, clipping the edge on its way down.
+    passed = [_strike(5.00, 5), _strike(5.025, 4), _strike(5.08, 4)]
+    assert fusion_with_swing(3000.0)._stopped_above(4, passed, 4.95, 5.9) is None
+    # Struck twice (a bounce): stopped on, however soon the cube below came.
+    twice = [_strike(5.00, 5), _strike(5.01, 5), _strike(5.025, 4), _strike(5.08, 4)]
     assert fusion_with_swing(1800.0)._stopped_above(4, twice, 4.95, 5.9) == 5
 
 
