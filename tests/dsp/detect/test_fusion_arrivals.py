@@ -272,3 +272,22 @@ def test_a_cube_thrown_back_soon_after_the_tower_is_closed_is_trusted() -> None:
     fusion.add_impacts([_strike(1.45, 3), _strike(2.1, 3)])
     assert not fusion._fast_step_trusted(step_at(1.4))  # hands still on the tower
     assert fusion._fast_step_trusted(step_at(2.0))
+
+
+def test_without_load_cells_the_cube_rests_where_its_last_strikes_are_heard() -> None:
+    """Acoustic only: loud hole edges on the way down, then a landing whose
+    bounces made one onset; the edges must not outvote it."""
+    scale, acoustic = CubeScale(n_levels=8), AcousticLevelModel(n_levels=8)
+    fusion = Fusion(n_levels=8, scale=scale, acoustic=acoustic)
+    drop = [_strike(1.00, 6, 400.0), _strike(1.03, 5, 400.0), _strike(1.07, 4, 300.0)]
+    fusion.add_impacts(drop)
+    events = fusion.advance(2.0)
+    assert [(e.floor, e.source) for e in events if isinstance(e, Landing)] == [(4, "acoustic")]
+    # Two bounces heard on the resting level are pooled, a quiet ceiling hit
+    # above them between is not where the cube rests.
+    fusion = Fusion(n_levels=8, scale=CubeScale(n_levels=8),
+                    acoustic=AcousticLevelModel(n_levels=8))
+    fusion.add_impacts([_strike(3.00, 7, 400.0), _strike(3.05, 2, 300.0), _strike(3.08, 3, 30.0),
+                        _strike(3.12, 2, 100.0)])
+    events = fusion.advance(4.0)
+    assert [e.floor for e in events if isinstance(e, Landing)] == [2]
