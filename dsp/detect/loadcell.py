@@ -299,8 +299,6 @@ class LoadChannelProcessor:
         # A gap longer than 1.5 periods means readings were lost: windows
         # spanning it are not trusted as stable.
         self._max_window_span_s = (self.window - 1 + 0.5) / sample_rate_hz
-        self._max_ring_span_s = (2 * self.window - 1 + 0.5) / sample_rate_hz
-        self._max_fit_span_s = (self.fit_readings - 1 + 0.5) / sample_rate_hz
         n = self.n_channels
         self.sigma = np.full(n, np.nan)
         if noise_counts is not None:
@@ -538,6 +536,32 @@ class LoadChannelProcessor:
             return None
         return accepted, level, start_t, means, refit
 
+    def _candidate_windows(
+        self,
+        all_t: np.ndarray,
+        all_v: np.ndarray,
+        all_ok: np.ndarray,
+        first_end: int,
+        candidates: np.ndarray,
+        length: int,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The readings of each candidate (row, channel) window of ``length`` ending at its row.
+
+        Returns the rows and channels of the candidates, their readings
+        ``(m, length)``, whether each window is valid and contiguous in time,
+        and per row the window's start time.
+        """
+        start = first_end - (length - 1)
+        k = candidates.shape[0]
+        t0 = all_t[start : start + k]
+        rows, cols = np.nonzero(candidates)
+        span = (length - 1 + 0.5) / self.sample_rate_hz
+        contiguous = (all_t[start + rows + length - 1] - t0[rows]) <= span
+        idx = (start + rows)[:, None] + np.arange(length)[None, :]
+        v = all_v[idx, cols[:, None]]
+        ok = all_ok[idx, cols[:, None]].all(axis=1) & contiguous
+        return rows, cols, v, ok, t0
+
     def _oscillation_windows(
         self,
         all_t: np.ndarray,
@@ -554,21 +578,16 @@ class LoadChannelProcessor:
         too), the settled load it gives, how far the three estimates spread,
         and the window's swing; and per row the window's start time.
         """
-        f = self.fit_readings
-        start = first_end - (f - 1)
         k, channels = candidates.shape
-        t0 = all_t[start : start + k]
         fitted = np.zeros((k, channels), dtype=bool)
         level = np.zeros((k, channels))
         parts = np.zeros((k, channels))
         swings = np.zeros((k, channels))
-        rows, cols = np.nonzero(candidates)
+        rows, cols, v, ok, t0 = self._candidate_windows(
+            all_t, all_v, all_ok, first_end, candidates, self.fit_readings
+        )
         if rows.size == 0:
             return fitted, level, parts, swings, t0
-        contiguous = (all_t[start + rows + f - 1] - t0[rows]) <= self._max_fit_span_s
-        idx = (start + rows)[:, None] + np.arange(f)[None, :]
-        v = all_v[idx, cols[:, None]]
-        ok = all_ok[idx, cols[:, None]].all(axis=1) & contiguous
         whole, residual, holds = oscillation_fit(v)
         head, _, head_holds = oscillation_fit(v[:, :-2])
         tail, _, tail_holds = oscillation_fit(v[:, 2:])
@@ -709,21 +728,15 @@ class LoadChannelProcessor:
         start time.
         """
         w = self.window
-        n = 2 * w
-        start = first_end - (n - 1)
         k, channels = candidates.shape
-        t0 = all_t[start : start + k]
         passes = np.zeros((k, channels), dtype=bool)
         means = np.zeros((k, channels))
         swings = np.zeros((k, channels))
-        rows, cols = np.nonzero(candidates)
+        rows, cols, v, ok, t0 = self._candidate_windows(
+            all_t, all_v, all_ok, first_end, candidates, 2 * w
+        )
         if rows.size == 0:
             return passes, means, swings, t0
-        contiguous = (all_t[start + rows + n - 1] - t0[rows]) <= self._max_ring_span_s
-        # (m, n) readings of each candidate window
-        idx = (start + rows)[:, None] + np.arange(n)[None, :]
-        v = all_v[idx, cols[:, None]]
-        ok = all_ok[idx, cols[:, None]].all(axis=1)
         first, second = v[:, :w], v[:, w:]
         mean = v.mean(axis=1)
         swing = v.max(axis=1) - v.min(axis=1)
@@ -738,7 +751,7 @@ class LoadChannelProcessor:
         side = np.signbit(v - mean[:, None])
         crossings = np.count_nonzero(side[:, 1:] != side[:, :-1], axis=1)
         passes[rows, cols] = (
-            ok & contiguous & dying & ~lone & (crossings >= RING_CROSSINGS)
+            ok & dying & ~lone & (crossings >= RING_CROSSINGS)
             & (balance <= RING_BALANCE * swing + self.stable_range_sigmas * self.sigma[cols] / 2)
         )
         means[rows, cols] = mean
