@@ -37,6 +37,13 @@ def _step(level: int, t_before: float, t_settled: float, cubes: float) -> LoadSt
                     before_counts=0.0, after_counts=cubes * UNIT)
 
 
+def _settling_with(restless: tuple[int, ...], t_settled: float = 1.3) -> LoadStep:
+    """A one-cube step on level 3 while the plates ``restless`` were not still."""
+    return LoadStep(level=3, t_before_s=0.95, t_settled_s=t_settled, t_decided_s=t_settled + 0.06,
+                    delta_counts=UNIT, before_counts=0.0, after_counts=UNIT,
+                    busy_levels=len(restless), busy_mask=sum(1 << k for k in restless))
+
+
 def _landings(events: list) -> list[tuple[int, int, float]]:
     return [(e.floor, e.cubes, round(e.t, 3)) for e in events if isinstance(e, Landing)]
 
@@ -112,30 +119,19 @@ def test_plates_the_cube_struck_on_its_way_down_do_not_make_its_landing_suspect(
     # Plates 6 and 7 jolted by the cube clipping their holes, then it lands on 3.
     fusion.add_impacts([_strike(1.00, 7, 120.0), _strike(1.04, 6, 120.0),
                         _strike(1.10, 3), _strike(1.15, 3)])
-    step = LoadStep(level=3, t_before_s=0.95, t_settled_s=1.3, t_decided_s=1.36,
-                    delta_counts=UNIT, before_counts=0.0, after_counts=UNIT,
-                    busy_levels=2, busy_mask=(1 << 6) | (1 << 7))
-    assert fusion._fast_step_trusted(step)
+    assert fusion._fast_step_trusted(_settling_with((6, 7)))
     # Plates 1 and 5 restless as well: nothing the cube struck, hands maybe.
-    shaken = LoadStep(level=3, t_before_s=0.95, t_settled_s=1.3, t_decided_s=1.36,
-                      delta_counts=UNIT, before_counts=0.0, after_counts=UNIT,
-                      busy_levels=4, busy_mask=(1 << 1) | (1 << 5) | (1 << 6) | (1 << 7))
-    assert not fusion._fast_step_trusted(shaken)
+    assert not fusion._fast_step_trusted(_settling_with((1, 5, 6, 7)))
 
 
 def test_the_plates_next_to_a_landing_jolted_by_it_do_not_make_it_suspect() -> None:
     fusion = _fusion()
     fusion.add_impacts([_strike(1.10, 3), _strike(1.15, 3)])
     # Plates 2 and 4 share the walls of level 3: the landing jolts them.
-    step = LoadStep(level=3, t_before_s=0.95, t_settled_s=1.12, t_decided_s=1.2,
-                    delta_counts=UNIT, before_counts=0.0, after_counts=UNIT,
-                    busy_levels=2, busy_mask=(1 << 2) | (1 << 4))
+    step = _settling_with((2, 4), t_settled=1.12)
     assert fusion._fast_step_trusted(step)
     # Plates further away restless too: a hand on the tower, maybe.
-    shaken = LoadStep(level=3, t_before_s=0.95, t_settled_s=1.12, t_decided_s=1.2,
-                      delta_counts=UNIT, before_counts=0.0, after_counts=UNIT,
-                      busy_levels=4, busy_mask=(1 << 0) | (1 << 2) | (1 << 4) | (1 << 6))
-    assert not fusion._fast_step_trusted(shaken)
+    assert not fusion._fast_step_trusted(_settling_with((0, 2, 4, 6), t_settled=1.12))
     # Not heard striking this level at all: nothing is excused.
     fusion = _fusion()
     fusion.add_impacts([_strike(1.10, 6)])
@@ -146,10 +142,7 @@ def test_restless_plates_struck_only_after_the_landing_are_not_excused() -> None
     fusion = _fusion()
     fusion.add_impacts([_strike(1.10, 3), _strike(1.15, 3),
                         _strike(1.20, 6, 120.0), _strike(1.22, 7, 120.0)])
-    step = LoadStep(level=3, t_before_s=0.95, t_settled_s=1.3, t_decided_s=1.36,
-                    delta_counts=UNIT, before_counts=0.0, after_counts=UNIT,
-                    busy_levels=2, busy_mask=(1 << 6) | (1 << 7))
-    assert not fusion._fast_step_trusted(step)
+    assert not fusion._fast_step_trusted(_settling_with((6, 7)))
 
 
 def test_a_step_doubted_while_the_plate_swung_is_decided_by_its_second_look() -> None:
