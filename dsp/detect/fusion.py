@@ -83,6 +83,14 @@ _FAST_MAX_RESIDUAL = 0.25
 # Why 20 dB: a hand's touch strikes a plate tens of dB more gently than a
 # falling cube; confirmed landings vary by about +-10 dB around their median.
 _DROP_LOUDNESS_MARGIN_DB = 20.0
+# Why 10 dB, 5 strikes and 0.5 s: hands gripping the tower shake all plates
+# alike (the loudest channel 8-12 dB over the median one, 8-9 such strikes
+# in half a second before a lift on the cross-check towers); a cube's strike
+# stands out on its plate (11-50 dB), and before a landing at most 4 strikes
+# in half a second were that flat (1 in 1300 landings; none on our towers).
+_HANDS_FLAT_DB = 10.0
+_HANDS_FLAT_STRIKES = 5
+_HANDS_LOOKBACK_S = 0.5
 # Why 0.3 s: a tower-wide impact this shortly before a step means the step
 # may be the hand or knock, not a cube.
 _DROP_GAP_GUARD_S = 0.3
@@ -472,7 +480,24 @@ class Fusion:
         start = step.t_before_s - _DROP_GAP_GUARD_S
         if any(start <= t <= step.t_settled_s for t in self._wide_impact_t):
             return False
+        if self._hands_heard(step):
+            return False
         return self._heard_a_drop(step)
+
+    def _hands_heard(self, step: LoadStep) -> bool:
+        """Whether hands were rumbling on the tower while this step came.
+
+        A falling cube strikes each plate at most a few times, and each
+        strike stands out on the plate it hit; hands gripping the tower
+        (before a lift, say) shake every plate alike, many times a second.
+        """
+        start = step.t_before_s - _HANDS_LOOKBACK_S
+        flat = 0
+        for imp in self._impacts:
+            if start <= imp.t_s <= step.t_settled_s:
+                snr = imp.impact.snr_db()
+                flat += float(np.max(snr) - np.median(snr)) < _HANDS_FLAT_DB
+        return flat >= _HANDS_FLAT_STRIKES
 
     def _unexplained_busy(self, step: LoadStep) -> int:
         """Other plates restless while this one settled, less those the cube struck on its way.

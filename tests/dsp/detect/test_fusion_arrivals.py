@@ -284,3 +284,22 @@ def test_without_load_cells_the_cube_rests_where_its_last_strikes_are_heard() ->
                         _strike(3.12, 2, 100.0)])
     events = fusion.advance(4.0)
     assert [e.floor for e in events if isinstance(e, Landing)] == [2]
+
+
+def _rumble(t_s: float, level: int) -> TimedImpact:
+    """Hands shaking the tower: every plate hears it about alike."""
+    peaks = np.full(8, 30.0)
+    peaks[level] = 60.0
+    return TimedImpact(t_s, Impact(frame=0, channels=(level,), peaks=peaks, floor=np.ones(8)))
+
+
+def test_a_plate_pressed_while_hands_rumble_on_the_tower_is_left_to_the_settled_view() -> None:
+    fusion = _fusion()
+    # Before a lift: hands grip the tower (a rumble every 40-60 ms) and press plate 3.
+    fusion.add_impacts([_rumble(0.70 + 0.05 * i, i % 8) for i in range(8)])
+    assert not fusion._fast_step_trusted(_settling_with((), t_settled=1.12))
+    # A cube heard among a few such shakes is still a cube.
+    fusion = _fusion()
+    fusion.add_impacts([_rumble(0.80, 5), _rumble(0.85, 0), _rumble(0.90, 6),
+                        _strike(1.05, 3), _strike(1.10, 3)])
+    assert fusion._fast_step_trusted(_settling_with((), t_settled=1.12))
