@@ -288,6 +288,34 @@ class _Drop:
     impacts: list[TimedImpact] = field(default_factory=list)
 
 
+@dataclass
+class _LevelMemory:
+    """What the fusion remembers of one level between decisions."""
+
+    #: How far its plate swung when its own single cubes landed (the last few).
+    landing_swings: list[float] = field(default_factory=list)
+    #: When a thrown cube was last inferred to have stopped here, knocking
+    #: one down without a change of its load (decision time), and the strike
+    #: it was timed by until a gain of the plate turns out to be that cube.
+    stopped_t: float = -np.inf
+    stopped_guess: float | None = None
+    #: When the last cube reported here came to rest.
+    landed_t: float = -np.inf
+    #: The last fast step's decision time and whether it was a landing.
+    last_fast: tuple[float, bool] | None = None
+    #: When the fast view last saw the level settle after a change, trusted
+    #: or not: the latest a cube there can have come to rest.
+    fast_settled_t: float | None = None
+    #: Fast steps not trusted: when the settled view later counts a cube
+    #: here, the earliest tells when it came to rest.
+    doubted: list[LoadStep] = field(default_factory=list)
+    #: The last doubted step that only its measure made suspect.
+    remeasurable: LoadStep | None = None
+    #: Fast-view landings (settle time, cubes), to re-measure a cube's size
+    #: once the settled view sees the plate still.
+    fast_landed: list[tuple[float, int]] = field(default_factory=list)
+
+
 class Fusion:
     """Decision stage of the detector (see the module docstring).
 
@@ -339,14 +367,7 @@ class Fusion:
         self.load_coverage = LoadCoverage(_LOAD_ABSENT_S)
         #: Recent load readings (filled by the detector as readings arrive).
         self.load_history = LoadHistory(_IMPACT_MEMORY_S + 1.0)
-        # Per level: how far its plate swung when its own cubes landed.
-        self._landing_swing: list[list[float]] = [[] for _ in range(self.n_levels)]
-        self._stopped_t: dict[int, float] = {}
-        # Per level: when a thrown cube was inferred to have stopped there
-        # (knocking one down) without a change of its load.
-        self._stopped_guess: dict[int, float] = {}
-        # Per level: when the last cube reported there came to rest.
-        self._landed_t: dict[int, float] = {}
+        self._levels = [_LevelMemory() for _ in range(self.n_levels)]
         self._drop = _Drop()
         #: Cubes believed to lie on each level (from the events decided so far).
         self.cubes_on = [0] * self.n_levels
@@ -357,19 +378,6 @@ class Fusion:
         self._wide_impact_t: deque[float] = deque(maxlen=64)
         self._heard_db: deque[float] = deque(maxlen=50)
         self._piezo_seen = False
-        # Per level: the last fast step's decision time and whether it was a landing.
-        self._last_fast: dict[int, tuple[float, bool]] = {}
-        # When the fast view last saw each level settle after a change, trusted or not:
-        # the latest a cube there can have come to rest.
-        self._fast_settled_t: dict[int, float] = {}
-        # Fast-view steps not trusted, per level: when the settled view later
-        # counts a cube there, the earliest tells when it came to rest.
-        self._doubted: dict[int, list[LoadStep]] = {}
-        # Per level: the last doubted step that only its measure made suspect.
-        self._remeasurable: dict[int, LoadStep] = {}
-        # Fast-view landings per level (settle time, cubes), to re-measure a
-        # cube's size once the settled view sees the plate still.
-        self._fast_landed: dict[int, list[tuple[float, int]]] = {}
 
     # -- inputs ------------------------------------------------------------
     def add_impacts(
@@ -457,11 +465,11 @@ class Fusion:
                 first = self._take_revised(step)
                 if first is None:
                     continue
-            self._fast_settled_t[step.level] = step.t_settled_s
+            self._levels[step.level].fast_settled_t = step.t_settled_s
             if not self._fast_step_trusted(step):
                 if not self._looks_like_cubes(step):
                     # Not like a cube: what follows on this plate soon is suspect (a hand).
-                    self._last_fast[step.level] = (step.t_decided_s, False)
+                    self._levels[step.level].last_fast = (step.t_decided_s, False)
                 self._doubt(step)
                 # Left to the settled view, which decides once all is still.
                 self.stats.steps_in_disturbance += 1
@@ -565,8 +573,9 @@ class Fusion:
         n, residual = self.scale.count(level, delta, still=True)
         self.accounted[level] = step.after_counts
         if n == 0:
-            singles = [t for t, m in self._fast_landed.get(level, []) if step.t_before_s <= t]
-            if len(singles) == 1 and self._fast_landed[level][-1][1] == 1:
+            landed = self._levels[level].fast_landed
+            singles = [t for t, m in landed if step.t_before_s <= t]
+            if len(singles) == 1 and landed[-1][1] == 1:
                 # Exactly the one cube the fast view counted: measured again, still.
                 self.scale.revise_last(level, step.delta_counts)
             return []
@@ -617,8 +626,8 @@ class Fusion:
 
     def _ringing(self, step: LoadStep) -> tuple[bool, bool]:
         """Whether the previous fast step on this level was recent, and a landing."""
-        last = self._last_fast.get(step.level)
-        self._last_fast[step.level] = (step.t_decided_s, False)
+        memory = self._levels[step.level]
+        last, memory.last_fast = memory.last_fast, (step.t_decided_s, False)
         if last is None or step.t_settled_s - last[0] >= _RING_GUARD_S:
             return False, False
         return True, last[1]
@@ -626,7 +635,7 @@ class Fusion:
     def _step_event(self, step: LoadStep, now_s: float) -> list[Event]:
         out = self._fast_step_event(step, now_s)
         if any(isinstance(e, Landing) and e.floor == step.level for e in out):
-            self._last_fast[step.level] = (step.t_decided_s, True)
+            self._levels[step.level].last_fast = (step.t_decided_s, True)
         return out
 
     def _fast_step_event(self, step: LoadStep, now_s: float) -> list[Event]:
@@ -711,11 +720,11 @@ class Fusion:
         ``remeasure``: doubted only for how it was measured (not for a busy
         tower or a hand), so the fast view's second look may decide it.
         """
-        doubted = self._doubted.setdefault(step.level, [])
-        doubted.append(step)
-        del doubted[:-_DOUBTED_KEPT]
+        memory = self._levels[step.level]
+        memory.doubted.append(step)
+        del memory.doubted[:-_DOUBTED_KEPT]
         if remeasure:
-            self._remeasurable[step.level] = step
+            memory.remeasurable = step
 
     def _take_doubted(
         self, level: int, since_s: float, until_s: float, *, landing: bool
@@ -725,18 +734,19 @@ class Fusion:
         The earliest; for a landing, of several (a hand was near), the last
         that looked like whole cubes. It is taken off the list.
         """
-        doubted = [s for s in self._doubted.get(level, []) if since_s <= s.t_settled_s < until_s]
+        doubted = [s for s in self._levels[level].doubted if since_s <= s.t_settled_s < until_s]
         if not doubted:
             return None
         cube_like = [s for s in doubted if landing and self._looks_like_cubes(s)]
         chosen = cube_like[-1] if cube_like else doubted[0]
-        self._doubted[level].remove(chosen)
+        self._levels[level].doubted.remove(chosen)
         return chosen
 
     def _take_revised(self, step: LoadStep) -> LoadStep | None:
         """The step a revision measures again, if it was doubted for its measure only."""
-        first = self._remeasurable.pop(step.level, None)
-        doubted = self._doubted.get(step.level, [])
+        memory = self._levels[step.level]
+        first, memory.remeasurable = memory.remeasurable, None
+        doubted = memory.doubted
         if first is None or first.t_before_s != step.t_before_s or first not in doubted:
             return None
         doubted.remove(first)
@@ -752,7 +762,7 @@ class Fusion:
         """
         level = step.level
         doubted = [
-            s for s in self._doubted.get(level, [])
+            s for s in self._levels[level].doubted
             if step.t_before_s <= s.t_settled_s <= step.t_settled_s
         ]
         counts = [self.scale.count(level, s.delta_counts) for s in doubted]
@@ -764,7 +774,7 @@ class Fusion:
         if min(np.diff(times)) < _ARRIVALS_APART_S:
             return []
         for s in doubted:
-            self._doubted[level].remove(s)
+            self._levels[level].doubted.remove(s)
         share = step.delta_counts / n
         return [
             (replace(s, delta_counts=share * m, after_counts=s.before_counts + share * m), m)
@@ -778,7 +788,7 @@ class Fusion:
         after its last landing: each run is one cube's bounces.
         """
         level = step.level
-        since = max(step.t_before_s, self._landed_t.get(level, -np.inf))
+        since = max(step.t_before_s, self._levels[level].landed_t)
         drop = [imp for imp in self._drop_impacts(step) if since < imp.t_s <= step.t_settled_s]
         on = [imp.t_s for imp in _strikes_on(drop, level)]
         if not on:
@@ -838,7 +848,7 @@ class Fusion:
             # cube came to rest then, not when the settled view was sure.
             rested_by, start = seen.t_settled_s, seen.t_before_s
         else:
-            fast = self._fast_settled_t.get(level)
+            fast = self._levels[level].fast_settled_t
             if fast is not None and step.t_before_s <= fast < rested_by:
                 rested_by = fast  # the settled view decides later than the cube came to rest
         drop = [
@@ -859,7 +869,7 @@ class Fusion:
             swing_from = drop[0].t_s - 0.05
             own = self.load_history.swing(level, swing_from, now_s)
             if n == 1 and np.isfinite(own):
-                history = self._landing_swing[level]
+                history = self._levels[level].landing_swings
                 history.append(own)
                 del history[:-_HISTORY_SWINGS]
             stopped = self._stopped_above(level, drop, swing_from, now_s) if n == 1 else None
@@ -870,8 +880,8 @@ class Fusion:
                 knocked_from = stopped
                 at = self._last_strike_on_level(drop, stopped)
                 # Its swing may still be in the window of the next cube's drop.
-                self._stopped_t[stopped] = now_s
-                self._stopped_guess[stopped] = at
+                self._levels[stopped].stopped_t = now_s
+                self._levels[stopped].stopped_guess = at
                 out.append(
                     Landing(t=at, t_decided=now_s, floor=stopped, cubes=1,
                             confidence=0.7, source="load")
@@ -901,16 +911,17 @@ class Fusion:
             self.accounted[level] = step.after_counts
         else:
             self._account_fast(step)
-            landed = self._fast_landed.setdefault(level, [])
+            landed = self._levels[level].fast_landed
             landed.append((step.t_settled_s, n))
             del landed[:-_DOUBTED_KEPT]
-        self._landed_t[level] = max(t, self._landed_t.get(level, -np.inf))
-        guessed = self._stopped_guess.get(level)
+        memory = self._levels[level]
+        memory.landed_t = max(t, memory.landed_t)
+        guessed = memory.stopped_guess
         if guessed is not None and step.t_before_s - _LOAD_LAG_S <= guessed <= step.t_settled_s:
             # A thrown cube was inferred to have stopped here, knocking one
             # down; the plate gained it after all (the cube below was another
             # throw's): that landing is reported already.
-            del self._stopped_guess[level]
+            memory.stopped_guess = None
             n -= 1
             if n == 0:
                 return out
@@ -963,7 +974,7 @@ class Fusion:
         for j in range(level + 1, self.n_levels):
             if (
                 j not in loudest
-                or t0_s - self._stopped_t.get(j, -np.inf) < self.knock_window_s
+                or t0_s - self._levels[j].stopped_t < self.knock_window_s
                 or self.cubes_on[j] < 1
                 or j in self.disconnected
                 or any(s.level == j and s.t_settled_s >= t0_s for s, _ in self._recent_steps)
@@ -989,12 +1000,12 @@ class Fusion:
 
     def _usual_swing(self, level: int, unit: float) -> float:
         """How far a landing swings this plate: its own median, else the tower's in cubes."""
-        own = self._landing_swing[level]
+        own = self._levels[level].landing_swings
         if len(own) >= _SWING_SAMPLES:
             return float(np.median(own))
         pooled = [
             swing / abs(u)
-            for k, swings in enumerate(self._landing_swing)
+            for k, swings in enumerate(m.landing_swings for m in self._levels)
             if (u := self.scale.unit(k)) is not None and u != 0
             for swing in swings
         ]

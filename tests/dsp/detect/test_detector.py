@@ -203,7 +203,7 @@ def test_plates_that_never_swing_do_not_break_the_knock_down_check() -> None:
     fusion = Fusion(n_levels=8, scale=scale, acoustic=acoustic)
     for level in range(8):
         fusion.scale.learn(level, 1000.0, 1)
-        fusion._landing_swing[level] = [0.0, 0.0, 0.0]
+        fusion._levels[level].landing_swings = [0.0, 0.0, 0.0]
         fusion.cubes_on[level] = 1
     t = np.arange(0, 3.0, 1 / 80)
     fusion.load_history.add(t, np.zeros((t.size, 8)), np.ones((t.size, 8), bool))

@@ -77,7 +77,7 @@ def test_doubted_fast_steps_that_add_up_time_each_landing() -> None:
     fusion._doubt(first_after)
     out = fusion.add_settled_step(_step(5, 0.9, 2.0, 2.0))
     assert _landings(out) == [(5, 1, 1.04), (5, 1, 1.55)]
-    assert not fusion._doubted[5]
+    assert not fusion._levels[5].doubted
 
 
 def test_a_lone_strike_followed_at_once_by_one_below_is_not_where_a_cube_rested() -> None:
@@ -94,7 +94,7 @@ def test_a_plate_inferred_one_in_one_out_that_gained_a_cube_is_not_reported_twic
     fusion.add_impacts([_strike(1.00, 4), _strike(1.05, 4)])
     # A thrown cube was inferred to have stopped on level 4 at 1.05 (reported
     # then), knocking one down; the settled view then sees level 4 gain a cube.
-    fusion._stopped_guess[4] = 1.05
+    fusion._levels[4].stopped_guess = 1.05
     assert _landings(fusion.add_settled_step(_step(4, 0.9, 1.5, 1.0))) == []
     assert fusion.cubes_on[4] == 1
 
@@ -105,12 +105,12 @@ def test_a_gain_whose_still_window_ended_just_after_the_inferred_stop_is_that_cu
     after the strike the stop was inferred from."""
     fusion = _fusion()
     fusion.add_impacts([_strike(1.00, 4), _strike(1.05, 4)])
-    fusion._stopped_guess[4] = 1.05
+    fusion._levels[4].stopped_guess = 1.05
     assert _landings(fusion.add_settled_step(_step(4, 1.06, 1.5, 1.0))) == []
     # Well after the strike, a gain is another cube's.
     fusion = _fusion()
     fusion.add_impacts([_strike(1.00, 4), _strike(1.05, 4), _strike(1.30, 4)])
-    fusion._stopped_guess[4] = 1.05
+    fusion._levels[4].stopped_guess = 1.05
     assert _landings(fusion.add_settled_step(_step(4, 1.25, 1.5, 1.0))) == [(4, 1, 1.3)]
 
 
@@ -157,7 +157,7 @@ def test_a_step_doubted_while_the_plate_swung_is_decided_by_its_second_look() ->
                      revises=True)
     out = fusion.add_load([still], [], 1.5) + fusion.advance(2.0)
     assert _landings(out) == [(3, 1, 1.05)]
-    assert not fusion._doubted[3]
+    assert not fusion._levels[3].doubted
     # A second look at a step that was not doubted changes nothing.
     again = LoadStep(level=3, t_before_s=0.95, t_settled_s=1.60, t_decided_s=1.66,
                      delta_counts=1.0 * UNIT, before_counts=0.0, after_counts=1.0 * UNIT,
@@ -190,25 +190,25 @@ def test_a_step_doubted_because_the_tower_shook_is_not_decided_by_a_second_look(
                      delta_counts=1.0 * UNIT, before_counts=0.0, after_counts=1.0 * UNIT,
                      revises=True)
     assert _landings(fusion.add_load([still], [], 1.5) + fusion.advance(2.0)) == []
-    assert fusion._doubted[3] == [shaken]  # still the settled view's to decide
+    assert fusion._levels[3].doubted == [shaken]  # still the settled view's to decide
 
 
 def test_a_plate_without_landings_of_its_own_swings_like_the_towers_others() -> None:
     fusion = _fusion()
     assert np.isnan(fusion._usual_swing(5, UNIT))
     for level, swing in ((1, 2000.0), (2, 2100.0), (3, 1900.0)):
-        fusion._landing_swing[level] = [swing]
+        fusion._levels[level].landing_swings = [swing]
     # Two cubes' worth on the others: two of this plate's cubes, in its own counts.
     assert fusion._usual_swing(5, UNIT) == 2000.0
     assert fusion._usual_swing(5, 3 * UNIT) == 6000.0
-    fusion._landing_swing[5] = [500.0, 600.0, 700.0]
+    fusion._levels[5].landing_swings = [500.0, 600.0, 700.0]
     assert fusion._usual_swing(5, UNIT) == 600.0
 
 
 def test_a_thrown_cube_that_stopped_on_a_plate_new_to_landings_is_found() -> None:
     fusion = _fusion()
     for level, swing in ((1, 2000.0), (2, 2100.0), (3, 1900.0)):
-        fusion._landing_swing[level] = [swing]
+        fusion._levels[level].landing_swings = [swing]
     fusion.cubes_on[5] = 1
     # Plate 5 swings by two cubes after the drop and comes back: one in, one out.
     t = np.arange(4.0, 6.0, 1 / 80)
@@ -221,7 +221,7 @@ def test_a_thrown_cube_that_stopped_on_a_plate_new_to_landings_is_found() -> Non
     # A plate that only swung a little was passed, not stopped on.
     values[ring, 5] *= 0.2
     quiet = _fusion()
-    quiet._landing_swing = fusion._landing_swing
+    quiet._levels = fusion._levels
     quiet.cubes_on[5] = 1
     quiet.load_history.add(t, values, np.ones((t.size, 8), bool))
     assert quiet._stopped_above(4, drop, 4.95, 5.9) is None
@@ -230,7 +230,7 @@ def test_a_thrown_cube_that_stopped_on_a_plate_new_to_landings_is_found() -> Non
 def test_a_plate_struck_once_counts_as_stopped_on_when_the_knocked_cube_fell_from_rest() -> None:
     def fusion_with_swing(amplitude: float) -> Fusion:
         fusion = _fusion()
-        fusion._landing_swing[5] = [2000.0, 2000.0, 2000.0]
+        fusion._levels[5].landing_swings = [2000.0, 2000.0, 2000.0]
         fusion.cubes_on[5] = 1
         t = np.arange(4.0, 6.0, 1 / 80)
         values = np.zeros((t.size, 8))
