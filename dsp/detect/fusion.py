@@ -68,6 +68,10 @@ _ARRIVALS_APART_S = 0.25
 # then outvoted it (pooling all three: 86 % on cross-check towers 13-24,
 # 96 % on ours; pooling the last level's: 91 % / 97 %, 93 % after learning).
 _FINAL_STRIKES = 3
+# Why 12 dB: a cube bouncing on its plate can hit the plate above from
+# below, far more gently than it struck its own (12-40 dB on our towers); as
+# the drop's last strike that would name the level above.
+_CEILING_DB = 12.0
 # Why 0.75 s: hands that lift or set down modules shake every plate around
 # the moment contacts open or close; after that, plates still shaken count
 # as restless (``_BUSY_LEVELS``). 1.5 s held back the cube thrown back right
@@ -1091,6 +1095,14 @@ class Fusion:
         # signature, not one noisy profile, decides.
         final = impacts[-_FINAL_STRIKES:]
         loudest = _loudest_levels(final)
+        peak_db = [20.0 * np.log10(max(float(np.max(imp.peaks)), 1e-9)) for imp in final]
+        while len(final) > 1 and any(
+            loudest[i] == loudest[-1] - 1 and peak_db[i] - peak_db[-1] >= _CEILING_DB
+            for i in range(len(final) - 1)
+        ):
+            # A faint last strike just above a loud one: the cube bouncing
+            # up against the plate over it, not where it rests.
+            final, loudest, peak_db = final[:-1], loudest[:-1], peak_db[:-1]
         final = [imp for imp, top in zip(final, loudest, strict=True) if top == loudest[-1]]
         posterior = np.sum([self.acoustic.classify(imp.peaks).posterior for imp in final], axis=0)
         level = int(np.argmax(posterior))

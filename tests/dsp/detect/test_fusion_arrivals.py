@@ -303,3 +303,17 @@ def test_a_plate_pressed_while_hands_rumble_on_the_tower_is_left_to_the_settled_
     fusion.add_impacts([_rumble(0.80, 5), _rumble(0.85, 0), _rumble(0.90, 6),
                         _strike(1.05, 3), _strike(1.10, 3)])
     assert fusion._fast_step_trusted(_settling_with((), t_settled=1.12))
+
+
+def test_without_load_cells_a_faint_last_strike_on_the_plate_above_is_the_ceiling() -> None:
+    def decided(drop: list[TimedImpact]) -> list[int]:
+        fusion = Fusion(n_levels=8, scale=CubeScale(n_levels=8),
+                        acoustic=AcousticLevelModel(n_levels=8))
+        fusion.add_impacts(drop)
+        return [e.floor for e in fusion.advance(drop[-1].t_s + 1.0) if isinstance(e, Landing)]
+
+    edge = _strike(1.00, 6, 400.0)
+    # The cube rests on 3; bouncing, it touches the underside of plate 4.
+    assert decided([edge, _strike(1.05, 3, 300.0), _strike(1.09, 4, 40.0)]) == [3]
+    # As loud as the strike below it: a strike of its own, not a touch.
+    assert decided([edge, _strike(1.05, 3, 300.0), _strike(1.09, 4, 200.0)]) == [4]
