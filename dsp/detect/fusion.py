@@ -899,9 +899,10 @@ class Fusion:
         if heard is not None and n == 1:
             self._heard_db.append(heard)
         if drop and n == 1:
-            # The model learns from exactly what it will judge alone: the
-            # last impact of the drop (acoustic-only decisions use the same).
-            final = drop[-1]
+            # The model learns from what it will judge alone: the cube's last
+            # bounce on the level (acoustic-only decisions pool the last
+            # strikes heard there), not a strike of the next cube after it.
+            final = drop[-1] if last is None else last
             decision = self.acoustic.classify(final.peaks)
             self.stats.acoustic_checked += 1
             if decision.level == level:

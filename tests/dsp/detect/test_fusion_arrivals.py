@@ -317,3 +317,16 @@ def test_without_load_cells_a_faint_last_strike_on_the_plate_above_is_the_ceilin
     assert decided([edge, _strike(1.05, 3, 300.0), _strike(1.09, 4, 40.0)]) == [3]
     # As loud as the strike below it: a strike of its own, not a touch.
     assert decided([edge, _strike(1.05, 3, 300.0), _strike(1.09, 4, 200.0)]) == [4]
+
+
+def test_a_confirmed_landing_teaches_the_ear_its_last_bounce_not_a_later_strike() -> None:
+    fusion = _fusion()
+    # The cube's bounces on 3, then the next cube clips the hole edge of 6
+    # before the plate of 3 is seen to settle.
+    fusion.add_impacts([_strike(1.00, 3), _strike(1.05, 3), _strike(1.10, 6)])
+    events = fusion.add_load([_step(3, 0.9, 1.12, 1.0)], [], 1.5) + fusion.advance(1.5)
+    assert _landings(events) == [(3, 1, 1.05)]
+    assert fusion.acoustic.counts[3] == 1 and fusion.acoustic.counts[6] == 0
+    assert fusion.acoustic.classify(_strike(2.0, 3).peaks).level == 3
+    learnt = fusion.acoustic.sums[3]
+    assert int(np.argmax(learnt)) == 3
