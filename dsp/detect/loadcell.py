@@ -638,14 +638,13 @@ class LoadChannelProcessor:
                     self._rev_pending[ch] = False
                     moved = abs(means[r, ch] - self._rev_after[ch])
                     first = abs(self._rev_after[ch] - self._rev_before[ch])
-                    if jumps[r, ch] and not moved < 0.5 * first:
-                        pass  # another change: a step of its own, below
-                    else:
+                    if not jumps[r, ch] or moved < 0.5 * first:
                         corrections[r, ch] = jumps[r, ch]
                         if moved > margin[ch]:
                             out.append((int(r), int(ch), float(self._rev_before[ch]),
                                         float(self._rev_t_before[ch])))
                         continue
+                    # Moved by half the first reading or more: another change.
                 if jumps[r, ch]:
                     self._rev_pending[ch] = bool(loose[r, ch])
                     self._rev_before[ch] = prev_mean[r, ch]
