@@ -38,6 +38,7 @@ Stages
 - :mod:`~dsp.detect.piezo`: the piezo chain on a stream-time grid (gaps, duplicates).
 - :mod:`~dsp.detect.acoustic`: crosstalk prior and self-learning level signatures.
 - :mod:`~dsp.detect.loadcell`: stability windows, steps, (dis)connections.
+- :mod:`~dsp.detect.ringing`: a ringing plate's load, from balanced or fitted windows.
 - :mod:`~dsp.detect.cubes`: size and sign of one cube per level, learnt or given.
 - :mod:`~dsp.detect.fusion`: landings, removals, lifts, closures, disturbances.
 - :mod:`~dsp.detect.calibration`: :class:`~dsp.detect.calibration.DetectorCalibration`.

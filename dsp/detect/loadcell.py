@@ -15,7 +15,7 @@ on short windows of consecutive readings:
   where it was: no step;
 - (fast view) a plate that rings about its new load is read before it stops:
   from the load a fitted damped oscillation settles to
-  (:func:`oscillation_fit`), else from a longer window whose halves balance
+  (:mod:`dsp.detect.ringing`), else from a longer window whose halves balance
   (see ``_ringing_windows``); a step read from a swinging plate gets a
   second look once the plate is still (``LoadStep.revises``);
 - a channel whose valid bit stays 0 for ``disconnect_ms`` is disconnected (its
@@ -33,6 +33,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
+
+from dsp.detect.ringing import RING_FIT_READINGS, balanced_windows, fitted_windows
 
 # Why 62.5 ms: at the nominal 80 Hz that is 5 readings, enough for a spread
 # test and a mean good to a small fraction of a cube; tuned on towers 1-4
@@ -70,36 +72,11 @@ SETTLED_WINDOW_MS = 300.0
 # is 20 of those; 12 sigma there missed every cube on a cell whose noise is a
 # twelfth of a cube (a 0.32 g cube on a 0.027 g rms cross-check cell).
 SETTLED_STEP_SIGMAS = 6.0
-# Why 0.15 and 0.7: the two halves of a window over a plate ringing about
-# its load differ by a small part of the swing (a period of 3-10 readings
-# leaves at most a third of a swing unbalanced in a half, and decaying rings
-# far less); a hand's push or a step edge moves one half by most of it. An
-# impact spike is one or two readings far out: more than 0.7 of the swing
-# from the window's median, where a sine's extremes lie at about 0.5.
-RING_BALANCE = 0.15
-RING_LONE_READING = 0.7
 # Why 1.5: a step read from a ringing plate is trusted only when the ring's
 # whole swing is at most one and a half times the step (its window mean is
 # then within a small fraction of the step of the settled load); a plate
 # still swinging by several cubes waits for its still windows.
 RING_SWING_STEPS = 1.5
-# Why 4: a ring of 12-40 Hz read at 80 Hz crosses its centre at least four
-# times in ten readings; a plate sinking or creeping crosses it once or twice.
-RING_CROSSINGS = 4
-# Why 12 readings and these bounds: a plate on its cell rings as a damped
-# oscillation about its new load, and the HX711 reads it as one, so its
-# readings follow x[i] = a1 x[i-1] + a2 x[i-2] + b and the load is
-# b / (1 - a1 - a2) long before the swing has died (a ring of 8-12 Hz, too
-# slow for RING_CROSSINGS, included). Twelve readings give ten equations for
-# three unknowns and two overlapping ten-reading fits that must agree. The
-# fit must leave under RING_FIT_RESIDUAL of the swing unexplained (a hand's
-# push, a sinking cube or an impact spike leave more), oscillate and decay,
-# and not put the load near a pole (1 - a1 - a2 under RING_FIT_MIN_GAIN
-# divides noise into the estimate).
-RING_FIT_READINGS = 12
-RING_FIT_RESIDUAL = 0.035
-RING_FIT_MIN_GAIN = 0.1
-RING_FIT_MAX_RADIUS = 0.98
 # Why 0.1 and 6: the two part fits agree within a tenth of the step when the
 # oscillation model holds; a fitted load is trusted while the plate still
 # swings by up to six steps (the fit reads through the swing, where the
@@ -179,56 +156,6 @@ def _all_in_windows(ok: np.ndarray, w: int, start: int, k: int) -> np.ndarray:
     """For ``k`` windows of ``w`` rows starting at ``start``: whether every flag is set."""
     bad = np.concatenate([np.zeros((1, ok.shape[1]), np.int64), np.cumsum(~ok, axis=0)])
     return np.asarray(bad[start + w : start + w + k] - bad[start : start + k] == 0)
-
-
-def oscillation_fit(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Fit each row as a damped oscillation about a constant: x[i] = a1 x[i-1] + a2 x[i-2] + b.
-
-    A second-order resonance read at fixed intervals obeys that recurrence
-    exactly, whatever its frequency, phase and decay; the constant it
-    settles to is ``b / (1 - a1 - a2)``.
-
-    Parameters
-    ----------
-    v : ndarray, shape (m, n)
-        ``m`` windows of ``n >= 5`` consecutive readings.
-
-    Returns
-    -------
-    level : ndarray, shape (m,)
-        The load each window's oscillation settles to (NaN where undefined).
-    residual : ndarray, shape (m,)
-        RMS of what the fit leaves, as a fraction of the window's swing.
-    ok : ndarray of bool, shape (m,)
-        Whether the fit is a decaying oscillation whose settled load is
-        well determined (complex poles inside ``RING_FIT_MAX_RADIUS``,
-        ``1 - a1 - a2 >= RING_FIT_MIN_GAIN``).
-    """
-    v = np.asarray(v, dtype=np.float64)
-    centre = v.mean(axis=1, keepdims=True)
-    swing = np.ptp(v, axis=1)
-    scale = np.where(swing > 0, swing, 1.0)[:, None]
-    z = (v - centre) / scale  # well conditioned whatever the counts
-    x = np.stack([z[:, 1:-1], z[:, :-2], np.ones_like(z[:, 2:])], axis=2)  # (m, n-2, 3)
-    y = z[:, 2:]
-    gram = np.einsum("mij,mik->mjk", x, x) + 1e-9 * np.eye(3)
-    coef = np.linalg.solve(gram, np.einsum("mij,mi->mj", x, y)[..., None])[..., 0]
-    a1, a2, b = coef[:, 0], coef[:, 1], coef[:, 2]
-    residual = np.sqrt(np.mean((np.einsum("mij,mj->mi", x, coef) - y) ** 2, axis=1))
-    gain = 1.0 - a1 - a2
-    ok = (
-        (a1 * a1 + 4.0 * a2 < 0.0)  # complex poles: it oscillates
-        & (-a2 < RING_FIT_MAX_RADIUS**2)  # and decays
-        & (gain >= RING_FIT_MIN_GAIN)
-        & (swing > 0)
-    )
-    with np.errstate(divide="ignore", invalid="ignore"):
-        level = np.where(gain != 0, centre[:, 0] + scale[:, 0] * b / gain, np.nan)
-    return level, residual, ok
-
-
-def _midrange(v: np.ndarray) -> np.ndarray:
-    return 0.5 * (v.max(axis=-1) + v.min(axis=-1))
 
 
 def robust_sigma_from_differences(values: np.ndarray) -> np.ndarray:
@@ -570,13 +497,12 @@ class LoadChannelProcessor:
         first_end: int,
         candidates: np.ndarray,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Windows of ``fit_readings`` over a plate ringing as a damped oscillation.
+        """Fitted windows (:func:`~dsp.detect.ringing.fitted_windows`) of ``fit_readings``.
 
-        Each candidate window is fitted whole (:func:`oscillation_fit`) and
-        as its first and last ``fit_readings - 2`` readings. Returns per row
-        and channel: whether the whole fit holds (the part fits oscillating
-        too), the settled load it gives, how far the three estimates spread,
-        and the window's swing; and per row the window's start time.
+        Only the ``candidates`` (rows by channels) are looked at. Returns per
+        row and channel: whether the fit holds, the settled load it gives,
+        how far its part fits spread, and the window's swing; and per row
+        the window's start time.
         """
         k, channels = candidates.shape
         fitted = np.zeros((k, channels), dtype=bool)
@@ -588,18 +514,8 @@ class LoadChannelProcessor:
         )
         if rows.size == 0:
             return fitted, level, parts, swings, t0
-        whole, residual, holds = oscillation_fit(v)
-        head, _, head_holds = oscillation_fit(v[:, :-2])
-        tail, _, tail_holds = oscillation_fit(v[:, 2:])
-        swing = np.ptp(v, axis=1)
-        noise = self.sigma[cols] / np.where(swing > 0, swing, 1.0)
-        estimates = np.stack([whole, head, tail], axis=1)
-        with np.errstate(invalid="ignore"):
-            spread = np.ptp(estimates, axis=1)
-            good = (
-                ok & holds & head_holds & tail_holds & np.isfinite(spread)
-                & (residual <= RING_FIT_RESIDUAL + noise)
-            )
+        good, whole, spread, swing = fitted_windows(v, self.sigma[cols])
+        good &= ok
         fitted[rows, cols] = good
         level[rows, cols] = np.where(good, whole, 0.0)
         parts[rows, cols] = np.where(good, spread, 0.0)
@@ -714,45 +630,24 @@ class LoadChannelProcessor:
         first_end: int,
         candidates: np.ndarray,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Windows of two short windows' length over a plate ringing about a steady level.
+        """Balanced windows (:func:`~dsp.detect.ringing.balanced_windows`) of two short ones.
 
-        A plate that rings after a landing swings about its new load; over a
-        few periods its readings balance around it while the swing dies away.
-        Such a window passes when its two halves have the same mean and the
-        same midrange (within ``RING_BALANCE`` of the swing), the swing does
-        not grow, it crosses its centre often and no single reading stands
-        out (an impact spike does, and a hand's push is not balanced).
         Only the ``candidates`` (rows by channels) are looked at. Returns per
         row and channel: passes, mean and swing; and per row the window's
         start time.
         """
-        w = self.window
         k, channels = candidates.shape
         passes = np.zeros((k, channels), dtype=bool)
         means = np.zeros((k, channels))
         swings = np.zeros((k, channels))
         rows, cols, v, ok, t0 = self._candidate_windows(
-            all_t, all_v, all_ok, first_end, candidates, 2 * w
+            all_t, all_v, all_ok, first_end, candidates, 2 * self.window
         )
         if rows.size == 0:
             return passes, means, swings, t0
-        first, second = v[:, :w], v[:, w:]
-        mean = v.mean(axis=1)
-        swing = v.max(axis=1) - v.min(axis=1)
-        balance = np.maximum(
-            np.abs(first.mean(axis=1) - second.mean(axis=1)),
-            np.abs(_midrange(first) - _midrange(second)),
-        )
-        dying = (second.max(axis=1) - second.min(axis=1)) <= (first.max(axis=1) - first.min(axis=1))
-        centre = np.median(v, axis=1)
-        lone = np.abs(v - centre[:, None]).max(axis=1) > RING_LONE_READING * swing
-        # A plate still sinking or creeping towards its load stays on one side.
-        side = np.signbit(v - mean[:, None])
-        crossings = np.count_nonzero(side[:, 1:] != side[:, :-1], axis=1)
-        passes[rows, cols] = (
-            ok & dying & ~lone & (crossings >= RING_CROSSINGS)
-            & (balance <= RING_BALANCE * swing + self.stable_range_sigmas * self.sigma[cols] / 2)
-        )
+        noise_bar = self.stable_range_sigmas * self.sigma[cols] / 2
+        passed, mean, swing = balanced_windows(v, noise_bar)
+        passes[rows, cols] = ok & passed
         means[rows, cols] = mean
         swings[rows, cols] = swing
         return passes, means, swings, t0

@@ -3,12 +3,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dsp.detect.loadcell import (
-    LoadChannelProcessor,
-    LoadConnection,
-    LoadStep,
-    oscillation_fit,
-)
+from dsp.detect.loadcell import LoadChannelProcessor, LoadConnection, LoadStep
+from dsp.detect.ringing import oscillation_fit
 
 RATE = 80.0
 

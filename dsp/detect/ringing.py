@@ -1,0 +1,183 @@
+"""Reading a plate's load while it still rings after a landing.
+
+A cube landing on a plate makes it ring on its load cell, and the HX711 reads
+the ring as a swing of several cubes that dies away over up to a second.
+Two tests tell a plate's new load from a window of its readings before then
+(pure functions over windows of consecutive readings; the load-cell
+processor, :mod:`dsp.detect.loadcell`, chooses the windows and decides what
+a level read this way means):
+
+- a *balanced* window: over a few periods a plate ringing about its load
+  balances around it (:func:`balanced_windows`);
+- a *fitted* window: the plate rings as one decaying mode, whose readings
+  follow a second-order recurrence that gives the load it settles to
+  (:func:`oscillation_fit`, :func:`fitted_windows`), long before the swing
+  has died and however slowly it rings.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# Why 0.15 and 0.7: the two halves of a window over a plate ringing about
+# its load differ by a small part of the swing (a period of 3-10 readings
+# leaves at most a third of a swing unbalanced in a half, and decaying rings
+# far less); a hand's push or a step edge moves one half by most of it. An
+# impact spike is one or two readings far out: more than 0.7 of the swing
+# from the window's median, where a sine's extremes lie at about 0.5.
+RING_BALANCE = 0.15
+RING_LONE_READING = 0.7
+# Why 4: a ring of 12-40 Hz read at 80 Hz crosses its centre at least four
+# times in ten readings; a plate sinking or creeping crosses it once or twice.
+RING_CROSSINGS = 4
+# Why 12 readings and these bounds: a plate on its cell rings as a damped
+# oscillation about its new load, and the HX711 reads it as one, so its
+# readings follow x[i] = a1 x[i-1] + a2 x[i-2] + b and the load is
+# b / (1 - a1 - a2) long before the swing has died (a ring of 8-12 Hz, too
+# slow for RING_CROSSINGS, included). Twelve readings give ten equations for
+# three unknowns and two overlapping ten-reading fits that must agree. The
+# fit must leave under RING_FIT_RESIDUAL of the swing unexplained (a hand's
+# push, a sinking cube or an impact spike leave more), oscillate and decay,
+# and not put the load near a pole (1 - a1 - a2 under RING_FIT_MIN_GAIN
+# divides noise into the estimate).
+RING_FIT_READINGS = 12
+RING_FIT_RESIDUAL = 0.035
+RING_FIT_MIN_GAIN = 0.1
+RING_FIT_MAX_RADIUS = 0.98
+
+
+def oscillation_fit(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Fit each row as a damped oscillation about a constant: x[i] = a1 x[i-1] + a2 x[i-2] + b.
+
+    A second-order resonance read at fixed intervals obeys that recurrence
+    exactly, whatever its frequency, phase and decay; the constant it
+    settles to is ``b / (1 - a1 - a2)``.
+
+    Parameters
+    ----------
+    v : ndarray, shape (m, n)
+        ``m`` windows of ``n >= 5`` consecutive readings.
+
+    Returns
+    -------
+    level : ndarray, shape (m,)
+        The load each window's oscillation settles to (NaN where undefined).
+    residual : ndarray, shape (m,)
+        RMS of what the fit leaves, as a fraction of the window's swing.
+    ok : ndarray of bool, shape (m,)
+        Whether the fit is a decaying oscillation whose settled load is
+        well determined (complex poles inside ``RING_FIT_MAX_RADIUS``,
+        ``1 - a1 - a2 >= RING_FIT_MIN_GAIN``).
+    """
+    v = np.asarray(v, dtype=np.float64)
+    centre = v.mean(axis=1, keepdims=True)
+    swing = np.ptp(v, axis=1)
+    scale = np.where(swing > 0, swing, 1.0)[:, None]
+    z = (v - centre) / scale  # well conditioned whatever the counts
+    x = np.stack([z[:, 1:-1], z[:, :-2], np.ones_like(z[:, 2:])], axis=2)  # (m, n-2, 3)
+    y = z[:, 2:]
+    gram = np.einsum("mij,mik->mjk", x, x) + 1e-9 * np.eye(3)
+    coef = np.linalg.solve(gram, np.einsum("mij,mi->mj", x, y)[..., None])[..., 0]
+    a1, a2, b = coef[:, 0], coef[:, 1], coef[:, 2]
+    residual = np.sqrt(np.mean((np.einsum("mij,mj->mi", x, coef) - y) ** 2, axis=1))
+    gain = 1.0 - a1 - a2
+    ok = (
+        (a1 * a1 + 4.0 * a2 < 0.0)  # complex poles: it oscillates
+        & (-a2 < RING_FIT_MAX_RADIUS**2)  # and decays
+        & (gain >= RING_FIT_MIN_GAIN)
+        & (swing > 0)
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        level = np.where(gain != 0, centre[:, 0] + scale[:, 0] * b / gain, np.nan)
+    return level, residual, ok
+
+
+def fitted_windows(
+    v: np.ndarray, noise: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Windows over a plate ringing as one damped oscillation, and the load it settles to.
+
+    Each window is fitted whole and as its first and last ``n - 2``
+    readings; it holds when all three fits oscillate and decay, and the
+    whole one leaves under ``RING_FIT_RESIDUAL`` of the swing (plus the
+    noise) unexplained.
+
+    Parameters
+    ----------
+    v : ndarray, shape (m, n)
+        Readings of ``m`` windows.
+    noise : ndarray, shape (m,)
+        The noise sigma of each window's channel, counts.
+
+    Returns
+    -------
+    holds : ndarray of bool, shape (m,)
+    level : ndarray, shape (m,)
+        The settled load of the whole fit (meaningful where it holds).
+    spread : ndarray, shape (m,)
+        How far the three fits' loads lie apart, counts.
+    swing : ndarray, shape (m,)
+        Peak-to-peak of each window, counts.
+    """
+    whole, residual, holds = oscillation_fit(v)
+    head, _, head_holds = oscillation_fit(v[:, :-2])
+    tail, _, tail_holds = oscillation_fit(v[:, 2:])
+    swing = np.ptp(v, axis=1)
+    relative_noise = noise / np.where(swing > 0, swing, 1.0)
+    with np.errstate(invalid="ignore"):
+        spread = np.ptp(np.stack([whole, head, tail], axis=1), axis=1)
+        good = (
+            holds & head_holds & tail_holds & np.isfinite(spread)
+            & (residual <= RING_FIT_RESIDUAL + relative_noise)
+        )
+    return good, whole, spread, swing
+
+
+def balanced_windows(
+    v: np.ndarray, noise_bar: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Windows over a plate ringing about a steady level, by their balance.
+
+    A plate that rings after a landing swings about its new load; over a
+    few periods its readings balance around it while the swing dies away.
+    A window passes when its two halves have the same mean and the same
+    midrange (within ``RING_BALANCE`` of the swing, plus ``noise_bar``), the
+    swing does not grow, it crosses its centre at least ``RING_CROSSINGS``
+    times (a plate still sinking or creeping stays on one side) and no
+    single reading stands out (an impact spike does, and a hand's push is
+    not balanced).
+
+    Parameters
+    ----------
+    v : ndarray, shape (m, 2 h)
+        Readings of ``m`` windows of two halves.
+    noise_bar : ndarray, shape (m,)
+        Allowed imbalance from noise alone, counts.
+
+    Returns
+    -------
+    passes : ndarray of bool, shape (m,)
+    mean, swing : ndarray, shape (m,)
+    """
+    half = v.shape[1] // 2
+    first, second = v[:, :half], v[:, half:]
+    mean = v.mean(axis=1)
+    swing = v.max(axis=1) - v.min(axis=1)
+    balance = np.maximum(
+        np.abs(first.mean(axis=1) - second.mean(axis=1)),
+        np.abs(_midrange(first) - _midrange(second)),
+    )
+    dying = (second.max(axis=1) - second.min(axis=1)) <= (first.max(axis=1) - first.min(axis=1))
+    centre = np.median(v, axis=1)
+    lone = np.abs(v - centre[:, None]).max(axis=1) > RING_LONE_READING * swing
+    side = np.signbit(v - mean[:, None])
+    crossings = np.count_nonzero(side[:, 1:] != side[:, :-1], axis=1)
+    passes = (
+        dying & ~lone & (crossings >= RING_CROSSINGS)
+        & (balance <= RING_BALANCE * swing + noise_bar)
+    )
+    return passes, mean, swing
+
+
+def _midrange(v: np.ndarray) -> np.ndarray:
+    return 0.5 * (v.max(axis=-1) + v.min(axis=-1))
