@@ -4,7 +4,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dsp.detect.loadcell import LoadChannelProcessor, LoadConnection, LoadStep
-from dsp.detect.ringing import oscillation_fit
 
 RATE = 80.0
 
@@ -200,27 +199,6 @@ def test_a_second_look_that_moves_the_level_back_is_not_a_step_of_its_own() -> N
     fast, _ = _run(proc, t, v, ok, [])
     steps = [(round(s.delta_counts / 6000.0, 1), s.revises) for s in fast if s.level == 5]
     assert steps == [(1.5, False), (1.0, True)]
-
-
-def test_the_oscillation_fit_finds_the_load_a_damped_ring_settles_to() -> None:
-    i = np.arange(12, dtype=np.float64)
-    rings = [
-        1000.0 + 500.0 * 0.9**i * np.cos(2.1 * i + 0.3),  # fast ring
-        -200.0 + 80.0 * 0.95**i * np.sin(0.7 * i),  # slow ring, negative load
-    ]
-    level, residual, ok = oscillation_fit(np.array(rings))
-    assert ok.all()
-    assert level == pytest.approx([1000.0, -200.0], abs=1e-6)
-    assert residual.max() < 1e-6
-    # A plate sinking without a swing, a straight creep and an impact spike
-    # are no oscillation: no settled load is given for them.
-    sink = 1000.0 - 400.0 * 0.7**i
-    creep = 50.0 * i
-    spike = np.zeros(12)
-    spike[5] = 900.0
-    _, residual, ok = oscillation_fit(np.array([sink, creep, spike]))
-    assert not ok[0] and not ok[1]
-    assert residual[2] > 0.1
 
 
 @settings(max_examples=25, deadline=None)

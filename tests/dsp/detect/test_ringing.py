@@ -1,0 +1,54 @@
+"""The ringing-window tests: balanced windows, the oscillation fit, fitted windows."""
+
+import numpy as np
+import pytest
+
+from dsp.detect.ringing import balanced_windows, fitted_windows, oscillation_fit
+
+
+def test_the_oscillation_fit_finds_the_load_a_damped_ring_settles_to() -> None:
+    i = np.arange(12, dtype=np.float64)
+    rings = [
+        1000.0 + 500.0 * 0.9**i * np.cos(2.1 * i + 0.3),  # fast ring
+        -200.0 + 80.0 * 0.95**i * np.sin(0.7 * i),  # slow ring, negative load
+    ]
+    level, residual, ok = oscillation_fit(np.array(rings))
+    assert ok.all()
+    assert level == pytest.approx([1000.0, -200.0], abs=1e-6)
+    assert residual.max() < 1e-6
+    # A plate sinking without a swing, a straight creep and an impact spike
+    # are no oscillation: no settled load is given for them.
+    sink = 1000.0 - 400.0 * 0.7**i
+    creep = 50.0 * i
+    spike = np.zeros(12)
+    spike[5] = 900.0
+    _, residual, ok = oscillation_fit(np.array([sink, creep, spike]))
+    assert not ok[0] and not ok[1]
+    assert residual[2] > 0.1
+
+
+def _ring(n: int, f_cycles: float, decay: float, load: float, swing: float) -> np.ndarray:
+    i = np.arange(n, dtype=np.float64)
+    return load + swing * decay**i * np.cos(2 * np.pi * f_cycles * i + 0.4)
+
+
+def test_fitted_windows_read_a_slow_ring_that_the_balance_test_cannot() -> None:
+    rng = np.random.default_rng(3)
+    # 10 Hz read at 80 Hz: eight readings a period, crossing its centre too
+    # seldom for a balanced window of ten.
+    slow = _ring(12, 10 / 80, 0.93, 6000.0, 9000.0) + rng.normal(0, 20.0, 12)
+    holds, level, spread, swing = fitted_windows(slow[None, :], np.array([20.0]))
+    assert holds[0] and abs(level[0] - 6000.0) < 300.0 and spread[0] < 600.0
+    assert swing[0] > 10000.0
+    passes, _, _ = balanced_windows(slow[None, :10], np.array([60.0]))
+    assert not passes[0]
+
+
+def test_balanced_windows_pass_a_fast_ring_and_refuse_a_push_and_a_spike() -> None:
+    fast = _ring(10, 27 / 80, 0.8, 6000.0, 3000.0)
+    push = 6000.0 + np.linspace(0.0, 3000.0, 10)  # a hand pressing harder
+    spike = np.full(10, 6000.0) + _ring(10, 27 / 80, 0.6, 0.0, 300.0)
+    spike[3] += 5000.0  # an impact caught by one conversion
+    passes, mean, swing = balanced_windows(np.array([fast, push, spike]), np.full(3, 60.0))
+    assert passes.tolist() == [True, False, False]
+    assert abs(mean[0] - 6000.0) < 0.15 * swing[0]
