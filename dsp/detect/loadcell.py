@@ -14,10 +14,10 @@ on short windows of consecutive readings:
 - impact spikes are short, so they make windows unstable but leave the level
   where it was: no step;
 - (fast view) a plate that rings about its new load is read before it stops:
-  from the load a fitted damped oscillation settles to
-  (:mod:`dsp.detect.ringing`), else from a longer window whose halves balance
-  (see ``_ringing_windows``); a step read from a swinging plate gets a
-  second look once the plate is still (``LoadStep.revises``);
+  from the load a fitted damped oscillation settles to, else from a longer
+  window whose halves balance (both in :mod:`dsp.detect.ringing`); a step
+  read from a swinging plate gets a second look once the plate is still
+  (``LoadStep.revises``);
 - a channel whose valid bit stays 0 for ``disconnect_ms`` is disconnected (its
   module is lifted); when it is valid again its level is re-learnt silently.
 
@@ -29,6 +29,7 @@ is cut into blocks.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -405,11 +406,14 @@ class LoadChannelProcessor:
             return None
         # Rows too near the stream's start for a long window are not ringing ones.
         pad = max(0, f - 1 - first_end)
-        passes, ring_mean, ring_swing, ring_t0 = self._ringing_windows(
-            all_t, all_v, all_ok, first_end + pad, ~still[pad:]
+        noise = self.sigma
+        (passes, ring_mean, ring_swing), ring_t0 = self._window_tests(
+            all_t, all_v, all_ok, first_end + pad, ~still[pad:], 2 * self.window,
+            lambda v, ch: balanced_windows(v, self.stable_range_sigmas * noise[ch] / 2),
         )
-        fitted, fit_level, fit_parts, fit_swing, fit_t0 = self._oscillation_windows(
-            all_t, all_v, all_ok, first_end + pad, ~strict[pad:]
+        (fitted, fit_level, fit_parts, fit_swing), fit_t0 = self._window_tests(
+            all_t, all_v, all_ok, first_end + pad, ~strict[pad:], self.fit_readings,
+            lambda v, ch: fitted_windows(v, noise[ch]),
         )
         if pad:
             def grow(a: np.ndarray) -> np.ndarray:
@@ -463,7 +467,7 @@ class LoadChannelProcessor:
             return None
         return accepted, level, start_t, means, refit
 
-    def _candidate_windows(
+    def _window_tests(
         self,
         all_t: np.ndarray,
         all_v: np.ndarray,
@@ -471,12 +475,15 @@ class LoadChannelProcessor:
         first_end: int,
         candidates: np.ndarray,
         length: int,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The readings of each candidate (row, channel) window of ``length`` ending at its row.
+        test: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, ...]],
+    ) -> tuple[list[np.ndarray], np.ndarray]:
+        """Run a window test on each candidate (row, channel) window of ``length`` readings.
 
-        Returns the rows and channels of the candidates, their readings
-        ``(m, length)``, whether each window is valid and contiguous in time,
-        and per row the window's start time.
+        ``test(readings, channels)`` gets the ``(m, length)`` readings of the
+        ``m`` candidate windows and their channels, and returns per window
+        whether it passes and what it measured. These come back as (rows,
+        channels) arrays, zero off the candidates; a window over invalid or
+        lost readings never passes. Also returned: each row's window start time.
         """
         start = first_end - (length - 1)
         k = candidates.shape[0]
@@ -487,40 +494,13 @@ class LoadChannelProcessor:
         idx = (start + rows)[:, None] + np.arange(length)[None, :]
         v = all_v[idx, cols[:, None]]
         ok = all_ok[idx, cols[:, None]].all(axis=1) & contiguous
-        return rows, cols, v, ok, t0
-
-    def _oscillation_windows(
-        self,
-        all_t: np.ndarray,
-        all_v: np.ndarray,
-        all_ok: np.ndarray,
-        first_end: int,
-        candidates: np.ndarray,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Fitted windows (:func:`~dsp.detect.ringing.fitted_windows`) of ``fit_readings``.
-
-        Only the ``candidates`` (rows by channels) are looked at. Returns per
-        row and channel: whether the fit holds, the settled load it gives,
-        how far its part fits spread, and the window's swing; and per row
-        the window's start time.
-        """
-        k, channels = candidates.shape
-        fitted = np.zeros((k, channels), dtype=bool)
-        level = np.zeros((k, channels))
-        parts = np.zeros((k, channels))
-        swings = np.zeros((k, channels))
-        rows, cols, v, ok, t0 = self._candidate_windows(
-            all_t, all_v, all_ok, first_end, candidates, self.fit_readings
-        )
-        if rows.size == 0:
-            return fitted, level, parts, swings, t0
-        good, whole, spread, swing = fitted_windows(v, self.sigma[cols])
-        good &= ok
-        fitted[rows, cols] = good
-        level[rows, cols] = np.where(good, whole, 0.0)
-        parts[rows, cols] = np.where(good, spread, 0.0)
-        swings[rows, cols] = swing
-        return fitted, level, parts, swings, t0
+        passes, *measures = test(v, cols)
+        out = []
+        for values in (passes & ok, *measures):
+            full = np.zeros(candidates.shape, dtype=values.dtype)
+            full[rows, cols] = values
+            out.append(full)
+        return out, t0
 
     def _revise_loose_steps(
         self,
@@ -621,36 +601,6 @@ class LoadChannelProcessor:
             last_ring = np.max(np.where(accepted, np.arange(k)[:, None], -1), axis=0)
             self._ring_taken = np.where(seen & (last > last_ring), False, self._ring_taken)
             self._ring_taken |= last_ring > last
-
-    def _ringing_windows(
-        self,
-        all_t: np.ndarray,
-        all_v: np.ndarray,
-        all_ok: np.ndarray,
-        first_end: int,
-        candidates: np.ndarray,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Balanced windows (:func:`~dsp.detect.ringing.balanced_windows`) of two short ones.
-
-        Only the ``candidates`` (rows by channels) are looked at. Returns per
-        row and channel: passes, mean and swing; and per row the window's
-        start time.
-        """
-        k, channels = candidates.shape
-        passes = np.zeros((k, channels), dtype=bool)
-        means = np.zeros((k, channels))
-        swings = np.zeros((k, channels))
-        rows, cols, v, ok, t0 = self._candidate_windows(
-            all_t, all_v, all_ok, first_end, candidates, 2 * self.window
-        )
-        if rows.size == 0:
-            return passes, means, swings, t0
-        noise_bar = self.stable_range_sigmas * self.sigma[cols] / 2
-        passed, mean, swing = balanced_windows(v, noise_bar)
-        passes[rows, cols] = ok & passed
-        means[rows, cols] = mean
-        swings[rows, cols] = swing
-        return passes, means, swings, t0
 
     def _track_connections(self, t_s: np.ndarray, valid: np.ndarray) -> list[LoadConnection]:
         out: list[LoadConnection] = []
