@@ -168,6 +168,11 @@ def _passed_through(drop: list[TimedImpact], loudest: list[int], k: int) -> bool
     )
 
 
+def _heard_on(drop: list[TimedImpact], loudest: list[int], level: int) -> list[float]:
+    """Times of the drop's impacts heard loudest on ``level`` (``loudest``: per impact)."""
+    return [imp.t_s for imp, top in zip(drop, loudest, strict=True) if top == level]
+
+
 def _strikes_on(drop: list[TimedImpact], level: int) -> list[TimedImpact]:
     """The drop's strikes loudest on ``level``, less lone ones a cube fell on from."""
     loudest = _loudest_levels(drop)
@@ -525,7 +530,7 @@ class Fusion:
         """
         drop = self._drop_impacts(step)
         loudest = _loudest_levels(drop)
-        here = [imp.t_s for imp, top in zip(drop, loudest, strict=True) if top == step.level]
+        here = _heard_on(drop, loudest, step.level)
         if not here:
             return step.busy_levels
         # Struck on the way down: before the cube first struck this level;
@@ -975,7 +980,7 @@ class Fusion:
         load is where it was: one cube came, one left.
         """
         loudest = _loudest_levels(drop)
-        here = [imp.t_s for imp, top in zip(drop, loudest, strict=True) if top == level]
+        here = _heard_on(drop, loudest, level)
         first_here = here[0] if here else np.inf
         best, best_ratio = None, _STOPPED_SWING
         for j in range(level + 1, self.n_levels):
@@ -998,8 +1003,7 @@ class Fusion:
                 continue
             ratio = swing / usual
             if loudest.count(j) < 2:
-                struck = next(imp.t_s for imp, top in zip(drop, loudest, strict=True) if top == j)
-                if first_here - struck < _KNOCKED_FALL_S:
+                if first_here - _heard_on(drop, loudest, j)[0] < _KNOCKED_FALL_S:
                     continue  # struck once, just before this level: a clipped edge
             if ratio >= best_ratio:
                 best, best_ratio = j, ratio
@@ -1012,9 +1016,9 @@ class Fusion:
             return float(np.median(own))
         pooled = [
             swing / abs(u)
-            for k, swings in enumerate(m.landing_swings for m in self._levels)
+            for k, memory in enumerate(self._levels)
             if (u := self.scale.unit(k)) is not None and u != 0
-            for swing in swings
+            for swing in memory.landing_swings
         ]
         if len(pooled) < _SWING_SAMPLES:
             return float("nan")
@@ -1022,8 +1026,7 @@ class Fusion:
 
     @staticmethod
     def _last_strike_on_level(drop: list[TimedImpact], level: int) -> float:
-        on = [imp.t_s for imp, top in zip(drop, _loudest_levels(drop), strict=True)
-              if top == level]
+        on = _heard_on(drop, _loudest_levels(drop), level)
         return on[-1] if on else drop[0].t_s
 
     def _recent_removal_above(self, step: LoadStep) -> int | None:
