@@ -247,6 +247,12 @@ def test_a_plate_struck_once_counts_as_stopped_on_when_the_knocked_cube_fell_fro
     # 25 ms: the thrown cube itself, clipping the edge on its way down.
     passed = [_strike(5.00, 5), _strike(5.025, 4), _strike(5.08, 4)]
     assert fusion_with_swing(3000.0)._stopped_above(4, passed, 4.95, 5.9) is None
+    # The cube reached a level further down 25 ms after the strike, though
+    # the plate it came to rest on was first struck later: it was falling fast.
+    past_two = [_strike(5.00, 5), _strike(5.025, 3), _strike(5.08, 2), _strike(5.12, 2)]
+    assert fusion_with_swing(1800.0)._stopped_above(2, past_two, 4.95, 5.9) is None
+    fell_two = [_strike(5.00, 5), _strike(5.06, 3), _strike(5.11, 2), _strike(5.15, 2)]
+    assert fusion_with_swing(1800.0)._stopped_above(2, fell_two, 4.95, 5.9) == 5
     # Struck twice (a bounce): stopped on, however soon the cube below came.
     twice = [_strike(5.00, 5), _strike(5.01, 5), _strike(5.025, 4), _strike(5.08, 4)]
     assert fusion_with_swing(1800.0)._stopped_above(4, twice, 4.95, 5.9) == 5
