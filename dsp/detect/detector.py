@@ -98,7 +98,10 @@ class Detector:
         self.acoustic = AcousticLevelModel(
             n_levels=n_levels, signatures=cal.acoustic_signatures, counts=cal.acoustic_counts
         )
-        self.fusion = Fusion(n_levels=n_levels, scale=self.scale, acoustic=self.acoustic)
+        self.fusion = Fusion(
+            n_levels=n_levels, scale=self.scale, acoustic=self.acoustic,
+            impact_delay_s=self.piezo.decision_delay_s,
+        )
         self._now = -np.inf
         self._piezo_done = -np.inf
         self._load_done = -np.inf

@@ -1,0 +1,86 @@
+"""Acoustic-only decisions: when a drop is over, and a knock-down told by ear."""
+
+import numpy as np
+
+from dsp.detect.acoustic import AcousticLevelModel
+from dsp.detect.cubes import CubeScale
+from dsp.detect.events import Landing, Removal
+from dsp.detect.fusion import Fusion, _stayed_above
+from dsp.detect.grouping import Impact
+from dsp.detect.piezo import TimedImpact
+
+
+def _strike(
+    t_s: float, level: int, amplitude: float = 300.0, below_db: float = 20.0
+) -> TimedImpact:
+    """Loudest on ``level``; the level under it ``below_db`` quieter, the rest 20 dB."""
+    peaks = np.full(8, amplitude / 10)
+    peaks[level] = amplitude
+    if level > 0:
+        peaks[level - 1] = amplitude * 10 ** (-below_db / 20)
+    return TimedImpact(t_s, Impact(frame=0, channels=(level,), peaks=peaks, floor=np.ones(8)))
+
+
+def _fusion(impact_delay_s: float = 0.0) -> Fusion:
+    return Fusion(n_levels=8, scale=CubeScale(n_levels=8), acoustic=AcousticLevelModel(n_levels=8),
+                  impact_delay_s=impact_delay_s)
+
+
+def test_a_drop_is_over_only_once_a_strike_in_its_silence_would_have_arrived() -> None:
+    # The piezo chain hands each impact over 24 ms after it happened; a
+    # bounce 200 ms after the first strike (within the 220 ms gap) arrives
+    # when 224 ms have passed.
+    first, bounce = _strike(1.000, 5), _strike(1.200, 5, 150.0)
+    fusion = _fusion(impact_delay_s=0.024)
+    fusion.add_impacts([first], known_s=1.024)
+    assert fusion.advance(1.2205) == []
+    fusion.add_impacts([bounce], known_s=1.224)
+    events = fusion.advance(2.0)
+    assert [(e.floor, round(e.t, 3)) for e in events if isinstance(e, Landing)] == [(5, 1.2)]
+    assert round(events[0].t_decided, 3) == 1.444
+    # Not waiting for it splits the drop: the first strike became a landing.
+    hasty = _fusion()
+    hasty.add_impacts([first], known_s=1.024)
+    assert [e.floor for e in hasty.advance(1.2205) if isinstance(e, Landing)] == [5]
+
+
+def test_a_plate_struck_again_after_a_cube_struck_two_levels_below_kept_the_thrown_cube() -> None:
+    # The thrown cube lands on 5 and knocks the resting one down; the knocked
+    # cube strikes 3 while the thrown one still bounces on 5.
+    drop = [_strike(1.00, 7), _strike(1.05, 5), _strike(1.12, 3), _strike(1.15, 5, 100.0),
+            _strike(1.20, 3, 150.0)]
+    assert _stayed_above(drop, 3) == 5
+    fusion = _fusion()
+    fusion.add_impacts(drop)
+    events = fusion.advance(2.0)
+    assert [(type(e).__name__, e.floor, round(e.t, 2)) for e in events] == [
+        ("Landing", 5, 1.15), ("Removal", 5, 1.15), ("Landing", 3, 1.2)]
+    assert isinstance(events[1], Removal) and events[1].knocked
+    assert isinstance(events[2], Landing) and events[2].knocked_from == 5
+
+
+def test_a_strike_on_the_plate_just_above_may_be_a_ceiling_hit_and_tells_nothing() -> None:
+    # The cube rests on 4 and touches plate 5 from below: one cube only.
+    drop = [_strike(1.00, 7), _strike(1.05, 5), _strike(1.10, 4), _strike(1.14, 5, 60.0),
+            _strike(1.18, 4, 100.0)]
+    assert _stayed_above(drop, 4) is None
+    fusion = _fusion()
+    fusion.add_impacts(drop)
+    assert [e.floor for e in fusion.advance(2.0)] == [4]
+
+
+def test_a_cube_below_sooner_than_one_leaving_the_plate_could_fall_there_is_another_cube() -> None:
+    # Two strikes on 7 (a landing and its bounce), then level 3 struck 30 ms
+    # later: four modules take a cube leaving plate 7 over 75 ms.
+    knocked = [_strike(1.00, 7), _strike(1.10, 7, 150.0), _strike(1.13, 3), _strike(1.20, 3, 100.0)]
+    assert _stayed_above(knocked, 3) == 7
+    # 150 ms later: the thrown cube itself, bounced off 7 and fell through.
+    fell = [_strike(1.00, 7), _strike(1.10, 7, 150.0), _strike(1.25, 3), _strike(1.30, 3, 100.0)]
+    assert _stayed_above(fell, 3) is None
+    # A "strike on 7" barely louder there than on 6 may be 6's, heard through 7.
+    blurred = [_strike(1.00, 7), _strike(1.10, 7, 150.0, below_db=3.0), _strike(1.13, 3),
+               _strike(1.20, 3, 100.0)]
+    assert _stayed_above(blurred, 3) is None
+    # Struck once: a hole edge the cube passed, however fast it went on.
+    once = [_strike(1.00, 7), _strike(1.03, 3), _strike(1.10, 3, 100.0)]
+    assert _stayed_above(once, 3) is None
