@@ -88,6 +88,10 @@ RING_FIT_SWING_STEPS = 6.0
 # integers, and a perfectly quiet simulated channel must not make every
 # quantisation step look like a load change.
 _MIN_SIGMA_COUNTS = 1.0
+# Why 5 readings however slow the HX711 runs: an impact's spike is spread by
+# the converter's settling over up to four readings of about equal value; a
+# window of fewer readings can lie flat on it and pass as a new load.
+_MIN_WINDOW_READINGS = 5
 
 
 @dataclass(frozen=True)
@@ -215,7 +219,7 @@ class LoadChannelProcessor:
             raise ValueError("sample_rate_hz must be positive")
         self.n_channels = int(n_channels)
         self.sample_rate_hz = float(sample_rate_hz)
-        self.window = max(3, round(stable_window_ms * 1e-3 * sample_rate_hz))
+        self.window = max(_MIN_WINDOW_READINGS, round(stable_window_ms * 1e-3 * sample_rate_hz))
         self.ring_windows = bool(ring_windows)
         # Readings kept from one block to the next: enough for the longest window.
         self.fit_readings = max(RING_FIT_READINGS, 2 * self.window + 2)

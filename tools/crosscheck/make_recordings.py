@@ -82,10 +82,11 @@ class WireWriter:
         return cobs_encode(raw) + b"\x00"
 
 
-def hello_body(fw: tuple[int, int, int], device_id: bytes) -> bytes:
+def hello_body(fw: tuple[int, int, int], device_id: bytes, piezo_rate_hz: int = PIEZO_RATE_HZ,
+               load_rate_hz: int = LOAD_RATE_HZ) -> bytes:
     """HELLO body: proto, fw x3, n_piezo, n_load, rates (u16), adc_bits, device_id[8]."""
     return struct.pack(
-        "<BBBBBBHHB8s", 1, *fw, N_LEVELS, N_LEVELS, PIEZO_RATE_HZ, LOAD_RATE_HZ, ADC_BITS,
+        "<BBBBBBHHB8s", 1, *fw, N_LEVELS, N_LEVELS, piezo_rate_hz, load_rate_hz, ADC_BITS,
         device_id,
     )
 
@@ -148,6 +149,10 @@ class Tower:
     t_us_start: int
     fw: tuple[int, int, int]
     device_id: bytes
+    # Nominal rates as HELLO announces them: the contract's, unless a run
+    # varies them (an HX711 with its RATE pin low reads at 10 Hz).
+    piezo_rate_hz: int = PIEZO_RATE_HZ
+    load_rate_hz: int = LOAD_RATE_HZ
 
     @classmethod
     def from_seed(cls, seed: int) -> Tower:
@@ -457,7 +462,7 @@ def render_piezo(tower: Tower, plan: Plan, t_s: np.ndarray,
                  rng: np.random.Generator) -> np.ndarray:
     """Piezo ADC codes, (n, 8) uint16, at the device's set times ``t_s``."""
     n = len(t_s)
-    rate = PIEZO_RATE_HZ
+    rate = tower.piezo_rate_hz
     x = tower.piezo_bias + rng.normal(0, 1, (n, N_LEVELS)) * tower.piezo_noise
     if plan.hum_codes > 0:
         for ch in range(N_LEVELS):
@@ -533,7 +538,7 @@ def render_load(tower: Tower, plan: Plan, t_s: np.ndarray,
                                  + np.arange(N_LEVELS))
     for t0, level, amp in plan.rings:
         i0 = int(np.searchsorted(t_s, t0))
-        i1 = min(m, i0 + int(6 * tower.ring_decay_s[level] * LOAD_RATE_HZ) + 2)
+        i1 = min(m, i0 + int(6 * tower.ring_decay_s[level] * tower.load_rate_hz) + 2)
         tau = t_s[i0:i1] - t0
         g[i0:i1, level] += (amp * np.exp(-tau / tower.ring_decay_s[level])
                             * np.sin(2 * np.pi * tower.ring_hz[level] * tau))
@@ -581,17 +586,24 @@ def render_load(tower: Tower, plan: Plan, t_s: np.ndarray,
 
 def make_recording(seed: int, scenario: str, duration_s: float, out_dir: Path, *,
                    t_us_start: int | None = None, short_ring: bool = False,
-                   matched_cells: bool = False) -> tuple[Path, Path]:
+                   matched_cells: bool = False, piezo_rate_hz: int | None = None,
+                   load_rate_hz: int | None = None) -> tuple[Path, Path]:
     """Generate one recording and its truth; return both paths.
 
     ``t_us_start`` overrides the tower's first device clock value (tests use it
     to put the u32 wrap inside a short recording). ``short_ring`` and
     ``matched_cells`` are ablations: plates that stop ringing within 0.1 s,
     and every level's cell within +-12 % of level 0's (signs kept).
+    ``piezo_rate_hz`` and ``load_rate_hz`` replace the contract's nominal
+    rates (announced in HELLO as the contract says).
     """
     tower = Tower.from_seed(seed)
     if t_us_start is not None:
         tower.t_us_start = t_us_start & 0xFFFFFFFF
+    if piezo_rate_hz is not None:
+        tower.piezo_rate_hz = int(piezo_rate_hz)
+    if load_rate_hz is not None:
+        tower.load_rate_hz = int(load_rate_hz)
     if short_ring:
         tower.ring_decay_s = np.minimum(tower.ring_decay_s, 0.1 / 6)
     if matched_cells:
@@ -602,8 +614,8 @@ def make_recording(seed: int, scenario: str, duration_s: float, out_dir: Path, *
     plan, truth = build_scenario(tower, scenario, duration_s, rng)
     # Stream time 0 is the first PIEZO set; the crystal error makes the true
     # spacing of sets and readings differ from the nominal rates in HELLO.
-    dt_p = 1.0 / (PIEZO_RATE_HZ * (1 + tower.piezo_ppm * 1e-6))
-    dt_l = 1.0 / (LOAD_RATE_HZ * (1 + tower.load_ppm * 1e-6))
+    dt_p = 1.0 / (tower.piezo_rate_hz * (1 + tower.piezo_ppm * 1e-6))
+    dt_l = 1.0 / (tower.load_rate_hz * (1 + tower.load_ppm * 1e-6))
     t_p = np.arange(int(duration_s / dt_p)) * dt_p
     t_l = rng.uniform(0.01, 0.02) + np.arange(int((duration_s - 0.03) / dt_l)) * dt_l
     t_l += rng.uniform(-60e-6, 60e-6, len(t_l))  # polling jitter of the reading time
@@ -630,7 +642,8 @@ def make_recording(seed: int, scenario: str, duration_s: float, out_dir: Path, *
         outbox.append((float(s), 2, T_STATUS,
                        status_body(boot_ms + s * 1000, int(rng.integers(25, 70)))))
     outbox.sort(key=lambda e: (e[0], e[1]))
-    chunks = [writer.frame(T_HELLO, hello_body(tower.fw, tower.device_id))]
+    chunks = [writer.frame(T_HELLO, hello_body(tower.fw, tower.device_id,
+                                                  tower.piezo_rate_hz, tower.load_rate_hz))]
     chunks += [writer.frame(mtype, body) for _, _, mtype, body in outbox]
 
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -656,7 +669,9 @@ def make_recording(seed: int, scenario: str, duration_s: float, out_dir: Path, *
         "hum_codes": round(plan.hum_codes, 2),
         "cells": "matched" if matched_cells or seed % 2 == 0 else "mixed",
         "ablation": [name for name, on in (("short_ring", short_ring),
-                                           ("matched_cells", matched_cells)) if on],
+                                           ("matched_cells", matched_cells)) if on]
+        + [f"{name}_{rate}_hz" for name, rate in (("piezo_rate", piezo_rate_hz),
+                                                  ("load_rate", load_rate_hz)) if rate],
         "tower": tower.summary(),
     }
     truth_path.write_text(json.dumps(doc, indent=1))
@@ -675,12 +690,18 @@ def main(argv: list[str] | None = None) -> int:
                    help="ablation: plates stop ringing within 0.1 s")
     p.add_argument("--matched-cells", action="store_true",
                    help="ablation: all cells within +-12 %% of level 0's sensitivity")
+    p.add_argument("--piezo-rate", type=int, default=None,
+                   help=f"piezo sets/s announced and used (default {PIEZO_RATE_HZ})")
+    p.add_argument("--load-rate", type=int, default=None,
+                   help=f"load readings/s announced and used (default {LOAD_RATE_HZ})")
     args = p.parse_args(argv)
     for seed in range(args.first_seed, args.first_seed + args.towers):
         for scenario in args.scenarios:
             rec, _ = make_recording(seed, scenario, args.duration, args.out,
                                     short_ring=args.short_ring,
-                                    matched_cells=args.matched_cells)
+                                    matched_cells=args.matched_cells,
+                                    piezo_rate_hz=args.piezo_rate,
+                                    load_rate_hz=args.load_rate)
             print(f"{rec} ({rec.stat().st_size / 1e6:.1f} MB)")
     return 0
 

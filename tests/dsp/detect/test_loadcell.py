@@ -48,6 +48,22 @@ def test_finds_lasting_steps_only() -> None:
     assert conns[0].t_s == t[800] and conns[3].t_s == t[950]
 
 
+@pytest.mark.parametrize("rate_hz", [10.0, 40.0, 80.0])
+def test_a_spike_spread_flat_over_four_readings_is_not_a_step_at_any_rate(rate_hz: float) -> None:
+    """A converter that averages its last four conversions turns an impact's
+    one-reading spike into four equal readings: flat, but not a load."""
+    rng = np.random.default_rng(3)
+    n = int(6 * rate_hz)
+    t = np.arange(n) / rate_hz
+    v = rng.normal(0.0, 30.0, (n, 8))
+    hit = int(3 * rate_hz)
+    v[hit : hit + 4, 4] += 5000.0
+    v[hit + int(rate_hz) :, 2] += 6000.0  # and a cube that stays, to be found
+    ok = np.ones((n, 8), dtype=bool)
+    steps, _ = _run(LoadChannelProcessor(n_channels=8, sample_rate_hz=rate_hz), t, v, ok, [])
+    assert [(s.level, round(s.delta_counts / 6000.0)) for s in steps] == [(2, 1)]
+
+
 def test_noise_is_learnt_on_the_first_second() -> None:
     t, v, ok = _signal()
     proc = LoadChannelProcessor(n_channels=8, sample_rate_hz=RATE)
