@@ -1,4 +1,4 @@
-"""Acoustic-only decisions: when a drop is over, and a knock-down told by ear."""
+"""Decisions by ear: when a drop is over, a knock-down heard, the level a strike was on."""
 
 import numpy as np
 
@@ -84,3 +84,27 @@ def test_a_cube_below_sooner_than_one_leaving_the_plate_could_fall_there_is_anot
     # Struck once: a hole edge the cube passed, however fast it went on.
     once = [_strike(1.00, 7), _strike(1.03, 3), _strike(1.10, 3, 100.0)]
     assert _stayed_above(once, 3) is None
+
+
+def test_once_the_ear_has_learnt_a_hot_disc_no_longer_claims_its_neighbours_strikes() -> None:
+    # Disc 6 is 14 dB hotter than disc 5: a strike on plate 5 peaks on 6.
+    def on_five(t_s: float) -> TimedImpact:
+        peaks = np.full(8, 20.0)
+        peaks[5], peaks[6], peaks[4] = 300.0, 600.0, 40.0
+        return TimedImpact(t_s, Impact(frame=0, channels=(6,), peaks=peaks, floor=np.ones(8)))
+
+    def on_six(t_s: float) -> TimedImpact:
+        peaks = np.full(8, 20.0)
+        peaks[6], peaks[5], peaks[7] = 3000.0, 60.0, 300.0
+        return TimedImpact(t_s, Impact(frame=0, channels=(6,), peaks=peaks, floor=np.ones(8)))
+
+    fusion = _fusion()
+    drop = [on_six(1.0), on_five(1.2), on_five(1.25)]
+    assert fusion._levels_of(drop) == [6, 6, 6]  # nothing learnt: the loudest disc
+    heard = {5: on_five(0.0).peaks, 6: on_six(0.0).peaks}
+    for k in range(8):  # landings the load cells confirmed, two a level
+        peaks = heard.get(k, np.where(np.arange(8) == k, 300.0, 20.0))
+        fusion.acoustic.learn(peaks, k)
+        fusion.acoustic.learn(peaks, k)
+    assert fusion._levels_of(drop) == [6, 5, 5]
+    assert fusion._last_impact_near(drop, 5) is drop[-1]

@@ -82,10 +82,10 @@ def test_doubted_fast_steps_that_add_up_time_each_landing() -> None:
 
 def test_a_lone_strike_followed_at_once_by_one_below_is_not_where_a_cube_rested() -> None:
     drop = [_strike(1.00, 3), _strike(1.05, 3), _strike(1.50, 3, 150.0), _strike(1.56, 1)]
-    last = Fusion._last_impact_near(drop, 3)
+    last = _fusion()._last_impact_near(drop, 3)
     assert last is not None and last.t_s == 1.05
     # Without the strike below, the lone strike may be the cube's last bounce.
-    last = Fusion._last_impact_near(drop[:3], 3)
+    last = _fusion()._last_impact_near(drop[:3], 3)
     assert last is not None and last.t_s == 1.50
 
 
