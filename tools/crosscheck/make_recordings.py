@@ -587,7 +587,8 @@ def render_load(tower: Tower, plan: Plan, t_s: np.ndarray,
 def make_recording(seed: int, scenario: str, duration_s: float, out_dir: Path, *,
                    t_us_start: int | None = None, short_ring: bool = False,
                    matched_cells: bool = False, piezo_rate_hz: int | None = None,
-                   load_rate_hz: int | None = None) -> tuple[Path, Path]:
+                   load_rate_hz: int | None = None,
+                   disc_spread_db: float | None = None) -> tuple[Path, Path]:
     """Generate one recording and its truth; return both paths.
 
     ``t_us_start`` overrides the tower's first device clock value (tests use it
@@ -595,7 +596,9 @@ def make_recording(seed: int, scenario: str, duration_s: float, out_dir: Path, *
     ``matched_cells`` are ablations: plates that stop ringing within 0.1 s,
     and every level's cell within +-12 % of level 0's (signs kept).
     ``piezo_rate_hz`` and ``load_rate_hz`` replace the contract's nominal
-    rates (announced in HELLO as the contract says).
+    rates (announced in HELLO as the contract says). ``disc_spread_db``
+    draws the piezo discs' sensitivities within +-that many dB (glued
+    differently, cracked) instead of the usual +-3 dB.
     """
     tower = Tower.from_seed(seed)
     if t_us_start is not None:
@@ -604,6 +607,9 @@ def make_recording(seed: int, scenario: str, duration_s: float, out_dir: Path, *
         tower.piezo_rate_hz = int(piezo_rate_hz)
     if load_rate_hz is not None:
         tower.load_rate_hz = int(load_rate_hz)
+    if disc_spread_db is not None:
+        spread = np.random.default_rng(seed + 77).uniform(-1, 1, N_LEVELS) * disc_spread_db
+        tower.piezo_gain = 10.0 ** (spread / 20.0)
     if short_ring:
         tower.ring_decay_s = np.minimum(tower.ring_decay_s, 0.1 / 6)
     if matched_cells:
@@ -671,7 +677,8 @@ def make_recording(seed: int, scenario: str, duration_s: float, out_dir: Path, *
         "ablation": [name for name, on in (("short_ring", short_ring),
                                            ("matched_cells", matched_cells)) if on]
         + [f"{name}_{rate}_hz" for name, rate in (("piezo_rate", piezo_rate_hz),
-                                                  ("load_rate", load_rate_hz)) if rate],
+                                                  ("load_rate", load_rate_hz)) if rate]
+        + ([f"disc_spread_{disc_spread_db:g}_db"] if disc_spread_db is not None else []),
         "tower": tower.summary(),
     }
     truth_path.write_text(json.dumps(doc, indent=1))
@@ -694,6 +701,8 @@ def main(argv: list[str] | None = None) -> int:
                    help=f"piezo sets/s announced and used (default {PIEZO_RATE_HZ})")
     p.add_argument("--load-rate", type=int, default=None,
                    help=f"load readings/s announced and used (default {LOAD_RATE_HZ})")
+    p.add_argument("--disc-spread-db", type=float, default=None,
+                   help="piezo disc sensitivities within +- this many dB (default +-3)")
     args = p.parse_args(argv)
     for seed in range(args.first_seed, args.first_seed + args.towers):
         for scenario in args.scenarios:
@@ -701,7 +710,8 @@ def main(argv: list[str] | None = None) -> int:
                                     short_ring=args.short_ring,
                                     matched_cells=args.matched_cells,
                                     piezo_rate_hz=args.piezo_rate,
-                                    load_rate_hz=args.load_rate)
+                                    load_rate_hz=args.load_rate,
+                                    disc_spread_db=args.disc_spread_db)
             print(f"{rec} ({rec.stat().st_size / 1e6:.1f} MB)")
     return 0
 
