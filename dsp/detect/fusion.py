@@ -127,6 +127,9 @@ _DROP_GAP_GUARD_S = 0.3
 _RING_GUARD_S = 1.0
 # Why 0.15 cube: a second cube on a still-ringing plate must look whole.
 _RING_MAX_RESIDUAL = 0.15
+# Why 0.3 s: the two halves of one arrival read on a ringing plate come a
+# window or two apart; a part older than this was something else.
+_PART_JOIN_S = 0.3
 # Why 0.3 cube: slower changes than this between two settled views are drift
 # or creep (followed, like a scale's zero tracking); faster ones are cubes.
 _DRIFT_FOLLOW_CUBES = 0.3
@@ -381,6 +384,9 @@ class _LevelMemory:
     doubted: list[LoadStep] = field(default_factory=list)
     #: The last doubted step that only its measure made suspect.
     remeasurable: LoadStep | None = None
+    #: The last fast step of part of a cube, with the fast step before it
+    #: (``last_fast`` then): the next may be the rest of the same arrival.
+    part: tuple[LoadStep, tuple[float, bool] | None] | None = None
     #: Fast-view landings (settle time, cubes), to re-measure a cube's size
     #: once the settled view sees the plate still.
     fast_landed: list[tuple[float, int]] = field(default_factory=list)
@@ -721,6 +727,9 @@ class Fusion:
         return out
 
     def _fast_step_event(self, step: LoadStep, now_s: float) -> list[Event]:
+        memory = self._levels[step.level]
+        step = self._joined_with_part(step)
+        previous = memory.last_fast
         recent, after_landing = self._ringing(step)
         if recent and not step.revises:
             n, residual = self.scale.count(step.level, step.delta_counts)
@@ -730,6 +739,7 @@ class Fusion:
                 # a cube is under a hand: left to the settled view.
                 self.stats.steps_in_disturbance += 1
                 self._doubt(step, remeasure=after_landing and n > 0)
+                memory.part = (step, previous)
                 return []
         # In a closed tower a lone, clean step is almost always a cube
         # arriving: it votes on the sign of this level's cell.
@@ -737,6 +747,7 @@ class Fusion:
         n, residual = self.scale.count(step.level, step.delta_counts)
         if n == 0:
             self.stats.steps_below_one_cube += 1
+            memory.part = (step, previous)
             return []
         if residual > _FAST_MAX_RESIDUAL:
             # Not a clean whole number of cubes: a hand or the table moved
@@ -744,6 +755,7 @@ class Fusion:
             # view (or the fast view's second look) will tell once all is still.
             self.stats.steps_in_disturbance += 1
             self._doubt(step, remeasure=True)
+            memory.part = (step, previous)
             return []
         parts: list[tuple[LoadStep, int]] = []
         if n >= 2:
@@ -823,6 +835,44 @@ class Fusion:
         chosen = cube_like[-1] if cube_like else doubted[0]
         self._levels[level].doubted.remove(chosen)
         return chosen
+
+    def _joined_with_part(self, step: LoadStep) -> LoadStep:
+        """The step joined with the part of a cube just before it, when together they are whole.
+
+        A plate ringing from one landing when the next cube arrives can be
+        read at a window mean halfway: the fast view then sees the arrival
+        as two steps of about half a cube. The first was left for its
+        measure; the two together, a whole cube, are the arrival, judged as
+        if the first had not been seen.
+        """
+        memory = self._levels[step.level]
+        if memory.part is None or step.revises:
+            return step
+        part, before_part = memory.part
+        alone_n, alone_residual = self.scale.count(step.level, step.delta_counts)
+        if (
+            step.t_before_s - part.t_settled_s > _PART_JOIN_S
+            or (alone_n != 0 and alone_residual <= _RING_MAX_RESIDUAL)
+        ):
+            return step
+        delta = part.delta_counts + step.delta_counts
+        n, residual = self.scale.count(step.level, delta)
+        if n < 1 or residual > _RING_MAX_RESIDUAL:
+            return step
+        if part in memory.doubted:
+            memory.doubted.remove(part)
+        if memory.remeasurable is part:
+            memory.remeasurable = None
+        memory.part = None
+        memory.last_fast = before_part
+        return replace(
+            step,
+            t_before_s=part.t_before_s,
+            delta_counts=delta,
+            before_counts=part.before_counts,
+            busy_levels=max(part.busy_levels, step.busy_levels),
+            busy_mask=part.busy_mask | step.busy_mask,
+        )
 
     def _take_revised(self, step: LoadStep) -> LoadStep | None:
         """The step a revision measures again, if it was doubted for its measure only."""

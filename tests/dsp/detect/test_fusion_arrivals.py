@@ -336,3 +336,28 @@ def test_a_confirmed_landing_teaches_the_ear_its_last_bounce_not_a_later_strike(
     assert fusion.acoustic.classify(_strike(2.0, 3).peaks).level == 3
     learnt = fusion.acoustic.sums[3]
     assert int(np.argmax(learnt)) == 3
+
+
+def test_an_arrival_read_halfway_on_a_ringing_plate_is_one_landing_when_its_rest_comes() -> None:
+    def fast(t_before: float, t_settled: float, before: float, after: float) -> LoadStep:
+        return LoadStep(level=3, t_before_s=t_before, t_settled_s=t_settled,
+                        t_decided_s=t_settled + 0.06, delta_counts=(after - before) * UNIT,
+                        before_counts=before * UNIT, after_counts=after * UNIT)
+
+    fusion = _fusion()
+    fusion.add_impacts([_strike(1.00, 3), _strike(1.05, 3)])
+    out = fusion.add_load([fast(0.95, 1.10, 0.0, 1.0)], [], 1.2) + fusion.advance(1.4)
+    assert _landings(out) == [(3, 1, 1.05)]
+    # The next cube lands while the plate still rings: a window mean halfway,
+    # then the rest of the cube.
+    fusion.add_impacts([_strike(1.50, 3), _strike(1.56, 3)])
+    out = fusion.add_load([fast(1.45, 1.60, 1.0, 1.45)], [], 1.7) + fusion.advance(1.75)
+    assert _landings(out) == []
+    out = fusion.add_load([fast(1.65, 1.72, 1.45, 2.02)], [], 1.8) + fusion.advance(2.0)
+    assert _landings(out) == [(3, 1, 1.56)]
+    assert fusion.cubes_on[3] == 2 and fusion._levels[3].doubted == []
+    # Half a cube and then nothing more: still the settled view's to decide.
+    fusion.add_impacts([_strike(2.50, 3)])
+    out = fusion.add_load([fast(2.45, 2.60, 2.02, 2.50)], [], 2.7) + fusion.advance(3.0)
+    out += fusion.add_load([fast(3.10, 3.20, 2.50, 2.52)], [], 3.3) + fusion.advance(3.5)
+    assert _landings(out) == []
