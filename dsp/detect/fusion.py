@@ -1004,7 +1004,15 @@ class Fusion:
                 history = self._levels[level].landing_swings
                 history.append(own)
                 del history[:-_HISTORY_SWINGS]
-            stopped = self._stopped_above(level, drop, swing_from, now_s) if n == 1 else None
+            # Only strikes after this level's previous landing: in rapid
+            # throws the window holds the cube before too, and two cubes
+            # clipping one plate in turn are not a bounce on it.
+            since = self._levels[level].landed_t
+            own_drop = [imp for imp in drop if imp.t_s > since]
+            stopped = (
+                self._stopped_above(level, own_drop, swing_from, now_s)
+                if n == 1 and own_drop else None
+            )
             if knocked_from is None and stopped is not None:
                 # The thrown cube stopped on an occupied plate above (it swung
                 # like a landing) and knocked a cube down to this level; that

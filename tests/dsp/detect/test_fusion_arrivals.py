@@ -361,3 +361,27 @@ def test_an_arrival_read_halfway_on_a_ringing_plate_is_one_landing_when_its_rest
     out = fusion.add_load([fast(2.45, 2.60, 2.02, 2.50)], [], 2.7) + fusion.advance(3.0)
     out += fusion.add_load([fast(3.10, 3.20, 2.50, 2.52)], [], 3.3) + fusion.advance(3.5)
     assert _landings(out) == []
+
+
+def test_a_plate_clipped_by_two_throws_in_turn_was_not_bounced_on() -> None:
+    fusion = _fusion()
+    fusion._levels[6].landing_swings = [2000.0, 2000.0, 2000.0]
+    fusion.cubes_on[6] = 1
+    t = np.arange(4.0, 8.0, 1 / 80)
+    values = np.zeros((t.size, 8))
+    ring = t >= 5.0  # plate 6 jolted by the first cube's clip and still swinging
+    values[ring, 6] = 1800.0 * np.exp(-(t[ring] - 5.0) / 0.5) * np.cos(60 * (t[ring] - 5.0))
+    fusion.load_coverage.add(t)
+    fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
+    # Two cubes thrown 0.7 s apart, each clipping the hole of 6 on its way to 3.
+    fusion.add_impacts([_strike(5.00, 6), _strike(5.03, 4), _strike(5.10, 3), _strike(5.15, 3)])
+    first = LoadStep(level=3, t_before_s=5.05, t_settled_s=5.20, t_decided_s=5.26,
+                     delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
+    out = fusion.add_load([first], [], 5.3) + fusion.advance(5.5)
+    assert _landings(out) == [(3, 1, 5.15)]
+    fusion.add_impacts([_strike(5.70, 6), _strike(5.73, 5), _strike(5.80, 3), _strike(5.85, 3)])
+    step = LoadStep(level=3, t_before_s=5.75, t_settled_s=5.90, t_decided_s=5.96,
+                    delta_counts=UNIT, before_counts=UNIT, after_counts=2 * UNIT)
+    out = fusion.add_load([step], [], 6.0) + fusion.advance(6.2)
+    # Not a cube that stopped on 6 and knocked one down to 3: one landing.
+    assert _landings(out) == [(3, 1, 5.85)]
