@@ -988,7 +988,10 @@ class Fusion:
             for imp in self._drop_impacts(step)
             if imp.t_s <= rested_by and (start is None or imp.t_s >= start - _DROP_LOOKBACK_S)
         ]
-        last = self._last_impact_near(drop, level)
+        # The cube's last bounce comes after the level's previous landing
+        # (in rapid throws the drop window holds that cube's strikes too).
+        previous = self._levels[level].landed_t
+        last = self._last_impact_near([imp for imp in drop if imp.t_s > previous], level)
         t = rested_by if last is None else last.t_s
         out: list[Event] = []
         # A cube that left a level above in this drop was knocked down to this

@@ -385,3 +385,16 @@ def test_a_plate_clipped_by_two_throws_in_turn_was_not_bounced_on() -> None:
     out = fusion.add_load([step], [], 6.0) + fusion.advance(6.2)
     # Not a cube that stopped on 6 and knocked one down to 3: one landing.
     assert _landings(out) == [(3, 1, 5.85)]
+
+
+def test_a_landing_is_never_timed_by_the_previous_cube_on_its_level() -> None:
+    fusion = _fusion()
+    fusion.add_impacts([_strike(1.00, 4), _strike(1.05, 4)])
+    first = LoadStep(level=4, t_before_s=0.95, t_settled_s=1.10, t_decided_s=1.16,
+                     delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
+    assert _landings(fusion.add_load([first], [], 1.2) + fusion.advance(1.3)) == [(4, 1, 1.05)]
+    # The next cube's bounces on 4 are heard loudest on 5 (a hotter disc).
+    fusion.add_impacts([_strike(1.50, 5), _strike(1.56, 5)])
+    second = LoadStep(level=4, t_before_s=1.45, t_settled_s=1.62, t_decided_s=1.68,
+                      delta_counts=UNIT, before_counts=UNIT, after_counts=2 * UNIT)
+    assert _landings(fusion.add_load([second], [], 1.7) + fusion.advance(1.9)) == [(4, 1, 1.56)]
