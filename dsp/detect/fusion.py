@@ -130,6 +130,10 @@ _RING_MAX_RESIDUAL = 0.15
 # Why 0.3 s: the two halves of one arrival read on a ringing plate come a
 # window or two apart; a part older than this was something else.
 _PART_JOIN_S = 0.3
+# Why 0.35 s: a cube bounces on the plate it stops on for up to about a
+# third of a second after the strike it was first heard by; a strike there
+# later than that is the next cube's.
+_STOP_BOUNCES_S = 0.35
 # Why 0.3 cube: slower changes than this between two settled views are drift
 # or creep (followed, like a scale's zero tracking); faster ones are cubes.
 _DRIFT_FOLLOW_CUBES = 0.3
@@ -1025,6 +1029,7 @@ class Fusion:
                 # Its swing may still be in the window of the next cube's drop.
                 self._levels[stopped].stopped_t = now_s
                 self._levels[stopped].stopped_guess = at
+                self._levels[stopped].landed_t = max(at, self._levels[stopped].landed_t)
                 out.append(
                     Landing(t=at, t_decided=now_s, floor=stopped, cubes=1,
                             confidence=0.7, source="load")
@@ -1061,10 +1066,16 @@ class Fusion:
         memory = self._levels[level]
         memory.landed_t = max(t, memory.landed_t)
         guessed = memory.stopped_guess
-        if guessed is not None and step.t_before_s - _LOAD_LAG_S <= guessed <= step.t_settled_s:
+        if (
+            guessed is not None
+            and step.t_before_s - _LOAD_LAG_S <= guessed <= step.t_settled_s
+            and (last is None or last.t_s <= guessed + _STOP_BOUNCES_S)
+        ):
             # A thrown cube was inferred to have stopped here, knocking one
             # down; the plate gained it after all (the cube below was another
-            # throw's): that landing is reported already.
+            # throw's): that landing is reported already. A plate ringing on
+            # from then may show the gain of the next cube as spanning the
+            # stop too: that one was heard striking here later.
             memory.stopped_guess = None
             n -= 1
             if n == 0:

@@ -99,6 +99,16 @@ def test_a_plate_inferred_one_in_one_out_that_gained_a_cube_is_not_reported_twic
     assert fusion.cubes_on[4] == 1
 
 
+def test_the_next_cube_heard_on_a_plate_inferred_one_in_one_out_is_a_landing_of_its_own() -> None:
+    fusion = _fusion()
+    fusion.add_impacts([_strike(1.00, 4), _strike(1.05, 4), _strike(1.60, 4), _strike(1.66, 4)])
+    # A cube was inferred to have stopped on 4 at 1.05; the plate rang on
+    # until the next cube landed there, so its gain spans the stop.
+    fusion._levels[4].stopped_guess = 1.05
+    assert _landings(fusion.add_settled_step(_step(4, 0.9, 1.8, 1.0))) == [(4, 1, 1.66)]
+    assert fusion.cubes_on[4] == 1
+
+
 def test_a_gain_whose_still_window_ended_just_after_the_inferred_stop_is_that_cube() -> None:
     """The load shows a change up to the HX711's settling after the strike
     that caused it: the last still window before the gain may end a reading
