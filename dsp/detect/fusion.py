@@ -921,16 +921,29 @@ class Fusion:
         """Split a change of ``n`` cubes (either view's) by the drops heard on its level.
 
         Only when exactly ``n`` separate runs of strikes on the level came
-        after its last landing: each run is one cube's bounces.
+        after its last landing: each run is one cube's bounces. A run ends
+        at a gap of ``_ARRIVALS_APART_S``; when that does not give ``n``
+        runs, also at a gap of a bounce's length in which a level above
+        was struck (the next cube on its way down: in rapid throws the next
+        cube can arrive within a quarter second of the last one's bounces).
         """
         level = step.level
         since = max(step.t_before_s, self._levels[level].landed_t)
         drop = [imp for imp in self._drop_impacts(step) if since < imp.t_s <= step.t_settled_s]
-        on = [imp.t_s for imp in _strikes_on(drop, self._levels_of(drop), level)]
-        if not on:
+        heard = self._levels_of(drop)
+        strikes = _strikes_on(drop, heard, level)
+        if not strikes:
             return []
-        ends = [a for a, b in zip(on, on[1:], strict=False) if b - a >= _ARRIVALS_APART_S]
-        ends.append(on[-1])
+        above = [imp.t_s for imp, top in zip(drop, heard, strict=True) if top > level]
+        pairs = list(zip(strikes, strikes[1:], strict=False))
+        ends = [a.t_s for a, b in pairs if b.t_s - a.t_s >= _ARRIVALS_APART_S]
+        if len(ends) + 1 != n:
+            ends = [
+                a.t_s for a, b in pairs
+                if b.t_s - a.t_s >= _ARRIVALS_APART_S
+                or b.t_s - a.t_s >= _BOUNCE_GAP_S and any(a.t_s < t < b.t_s for t in above)
+            ]
+        ends.append(strikes[-1].t_s)
         if len(ends) != n:
             return []
         share = step.delta_counts / n

@@ -408,3 +408,20 @@ def test_a_landing_is_never_timed_by_the_previous_cube_on_its_level() -> None:
     second = LoadStep(level=4, t_before_s=1.45, t_settled_s=1.62, t_decided_s=1.68,
                       delta_counts=UNIT, before_counts=UNIT, after_counts=2 * UNIT)
     assert _landings(fusion.add_load([second], [], 1.7) + fusion.advance(1.9)) == [(4, 1, 1.56)]
+
+
+def test_two_cubes_on_one_plate_a_fifth_of_a_second_apart_are_split_by_the_strike_above() -> None:
+    step = LoadStep(level=6, t_before_s=0.95, t_settled_s=1.55, t_decided_s=1.61,
+                    delta_counts=2.02 * UNIT, before_counts=0.0, after_counts=2.02 * UNIT)
+    first = [_strike(1.00, 6), _strike(1.07, 6), _strike(1.12, 6)]
+    second = [_strike(1.32, 6), _strike(1.40, 6), _strike(1.45, 6)]
+    # The next cube clipped the hole of 7 in the 0.2 s between the two runs.
+    fusion = _fusion()
+    fusion.add_impacts([*first, _strike(1.28, 7), *second])
+    out = fusion.add_load([step], [], 1.7) + fusion.advance(2.0)
+    assert _landings(out) == [(6, 1, 1.12), (6, 1, 1.45)]
+    # Without it a gap that short may be within one cube's bounces: left to
+    # the settled view.
+    fusion = _fusion()
+    fusion.add_impacts([*first, *second])
+    assert _landings(fusion.add_load([step], [], 1.7) + fusion.advance(2.0)) == []
