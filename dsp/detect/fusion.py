@@ -607,7 +607,8 @@ class Fusion:
         plate struck in this drop and above this level was not shaken by
         hands. Its landing jolts the plates next to this one (they share the
         tower's walls), which the fast view, deciding within a tenth of a
-        second, still sees restless.
+        second, still sees restless. A plate that had a cube of its own in
+        the second before rings on from it (rapid throws).
         """
         drop = self._drop_impacts(step)
         loudest = self._levels_of(drop)
@@ -619,6 +620,9 @@ class Fusion:
         struck = {top for imp, top in zip(drop, loudest, strict=True)
                   if top > step.level and imp.t_s < here[0]}
         struck |= {k for k in (step.level - 1, step.level + 1) if 0 <= k < self.n_levels}
+        # And plates still ringing from a cube of their own (rapid throws).
+        struck |= {k for k, memory in enumerate(self._levels)
+                   if memory.landed_t >= step.t_before_s - _RING_GUARD_S}
         explained = sum(1 for k in struck if step.busy_mask >> k & 1)
         return step.busy_levels - explained
 

@@ -425,3 +425,18 @@ def test_two_cubes_on_one_plate_a_fifth_of_a_second_apart_are_split_by_the_strik
     fusion = _fusion()
     fusion.add_impacts([*first, *second])
     assert _landings(fusion.add_load([step], [], 1.7) + fusion.advance(2.0)) == []
+
+
+def test_plates_still_ringing_from_their_own_cubes_do_not_make_a_landing_suspect() -> None:
+    def fusion_heard() -> Fusion:
+        fusion = _fusion()
+        fusion.add_impacts([_strike(1.00, 3), _strike(1.05, 3)])
+        return fusion
+
+    step = _settling_with((0, 6))  # two other plates restless while 3 settled
+    quiet = fusion_heard()
+    assert quiet._unexplained_busy(step) == 2 and not quiet._fast_step_trusted(step)
+    # Rapid throws: cubes landed on 0 and 6 a moment before; their plates ring.
+    rapid = fusion_heard()
+    rapid._levels[0].landed_t, rapid._levels[6].landed_t = 0.70, 0.80
+    assert rapid._unexplained_busy(step) == 0 and rapid._fast_step_trusted(step)
