@@ -63,6 +63,10 @@ _BOUNCE_GAP_S = 0.15
 # Why 0.25 s: throws come at least 0.3 s apart; two doubted steps closer
 # than that are one arrival seen twice through a ringing plate.
 _ARRIVALS_APART_S = 0.25
+# Why 10 dB: a cube's bounces only fade; a strike on the plate that much
+# louder than the one before is the next cube (on the top level, the only
+# sign of it when throws come fast).
+_NEW_CUBE_LOUDER = 10.0 ** (10.0 / 20.0)
 # Why 3: a cube at rest has bounced two or three times; earlier strikes are
 # hole edges above. Of the last three, only those heard loudest where the
 # last one was are pooled: a cube's bounces follow one another within the
@@ -929,7 +933,8 @@ class Fusion:
         at a gap of ``_ARRIVALS_APART_S``; when that does not give ``n``
         runs, also at a gap of a bounce's length in which a level above
         was struck (the next cube on its way down: in rapid throws the next
-        cube can arrive within a quarter second of the last one's bounces).
+        cube can arrive within a quarter second of the last one's bounces),
+        and then also where a strike is ``_NEW_CUBE_LOUDER`` than the last.
         """
         level = step.level
         since = max(step.t_before_s, self._levels[level].landed_t)
@@ -946,6 +951,13 @@ class Fusion:
                 a.t_s for a, b in pairs
                 if b.t_s - a.t_s >= _ARRIVALS_APART_S
                 or b.t_s - a.t_s >= _BOUNCE_GAP_S and any(a.t_s < t < b.t_s for t in above)
+            ]
+        if len(ends) + 1 != n:
+            ends = [
+                a.t_s for a, b in pairs
+                if b.t_s - a.t_s >= _ARRIVALS_APART_S
+                or b.t_s - a.t_s >= _BOUNCE_GAP_S and any(a.t_s < t < b.t_s for t in above)
+                or float(np.max(b.peaks)) >= float(np.max(a.peaks)) * _NEW_CUBE_LOUDER
             ]
         ends.append(strikes[-1].t_s)
         if len(ends) != n:

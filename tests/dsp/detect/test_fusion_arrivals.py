@@ -440,3 +440,17 @@ def test_plates_still_ringing_from_their_own_cubes_do_not_make_a_landing_suspect
     rapid = fusion_heard()
     rapid._levels[0].landed_t, rapid._levels[6].landed_t = 0.70, 0.80
     assert rapid._unexplained_busy(step) == 0 and rapid._fast_step_trusted(step)
+
+
+def test_two_cubes_on_the_top_plate_are_split_where_a_strike_is_far_louder_than_the_last() -> None:
+    step = LoadStep(level=7, t_before_s=0.95, t_settled_s=1.45, t_decided_s=1.51,
+                    delta_counts=2.0 * UNIT, before_counts=0.0, after_counts=2.0 * UNIT)
+    fading = [_strike(1.00, 7, 400.0), _strike(1.07, 7, 150.0), _strike(1.12, 7, 60.0)]
+    fusion = _fusion()  # nothing above 7 to hear the next cube on its way
+    fusion.add_impacts([*fading, _strike(1.18, 7, 400.0), _strike(1.30, 7, 150.0)])
+    out = fusion.add_load([step], [], 1.6) + fusion.advance(2.0)
+    assert _landings(out) == [(7, 1, 1.12), (7, 1, 1.3)]
+    # Bounces that only fade are one cube's: left to the settled view.
+    fusion = _fusion()
+    fusion.add_impacts([*fading, _strike(1.18, 7, 50.0), _strike(1.30, 7, 40.0)])
+    assert _landings(fusion.add_load([step], [], 1.6) + fusion.advance(2.0)) == []
