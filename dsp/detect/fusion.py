@@ -611,8 +611,10 @@ class Fusion:
         plate struck in this drop and above this level was not shaken by
         hands. Its landing jolts the plates next to this one (they share the
         tower's walls), which the fast view, deciding within a tenth of a
-        second, still sees restless. A plate that had a cube of its own in
-        the second before rings on from it (rapid throws).
+        second, still sees restless. In rapid throws, the next cube strikes
+        the plates above on its way down, top to bottom, while this one
+        settles; and a plate that had a cube of its own in the second before
+        rings on from it.
         """
         drop = self._drop_impacts(step)
         loudest = self._levels_of(drop)
@@ -623,6 +625,11 @@ class Fusion:
         # and the plates next to this one, which its landing jolts.
         struck = {top for imp, top in zip(drop, loudest, strict=True)
                   if top > step.level and imp.t_s < here[0]}
+        # Struck above it later, top down: the next cube on its way (rapid throws).
+        later = [top for imp, top in zip(drop, loudest, strict=True)
+                 if top > step.level and here[0] <= imp.t_s <= step.t_settled_s]
+        if all(a >= b for a, b in zip(later, later[1:], strict=False)):
+            struck |= set(later)
         struck |= {k for k in (step.level - 1, step.level + 1) if 0 <= k < self.n_levels}
         # And plates still ringing from a cube of their own (rapid throws).
         struck |= {k for k, memory in enumerate(self._levels)

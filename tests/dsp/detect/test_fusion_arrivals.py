@@ -155,6 +155,14 @@ def test_restless_plates_struck_only_after_the_landing_are_not_excused() -> None
     assert not fusion._fast_step_trusted(_settling_with((6, 7)))
 
 
+def test_plates_the_next_cube_strikes_on_its_way_down_do_not_make_a_landing_suspect() -> None:
+    fusion = _fusion()
+    # Rapid throws: the next cube clips 7, then 6, while this one settles on 3.
+    fusion.add_impacts([_strike(1.10, 3), _strike(1.15, 3),
+                        _strike(1.20, 7, 120.0), _strike(1.24, 6, 120.0)])
+    assert fusion._fast_step_trusted(_settling_with((6, 7)))
+
+
 def test_a_step_doubted_while_the_plate_swung_is_decided_by_its_second_look() -> None:
     fusion = _fusion()
     fusion.add_impacts([_strike(1.00, 3), _strike(1.05, 3)])
