@@ -239,6 +239,21 @@ def _stayed_above(
     return None
 
 
+def _run_ends(a: TimedImpact, b: TimedImpact, above: list[float], signs: int) -> bool:
+    """Whether strike ``a`` on a plate ended one cube's run and ``b`` began the next.
+
+    Always at a gap of ``_ARRIVALS_APART_S``; with ``signs`` >= 1 also at a
+    bounce-length gap in which a level above was struck (times ``above``);
+    with ``signs`` >= 2 also where ``b`` is ``_NEW_CUBE_LOUDER`` than ``a``.
+    """
+    gap = b.t_s - a.t_s
+    if gap >= _ARRIVALS_APART_S:
+        return True
+    if signs >= 1 and gap >= _BOUNCE_GAP_S and any(a.t_s < t < b.t_s for t in above):
+        return True
+    return signs >= 2 and float(np.max(b.peaks)) >= float(np.max(a.peaks)) * _NEW_CUBE_LOUDER
+
+
 def _heard_on(drop: list[TimedImpact], loudest: list[int], level: int) -> list[float]:
     """Times of the drop's impacts heard loudest on ``level`` (``loudest``: per impact)."""
     return [imp.t_s for imp, top in zip(drop, loudest, strict=True) if top == level]
@@ -952,23 +967,13 @@ class Fusion:
             return []
         above = [imp.t_s for imp, top in zip(drop, heard, strict=True) if top > level]
         pairs = list(zip(strikes, strikes[1:], strict=False))
-        ends = [a.t_s for a, b in pairs if b.t_s - a.t_s >= _ARRIVALS_APART_S]
-        if len(ends) + 1 != n:
-            ends = [
-                a.t_s for a, b in pairs
-                if b.t_s - a.t_s >= _ARRIVALS_APART_S
-                or b.t_s - a.t_s >= _BOUNCE_GAP_S and any(a.t_s < t < b.t_s for t in above)
-            ]
-        if len(ends) + 1 != n:
-            ends = [
-                a.t_s for a, b in pairs
-                if b.t_s - a.t_s >= _ARRIVALS_APART_S
-                or b.t_s - a.t_s >= _BOUNCE_GAP_S and any(a.t_s < t < b.t_s for t in above)
-                or float(np.max(b.peaks)) >= float(np.max(a.peaks)) * _NEW_CUBE_LOUDER
-            ]
-        ends.append(strikes[-1].t_s)
-        if len(ends) != n:
+        for signs in range(3):
+            ends = [a.t_s for a, b in pairs if _run_ends(a, b, above, signs)]
+            if len(ends) + 1 == n:
+                break
+        else:
             return []
+        ends.append(strikes[-1].t_s)
         share = step.delta_counts / n
         starts = [step.t_before_s, *ends[:-1]]
         return [
@@ -1028,10 +1033,12 @@ class Fusion:
             for imp in self._drop_impacts(step)
             if imp.t_s <= rested_by and (start is None or imp.t_s >= start - _DROP_LOOKBACK_S)
         ]
-        # The cube's last bounce comes after the level's previous landing
-        # (in rapid throws the drop window holds that cube's strikes too).
-        previous = self._levels[level].landed_t
-        last = self._last_impact_near([imp for imp in drop if imp.t_s > previous], level)
+        # This cube's strikes come after the level's previous landing (in
+        # rapid throws the drop window holds that cube's strikes too): its
+        # last bounce there, and a plate above it clipped in turn by two
+        # cubes is not one struck twice by this one.
+        own_drop = [imp for imp in drop if imp.t_s > self._levels[level].landed_t]
+        last = self._last_impact_near(own_drop, level)
         t = rested_by if last is None else last.t_s
         out: list[Event] = []
         # A cube that left a level above in this drop was knocked down to this
@@ -1047,11 +1054,6 @@ class Fusion:
                 history = self._levels[level].landing_swings
                 history.append(own)
                 del history[:-_HISTORY_SWINGS]
-            # Only strikes after this level's previous landing: in rapid
-            # throws the window holds the cube before too, and two cubes
-            # clipping one plate in turn are not a bounce on it.
-            since = self._levels[level].landed_t
-            own_drop = [imp for imp in drop if imp.t_s > since]
             stopped = (
                 self._stopped_above(level, own_drop, swing_from, now_s)
                 if n == 1 and own_drop else None
