@@ -10,7 +10,7 @@ from scipy.signal import resample_poly
 from dsp.detect.conditioning import PiezoConditioner, condition_batch
 from dsp.detect.grouping import ImpactGrouper
 from dsp.detect.noisefloor import NoiseFloorTracker
-from dsp.detect.onsets import OnsetDetector
+from dsp.detect.onsets import DEFAULT_MASK_OVERRIDE_RATIO, OnsetDetector
 from dsp.detect.piezo import PiezoChain
 
 DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "piezo-edrumulus"
@@ -72,11 +72,16 @@ def test_real_adc_noise_gives_no_onsets() -> None:
 
 def test_fast_real_roll_is_not_swallowed_by_the_mask() -> None:
     codes = _device_codes("pd120_roll", stop_s=10.0)
-    found = np.array([t for t, _, _ in _chain_impacts(codes)])
+    impacts = _chain_impacts(codes)
+    found = np.array([t for t, _, _ in impacts])
+    peak = np.array([max(p) for _, _, p in impacts])
     gaps = np.diff(found)
-    # Rolls are ~8-20 hits/s: many onsets, none closer than the 30 ms mask.
+    # Rolls are ~8-20 hits/s: many onsets. One inside the 30 ms mask of the
+    # one before is a new, louder stroke (the pad ringing never rises).
     assert len(found) > 60
-    assert gaps.min() >= 0.03 - 1e-9
+    inside = np.flatnonzero(gaps < 0.03 - 1e-9)
+    assert len(inside) < len(found) // 4
+    assert np.all(peak[inside + 1] >= DEFAULT_MASK_OVERRIDE_RATIO * peak[inside])
 
 
 def test_real_crosstalk_is_grouped_into_the_louder_pad() -> None:
@@ -124,6 +129,47 @@ def test_noise_floor_follows_a_quieter_room_at_once_and_a_louder_one_slowly() ->
     assert np.isnan(floors[0, 0]) and floors[200, 0] == 10.0
     assert floors[499, 0] == pytest.approx(1.0)
     assert floors[-1, 0] <= 1.25 * 1.25  # two windows of loud: at most 2 rises
+
+
+def _onsets(env: np.ndarray, cuts: tuple[int, ...] = ()) -> list[tuple[int, int]]:
+    det = OnsetDetector(n_channels=env.shape[1], frame_rate_hz=250.0)
+    floor = np.ones_like(env)
+    edges = [0, *cuts, env.shape[0]]
+    found = []
+    for a, b in zip(edges[:-1], edges[1:], strict=True):
+        found += [(o.frame, o.channel) for o in det.process(env[a:b], floor[a:b])]
+    return found
+
+
+def _ring(n: int, start: int, peak: float, decay_frames: float) -> np.ndarray:
+    x = np.zeros(n)
+    x[start:] = peak * np.exp(-np.arange(n - start) / decay_frames)
+    return x
+
+
+def test_a_strike_on_a_plate_still_ringing_over_the_threshold_is_an_onset() -> None:
+    # A plate rings 40 dB over its floor and decays slowly: 100 ms later it is
+    # still over the 20 dB threshold, so a new strike makes no rising edge.
+    env = np.ones((120, 1))
+    env[:, 0] += _ring(120, 20, 100.0, 20.0) + _ring(120, 45, 200.0, 5.0)
+    assert _onsets(env) == [(20, 0), (45, 0)]
+    assert _onsets(env, (30, 45, 46)) == [(20, 0), (45, 0)]
+    # The ring alone, however slowly it decays, never retriggers.
+    ring = np.ones((120, 1))
+    ring[:, 0] += _ring(120, 20, 100.0, 20.0)
+    assert _onsets(ring) == [(20, 0)]
+
+
+def test_a_neighbours_crosstalk_does_not_mask_the_plates_own_strike() -> None:
+    # Plate 1 is struck; plate 0 hears it 12 dB down and starts its mask.
+    # 24 ms later plate 0 is struck itself, louder than that crosstalk.
+    env = np.ones((80, 2))
+    env[:, 1] += _ring(80, 20, 400.0, 3.0)
+    env[:, 0] += _ring(80, 20, 100.0, 3.0) + _ring(80, 26, 300.0, 3.0)
+    assert _onsets(env) == [(20, 0), (20, 1), (26, 0)]
+    # Its own ringing, or a fainter strike in the mask, still does not retrigger.
+    env[:, 0] = 1.0 + _ring(80, 20, 400.0, 3.0) + _ring(80, 26, 300.0, 3.0)
+    assert _onsets(env) == [(20, 0), (20, 1)]
 
 
 def test_degenerate_inputs_give_empty_results() -> None:
