@@ -4,7 +4,7 @@ import numpy as np
 
 from dsp.detect.acoustic import AcousticLevelModel
 from dsp.detect.cubes import CubeScale
-from dsp.detect.events import Landing
+from dsp.detect.events import Landing, Removal
 from dsp.detect.fusion import Fusion
 from dsp.detect.grouping import Impact
 from dsp.detect.loadcell import LoadConnection, LoadStep
@@ -276,6 +276,53 @@ def test_a_plate_struck_once_counts_as_stopped_on_when_the_knocked_cube_fell_fro
     assert fusion_with_swing(1800.0)._stopped_above(4, twice, 4.95, 5.9) == 5
 
 
+def _stop_candidate(amplitude: float = 1800.0) -> Fusion:
+    """Plate 5 holds a cube and swings like a landing from 5.0 s."""
+    fusion = _fusion()
+    fusion._levels[5].landing_swings = [2000.0, 2000.0, 2000.0]
+    fusion.cubes_on[5] = 1
+    t = np.arange(4.0, 6.0, 1 / 80)
+    values = np.zeros((t.size, 8))
+    ring = t >= 5.0
+    values[ring, 5] = amplitude * np.exp(-(t[ring] - 5.0) / 0.1) * np.cos(60 * (t[ring] - 5.0))
+    fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
+    return fusion
+
+
+def test_a_strike_on_the_plate_above_soon_after_one_on_the_landing_level_is_its_ceiling() -> None:
+    # The cube bounced on plate 4 and hit plate 5 from below 30 ms later:
+    # faster than anything falls a module from rest; plate 5 was not stopped on.
+    ceiling = [_strike(5.00, 4), _strike(5.03, 5), _strike(5.08, 4)]
+    assert _stop_candidate()._stopped_above(4, ceiling, 4.95, 5.9) is None
+    # The hole edge of plate 5, the bounce below, then that ceiling: one
+    # strike of its own, just before the level below, is a cube passing.
+    edge_and_ceiling = [_strike(5.00, 5), _strike(5.024, 4), _strike(5.05, 5), _strike(5.09, 4)]
+    assert _stop_candidate()._stopped_above(4, edge_and_ceiling, 4.95, 5.9) is None
+    # Struck well before the cube below came, it still was stopped on.
+    fell = [_strike(5.00, 5), _strike(5.06, 4), _strike(5.12, 4)]
+    assert _stop_candidate()._stopped_above(4, fell, 4.95, 5.9) == 5
+    # Two levels up a strike after the landing level's is no ceiling hit.
+    high = [_strike(5.00, 5), _strike(5.05, 3), _strike(5.07, 5), _strike(5.12, 3)]
+    assert _stop_candidate()._stopped_above(3, high, 4.95, 5.9) == 5
+
+
+def test_a_removal_seen_on_the_plate_the_thrown_cube_stopped_on_is_that_knock_down() -> None:
+    # The knocked cube left plate 5 before the thrown one settled there: the
+    # fast view saw a removal on 5, though its load ends where it was.
+    drop = [_strike(5.00, 5), _strike(5.05, 5), _strike(5.10, 3), _strike(5.15, 3)]
+    fusion = _stop_candidate()
+    fusion._recent_steps.append((_step(5, 5.0, 5.06, -1.0), -1))
+    fusion.add_impacts(drop)
+    out = fusion._landings(_step(3, 5.0, 5.2, 1.0), 1, 0.9, 5.5)
+    assert _landings(out) == [(5, 1, 5.05), (3, 1, 5.15)]
+    assert [e.knocked_from for e in out if isinstance(e, Landing) and e.floor == 3] == [5]
+    assert [(e.floor, e.knocked) for e in out if isinstance(e, Removal)] == [(5, True)]
+    # A gain seen on plate 5 is a cube that came, not one-in, one-out.
+    fusion = _stop_candidate()
+    fusion._recent_steps.append((_step(5, 5.0, 5.06, 1.0), 1))
+    assert fusion._stopped_above(3, drop, 4.95, 5.9) is None
+
+
 def test_a_cube_thrown_back_soon_after_the_tower_is_closed_is_trusted() -> None:
     """Setting the modules down shakes the plates around the moment the
     contacts close; a cube thrown in a second later is a cube."""
@@ -462,3 +509,26 @@ def test_two_cubes_on_the_top_plate_are_split_where_a_strike_is_far_louder_than_
     fusion = _fusion()
     fusion.add_impacts([*fading, _strike(1.18, 7, 50.0), _strike(1.30, 7, 40.0)])
     assert _landings(fusion.add_load([step], [], 1.6) + fusion.advance(2.0)) == []
+
+
+def test_a_plate_bounced_on_before_the_knocked_cube_fell_needs_less_swing() -> None:
+    # Struck twice, and the cube below came 80 ms after the first strike (a
+    # fall from rest): a swing of 0.6 landings is enough for a throw alone.
+    bounced = [_strike(5.00, 5), _strike(5.05, 5), _strike(5.08, 3), _strike(5.14, 3)]
+    fusion = _stop_candidate(1200.0)
+    swing = fusion.load_history.swing(5, 4.95, 5.9) / 2000.0
+    assert 0.5 < swing < 0.7
+    assert fusion._stopped_above(3, bounced, 4.95, 5.9) == 5
+    # In a quick series (a cube landed half a second before) it is not enough.
+    fusion = _stop_candidate(1200.0)
+    fusion._levels[1].landed_t = 4.5
+    assert fusion._stopped_above(3, bounced, 4.95, 5.9) is None
+    # Nor when nothing was heard arriving below (talking may mask strikes),
+    # nor when the cube below came as soon as a passing cube would.
+    unheard = [_strike(5.00, 5), _strike(5.05, 5)]
+    assert _stop_candidate(1200.0)._stopped_above(3, unheard, 4.95, 5.9) is None
+    fast = [_strike(5.00, 5), _strike(5.02, 3), _strike(5.05, 5), _strike(5.10, 3)]
+    assert _stop_candidate(1200.0)._stopped_above(3, fast, 4.95, 5.9) is None
+    # Struck once, it needs the full swing of a landing.
+    once = [_strike(5.00, 5), _strike(5.08, 3), _strike(5.14, 3)]
+    assert _stop_candidate(1200.0)._stopped_above(3, once, 4.95, 5.9) is None
