@@ -1197,13 +1197,8 @@ class Fusion:
         best, best_ratio = None, 0.0
         for j in range(level + 1, self.n_levels):
             struck = [
-                imp.t_s for imp, top in zip(drop, loudest, strict=True)
-                if top == j
-                and len(imp.channels) < DEFAULT_WIDE_IMPACT_CHANNELS  # a knock, heard everywhere
-                and not (
-                    j == level + 1
-                    and any(imp.t_s - _CEILING_REACH_S <= tk < imp.t_s for tk in on_level)
-                )
+                t for t in _heard_on(drop, loudest, j)
+                if not (j == level + 1 and any(t - _CEILING_REACH_S <= tk < t for tk in on_level))
             ]
             if (
                 not struck
