@@ -134,9 +134,9 @@ def write_report(results: dict[str, FamilyResult], out_dir: Path, *, quick: bool
         "*Thrown level right* leaves out the cubes that were knocked down; *throws knocking "
         "none down* leaves out as well the throws whose cube stopped on a level it knocked "
         "another cube from. That level's load does not change (one cube left, one came), "
-        "the knocked cube's landing below is found, and the detector does not guess the "
-        "thrown cube's level from the acoustics (docs/detection.md says why): those throws "
-        "are most of the missed landings.",
+        "the knocked cube's landing below is found, and the thrown cube's level is found "
+        "only when that plate swung like a landing and was struck the way a stopping cube "
+        "strikes it (docs/detection.md): those throws are most of the missed landings.",
         "",
         "| family | sessions | hours | landings | level right | thrown level right | "
         "level right, throws knocking none down | "
