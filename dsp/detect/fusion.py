@@ -679,7 +679,14 @@ class Fusion:
         """
         if not self._impacts:
             return not self._piezo_seen
-        loudness = self._drop_loudness_db(self._drop_impacts(step), step.level)
+        # Strikes up to a landing on this level or next to it were that
+        # cube's (its last bounce timed it), not this one's.
+        claimed = max(
+            self._levels[k].landed_t
+            for k in range(max(0, step.level - 1), min(self.n_levels, step.level + 2))
+        )
+        drop = [imp for imp in self._drop_impacts(step) if imp.t_s > claimed]
+        loudness = self._drop_loudness_db(drop, step.level)
         if loudness is None:
             return False
         if len(self._heard_db) >= 5:

@@ -532,3 +532,17 @@ def test_a_plate_bounced_on_before_the_knocked_cube_fell_needs_less_swing() -> N
     # Struck once, it needs the full swing of a landing.
     once = [_strike(5.00, 5), _strike(5.08, 3), _strike(5.14, 3)]
     assert _stop_candidate(1200.0)._stopped_above(3, once, 4.95, 5.9) is None
+
+
+def test_strikes_that_timed_a_landing_next_door_are_not_heard_for_a_later_step() -> None:
+    # A cube landed on plate 5 (its last bounce at 5.50). A second later a
+    # hand on plate 5 shakes plate 6 by about a cube: nothing struck since.
+    fusion = _fusion()
+    fusion.add_impacts([_strike(5.42, 5), _strike(5.45, 6), _strike(5.50, 5)])
+    fusion._levels[5].landed_t = 5.50
+    step = LoadStep(level=6, t_before_s=6.40, t_settled_s=6.46, t_decided_s=6.50,
+                    delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
+    assert not fusion._heard_a_drop(step)
+    # A cube that struck plate 6 after that landing was heard.
+    fusion.add_impacts([_strike(6.35, 6)])
+    assert fusion._heard_a_drop(step)
