@@ -250,10 +250,10 @@ def score_one(truth_doc: dict[str, Any], run: DetectRun, *,
         and int(rem_det[j]["cubes"]) == truth_doc["removals"][i]["cubes"])
     dist_det = [e for e in ev if e["event"] == "disturbance"]
     mknock = match_simple(truth_doc["knocks"], dist_det, tolerance_s=2 * tolerance_s)
-    for i, j in enumerate(ml):
+    for i, found in enumerate(ml):
         tl = truth_doc["lifts"][i]
-        if j is None or lifts_det[j]["exposed"] != tl["exposed"]:
-            examples.append(f"lift {'wrong exposed' if j is not None else 'missed'}: truth "
+        if found is None or lifts_det[found]["exposed"] != tl["exposed"]:
+            examples.append(f"lift {'wrong exposed' if found is not None else 'missed'}: truth "
                             f"t={tl['t']:.2f} exposed={tl['exposed']}; detect said: "
                             f"{_nearby(ev, tl['t'])}")
 
