@@ -40,6 +40,8 @@ Stages
 - :mod:`~dsp.detect.loadcell`: stability windows, steps, (dis)connections.
 - :mod:`~dsp.detect.ringing`: a ringing plate's load, from balanced or fitted windows.
 - :mod:`~dsp.detect.cubes`: size and sign of one cube per level, learnt or given.
+- :mod:`~dsp.detect.strikes`: what a drop's strikes tell (passes, runs, a cube that stayed).
+- :mod:`~dsp.detect.loadhistory`: recent load readings (present? how far a plate swung).
 - :mod:`~dsp.detect.fusion`: landings, removals, lifts, closures, disturbances.
 - :mod:`~dsp.detect.calibration`: :class:`~dsp.detect.calibration.DetectorCalibration`.
 - :mod:`~dsp.detect.synthetic`: simple synthetic tower signals for tests.

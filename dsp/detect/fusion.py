@@ -23,7 +23,17 @@ from dsp.detect.acoustic import AcousticLevelModel, loudness_profile
 from dsp.detect.cubes import CubeScale
 from dsp.detect.events import Closed, Disturbance, Event, Landing, Lift, Removal
 from dsp.detect.loadcell import LoadConnection, LoadStep
+from dsp.detect.loadhistory import LoadCoverage, LoadHistory
 from dsp.detect.piezo import TimedImpact
+from dsp.detect.strikes import (
+    ARRIVALS_APART_S,
+    CEILING_REACH_S,
+    heard_on,
+    loudest_levels,
+    run_ends,
+    stayed_above,
+    strikes_on,
+)
 
 # Why 0 s: a step is decided as soon as its window completes. Steps of one
 # disturbance pending at the same moment are still judged together, and the
@@ -55,18 +65,6 @@ DEFAULT_WIDE_IMPACT_FLATNESS_DB = 6.0
 # Why 4: more untrusted changes than this on one level before the settled
 # view has counted them means hands, not cubes; their times do not matter.
 _DOUBTED_KEPT = 4
-# Why 0.12 s and 0.15 s: a cube falls one module (3 cm) in 0.02-0.1 s, so a
-# strike below that soon after a lone strike is the same cube going on; a
-# cube that stops bounces on its plate 0.03-0.1 s apart.
-_PASS_GAP_S = 0.12
-_BOUNCE_GAP_S = 0.15
-# Why 0.25 s: throws come at least 0.3 s apart; two doubted steps closer
-# than that are one arrival seen twice through a ringing plate.
-_ARRIVALS_APART_S = 0.25
-# Why 10 dB: a cube's bounces only fade; a strike on the plate that much
-# louder than the one before is the next cube (on the top level, the only
-# sign of it when throws come fast).
-_NEW_CUBE_LOUDER = 10.0 ** (10.0 / 20.0)
 # Why 3: a cube at rest has bounced two or three times; earlier strikes are
 # hole edges above. Of the last three, only those heard loudest where the
 # last one was are pooled: a cube's bounces follow one another within the
@@ -78,27 +76,11 @@ _FINAL_STRIKES = 3
 # below, far more gently than it struck its own (12-40 dB on our towers); as
 # the drop's last strike that would name the level above.
 _CEILING_DB = 12.0
-# Why these: without load cells a thrown cube that stopped on a plate and
-# knocked a resting cube down is told by ear when two cubes were moving at
-# once: the plate was struck again after a cube had struck two or more
-# levels below (a ceiling hit from below reaches only the plate just above),
-# or it was struck twice and the cube below arrived sooner than a cube
-# leaving the plate could have fallen there (half the free fall from rest
-# over modules of at least 2.8 cm). Strikes counted as the plate's must be
-# 9 dB louder on it than on the level below: a strike below heard through the
-# plate's piezo is never that much louder there (crosstalk upwards is 5-22 dB
-# down, piezo gains differ by a few dB). On 868 drops of both simulators
-# this found 16 of 48 and 0 of 17 such throws (most knock the cube one level
-# down, which this cannot tell from a ceiling hit) and no other drop.
 # Why 16: two confirmed landings per level on average; from then on a
 # strike's level is the signature it sounds like, not its loudest disc
 # (cross-check towers 13-24: 97.7 -> 97.9 % right; towers whose discs differ
 # by up to +-10 dB: 95.1 -> 95.5 %; ours unchanged).
 _EAR_ATTRIBUTION_LANDINGS = 16
-_MODULE_HEIGHT_M = 0.028
-_LEAVING_FALL_FRACTION = 0.5
-_OWN_STRIKE_DB = 9.0
-_GRAVITY_M_S2 = 9.81
 # Why 0.75 s: hands that lift or set down modules shake every plate around
 # the moment contacts open or close; after that, plates still shaken count
 # as restless (``_BUSY_LEVELS``). 1.5 s held back the cube thrown back right
@@ -150,8 +132,6 @@ _IMPACT_MEMORY_S = 4.0
 # Why 1 s: without a load reading for this long the load channels are
 # absent and the acoustic model has to decide on its own.
 _LOAD_ABSENT_S = 1.0
-# Why 0.5 s: the plate's level before a drop, from the readings just before it.
-_SWING_BASE_S = 0.5
 # Why 0.7: a cube landing on a plate swings it about as far as the plate's
 # own landings do (0.5-1.7 of their median on the cross-check towers); a
 # cube striking the hole edge on its way past swings it 0.03-0.4 of that
@@ -178,13 +158,6 @@ _ALONE_S = 1.0
 # only the one the cube came to rest on: a cube that reached a hole edge
 # further down that soon was falling fast (a third fewer false stops).
 _KNOCKED_FALL_S = 0.04
-# Why 75 ms: a cube bouncing on a plate that strikes the plate above does
-# so before it could have fallen that height from rest (a module, 2.8 cm, in
-# 75 ms): rising, it is slower than falling. A strike on the plate just
-# above the landing level that soon after a strike on it is that ceiling,
-# not a cube stopping there (with onsets retriggered on ringing plates
-# these were heard, and made 3 false stops in our noisy sessions).
-_CEILING_REACH_S = float(np.sqrt(2.0 * _MODULE_HEIGHT_M / _GRAVITY_M_S2))
 # Why 0.1 s and 0.5 cube: a plate where one cube came and one left sits, on
 # average over its last readings, within half a cube of where it was; one
 # that another cube landed on in a quick series has gained a whole one.
@@ -197,91 +170,6 @@ _LOAD_LAG_S = 0.05
 _SWING_SAMPLES = 3
 # Why 15: the median of the last 15 landings follows a slowly changing plate.
 _HISTORY_SWINGS = 15
-# Why 256: gaps in the load stream (lifts disconnect some channels, but the
-# LOAD messages go on; only an absent stream leaves gaps) are rare; the last
-# ones are all that is ever asked about.
-_GAPS_KEPT = 256
-
-
-def _loudest_levels(drop: list[TimedImpact]) -> list[int]:
-    """The level each impact of a drop sounds loudest on."""
-    return [int(np.argmax(imp.peaks)) for imp in drop]
-
-
-def _passed_through(drop: list[TimedImpact], loudest: list[int], k: int) -> bool:
-    """Whether strike ``k`` was a lone one on its level that the cube fell on from."""
-    level, t = loudest[k], drop[k].t_s
-    if k + 1 >= len(drop) or loudest[k + 1] >= level or drop[k + 1].t_s - t > _PASS_GAP_S:
-        return False
-    return not any(
-        top == level and 0 < abs(c.t_s - t) <= _BOUNCE_GAP_S
-        for c, top in zip(drop, loudest, strict=True)
-    )
-
-
-def _stayed_above(
-    drop: list[TimedImpact], rested: int, levels: list[int] | None = None
-) -> int | None:
-    """A level two or more above ``rested`` where a second cube stayed (acoustic only).
-
-    The drop's last strikes say where one cube came to rest; this finds the
-    plate the thrown cube stopped on when the cube below was knocked down
-    from it (see ``_OWN_STRIKE_DB``), or None. ``levels``: the level each
-    strike was on (default: its loudest channel).
-    """
-    loudest = _loudest_levels(drop) if levels is None else levels
-    for level in range(len(drop[0].peaks) - 1, rested + 1, -1):
-        heard = [imp.t_s for imp, top in zip(drop, loudest, strict=True) if top == level]
-        own = [
-            imp.t_s for imp, top in zip(drop, loudest, strict=True)
-            if top == level and 20.0 * np.log10(
-                max(float(imp.peaks[level]), 1e-12) / max(float(imp.peaks[level - 1]), 1e-12)
-            ) >= _OWN_STRIKE_DB
-        ]
-        if len(heard) < 2 or not own:
-            continue
-        below = [
-            (imp.t_s, top) for imp, top in zip(drop, loudest, strict=True)
-            if top <= level - 2 and imp.t_s > own[0]
-        ]
-        if not below:
-            continue
-        t_below, reached = below[0]
-        if heard[-1] > t_below:
-            return level  # struck again after a cube struck further down
-        before = [t for t in own if t < t_below]
-        fall_s = np.sqrt(2.0 * (level - reached) * _MODULE_HEIGHT_M / _GRAVITY_M_S2)
-        if len(before) >= 2 and t_below - before[-1] < _LEAVING_FALL_FRACTION * fall_s:
-            return level
-    return None
-
-
-def _run_ends(a: TimedImpact, b: TimedImpact, above: list[float], signs: int) -> bool:
-    """Whether strike ``a`` on a plate ended one cube's run and ``b`` began the next.
-
-    Always at a gap of ``_ARRIVALS_APART_S``; with ``signs`` >= 1 also at a
-    bounce-length gap in which a level above was struck (times ``above``);
-    with ``signs`` >= 2 also where ``b`` is ``_NEW_CUBE_LOUDER`` than ``a``.
-    """
-    gap = b.t_s - a.t_s
-    if gap >= _ARRIVALS_APART_S:
-        return True
-    if signs >= 1 and gap >= _BOUNCE_GAP_S and any(a.t_s < t < b.t_s for t in above):
-        return True
-    return signs >= 2 and float(np.max(b.peaks)) >= float(np.max(a.peaks)) * _NEW_CUBE_LOUDER
-
-
-def _heard_on(drop: list[TimedImpact], loudest: list[int], level: int) -> list[float]:
-    """Times of the drop's impacts heard loudest on ``level`` (``loudest``: per impact)."""
-    return [imp.t_s for imp, top in zip(drop, loudest, strict=True) if top == level]
-
-
-def _strikes_on(drop: list[TimedImpact], loudest: list[int], level: int) -> list[TimedImpact]:
-    """The strikes on ``level`` (``loudest``: per impact), less lone ones a cube fell on from."""
-    return [
-        imp for k, (imp, top) in enumerate(zip(drop, loudest, strict=True))
-        if top == level and not _passed_through(drop, loudest, k)
-    ]
 
 
 @dataclass
@@ -299,101 +187,6 @@ class FusionStats:
     acoustic_learnt: int = 0
     acoustic_agreed: int = 0
     acoustic_checked: int = 0
-
-
-class LoadCoverage:
-    """Which stream times had a load reading shortly before: are the load cells there?
-
-    Filled with every reading's time as it is fed (not as the evidence is
-    decided), so the answer for a time does not depend on how far ahead of
-    the piezo stream the load stream was fed.
-
-    Parameters
-    ----------
-    max_gap_s : float
-        A time is covered when a reading lies at most this long before it.
-    """
-
-    def __init__(self, max_gap_s: float) -> None:
-        self.max_gap_s = float(max_gap_s)
-        self.first_s: float | None = None
-        self.last_s = -np.inf
-        self._gaps: deque[tuple[float, float]] = deque(maxlen=_GAPS_KEPT)
-
-    def add(self, t_s: np.ndarray) -> None:
-        """Note the times of new readings (increasing, after the earlier ones)."""
-        if t_s.size == 0:
-            return
-        if self.first_s is None:
-            self.first_s = float(t_s[0])
-            times = t_s
-        else:
-            times = np.concatenate([[self.last_s], t_s])
-        for i in np.flatnonzero(np.diff(times) > self.max_gap_s):
-            self._gaps.append((float(times[i]), float(times[i + 1])))
-        self.last_s = max(self.last_s, float(t_s[-1]))
-
-    def present(self, t_s: float) -> bool:
-        """True if a reading lies in ``[t_s - max_gap_s, t_s]``."""
-        if self.first_s is None or t_s < self.first_s or t_s - self.last_s > self.max_gap_s:
-            return False
-        return not any(a + self.max_gap_s < t_s < b for a, b in self._gaps)
-
-
-class LoadHistory:
-    """The last few seconds of load readings, to ask how far a plate swung.
-
-    Parameters
-    ----------
-    keep_s : float
-        How much history is kept.
-    """
-
-    def __init__(self, keep_s: float) -> None:
-        self.keep_s = float(keep_s)
-        self._t = np.zeros(0)
-        self._v = np.zeros((0, 0))
-        self._ok = np.zeros((0, 0), dtype=bool)
-
-    def add(self, t_s: np.ndarray, values: np.ndarray, valid: np.ndarray) -> None:
-        """Append readings (times increasing)."""
-        if t_s.size == 0:
-            return
-        if self._t.size == 0:
-            self._t, self._v, self._ok = t_s.copy(), values.astype(float), valid.copy()
-        else:
-            self._t = np.concatenate([self._t, t_s])
-            self._v = np.concatenate([self._v, values.astype(float)])
-            self._ok = np.concatenate([self._ok, valid])
-        keep = self._t >= self._t[-1] - self.keep_s
-        if not keep.all():
-            self._t, self._v, self._ok = self._t[keep], self._v[keep], self._ok[keep]
-
-    def swing(self, level: int, t0_s: float, t1_s: float) -> float:
-        """Largest distance of ``level``'s readings in ``[t0, t1]`` from its median just before.
-
-        NaN when there are too few valid readings to tell.
-        """
-        if self._t.size == 0:
-            return float("nan")
-        ok = self._ok[:, level]
-        before = ok & (self._t >= t0_s - _SWING_BASE_S) & (self._t < t0_s)
-        during = ok & (self._t >= t0_s) & (self._t <= t1_s)
-        if before.sum() < 3 or not during.any():
-            return float("nan")
-        base = float(np.median(self._v[before, level]))
-        return float(np.max(np.abs(self._v[during, level] - base)))
-
-    def change(self, level: int, t0_s: float, t1_s: float, tail_s: float) -> float:
-        """Mean of the last ``tail_s`` of readings up to ``t1``, less the level before ``t0``."""
-        if self._t.size == 0:
-            return float("nan")
-        ok = self._ok[:, level]
-        before = ok & (self._t >= t0_s - _SWING_BASE_S) & (self._t < t0_s)
-        tail = ok & (self._t > t1_s - tail_s) & (self._t <= t1_s)
-        if before.sum() < 3 or not tail.any():
-            return float("nan")
-        return float(np.mean(self._v[tail, level]) - np.median(self._v[before, level]))
 
 
 @dataclass
@@ -650,7 +443,7 @@ class Fusion:
         """
         drop = self._drop_impacts(step)
         loudest = self._levels_of(drop)
-        here = _heard_on(drop, loudest, step.level)
+        here = heard_on(drop, loudest, step.level)
         if not here:
             return step.busy_levels
         # Struck on the way down: before the cube first struck this level;
@@ -961,7 +754,7 @@ class Fusion:
         if sum(m for m, _ in counts) != n:
             return []
         times = [s.t_settled_s for s in doubted]
-        if min(np.diff(times)) < _ARRIVALS_APART_S:
+        if min(np.diff(times)) < ARRIVALS_APART_S:
             return []
         for s in doubted:
             self._levels[level].doubted.remove(s)
@@ -976,23 +769,23 @@ class Fusion:
 
         Only when exactly ``n`` separate runs of strikes on the level came
         after its last landing: each run is one cube's bounces. A run ends
-        at a gap of ``_ARRIVALS_APART_S``; when that does not give ``n``
+        at a gap of ``ARRIVALS_APART_S``; when that does not give ``n``
         runs, also at a gap of a bounce's length in which a level above
         was struck (the next cube on its way down: in rapid throws the next
         cube can arrive within a quarter second of the last one's bounces),
-        and then also where a strike is ``_NEW_CUBE_LOUDER`` than the last.
+        and then also where a strike is ``NEW_CUBE_LOUDER`` than the last.
         """
         level = step.level
         since = max(step.t_before_s, self._levels[level].landed_t)
         drop = [imp for imp in self._drop_impacts(step) if since < imp.t_s <= step.t_settled_s]
         heard = self._levels_of(drop)
-        strikes = _strikes_on(drop, heard, level)
+        strikes = strikes_on(drop, heard, level)
         if not strikes:
             return []
         above = [imp.t_s for imp, top in zip(drop, heard, strict=True) if top > level]
         pairs = list(zip(strikes, strikes[1:], strict=False))
         for signs in range(3):
-            ends = [a.t_s for a, b in pairs if _run_ends(a, b, above, signs)]
+            ends = [a.t_s for a, b in pairs if run_ends(a, b, above, signs)]
             if len(ends) + 1 == n:
                 break
         else:
@@ -1167,7 +960,7 @@ class Fusion:
         points on the cross-check towers.
         """
         if self.acoustic.n_learnt < _EAR_ATTRIBUTION_LANDINGS:
-            return _loudest_levels(drop)
+            return loudest_levels(drop)
         return [self.acoustic.classify(imp.peaks).level for imp in drop]
 
     def _drop_impacts(self, step: LoadStep) -> list[TimedImpact]:
@@ -1183,7 +976,7 @@ class Fusion:
         cube's): not where this one came to rest.
         """
         loudest = self._levels_of(drop)
-        on = _strikes_on(drop, loudest, level)
+        on = strikes_on(drop, loudest, level)
         near = [c for c, top in zip(drop, loudest, strict=True) if abs(top - level) <= 1]
         pick = on or near or drop
         return pick[-1] if pick else None
@@ -1199,13 +992,13 @@ class Fusion:
         load is where it was: one cube came, one left.
         """
         loudest = self._levels_of(drop)
-        on_level = _heard_on(drop, loudest, level)
+        on_level = heard_on(drop, loudest, level)
         alone = t0_s - max(memory.landed_t for memory in self._levels) > _ALONE_S
         best, best_ratio = None, 0.0
         for j in range(level + 1, self.n_levels):
             struck = [
-                t for t in _heard_on(drop, loudest, j)
-                if not (j == level + 1 and any(t - _CEILING_REACH_S <= tk < t for tk in on_level))
+                t for t in heard_on(drop, loudest, j)
+                if not (j == level + 1 and any(t - CEILING_REACH_S <= tk < t for tk in on_level))
             ]
             if (
                 not struck
@@ -1257,7 +1050,7 @@ class Fusion:
         return float(np.median(pooled)) * abs(unit)
 
     def _last_strike_on_level(self, drop: list[TimedImpact], level: int) -> float:
-        on = _heard_on(drop, self._levels_of(drop), level)
+        on = heard_on(drop, self._levels_of(drop), level)
         return on[-1] if on else drop[0].t_s
 
     def _recent_removal_above(self, step: LoadStep) -> int | None:
@@ -1331,7 +1124,7 @@ class Fusion:
         # heard loudest on the same level is pooled, so that the level's
         # signature, not one noisy profile, decides.
         final = impacts[-_FINAL_STRIKES:]
-        loudest = _loudest_levels(final)
+        loudest = loudest_levels(final)
         peak_db = [20.0 * np.log10(max(float(np.max(imp.peaks)), 1e-9)) for imp in final]
         while len(final) > 1 and any(
             loudest[i] == loudest[-1] - 1 and peak_db[i] - peak_db[-1] >= _CEILING_DB
@@ -1345,11 +1138,11 @@ class Fusion:
         level = int(np.argmax(posterior))
         self.stats.acoustic_landings += 1
         out: list[Event] = []
-        heard = _loudest_levels(impacts)
-        stayed = _stayed_above(impacts, level, heard)
+        heard = loudest_levels(impacts)
+        stayed = stayed_above(impacts, level, heard)
         if stayed is not None:
             # The thrown cube stopped up there and knocked the one heard last down.
-            at = _heard_on(impacts, heard, stayed)[-1]
+            at = heard_on(impacts, heard, stayed)[-1]
             out.append(Landing(t=at, t_decided=now_s, floor=stayed, cubes=1,
                                confidence=0.7, source="acoustic"))
             out.append(Removal(t=at, t_decided=now_s, floor=stayed, cubes=1,

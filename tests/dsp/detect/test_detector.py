@@ -175,7 +175,7 @@ def test_one_stream_fed_ahead_of_the_other_changes_nothing(slice_s: float) -> No
 
 
 def test_load_history_tells_a_swing_from_a_change() -> None:
-    from dsp.detect.fusion import LoadHistory
+    from dsp.detect.loadhistory import LoadHistory
 
     history = LoadHistory(keep_s=5.0)
     t = np.arange(0, 4.0, 1 / 80)

@@ -5,9 +5,10 @@ import numpy as np
 from dsp.detect.acoustic import AcousticLevelModel
 from dsp.detect.cubes import CubeScale
 from dsp.detect.events import Landing, Removal
-from dsp.detect.fusion import Fusion, _stayed_above
+from dsp.detect.fusion import Fusion
 from dsp.detect.grouping import Impact
 from dsp.detect.piezo import TimedImpact
+from dsp.detect.strikes import stayed_above
 
 
 def _strike(
@@ -49,7 +50,7 @@ def test_a_plate_struck_again_after_a_cube_struck_two_levels_below_kept_the_thro
     # cube strikes 3 while the thrown one still bounces on 5.
     drop = [_strike(1.00, 7), _strike(1.05, 5), _strike(1.12, 3), _strike(1.15, 5, 100.0),
             _strike(1.20, 3, 150.0)]
-    assert _stayed_above(drop, 3) == 5
+    assert stayed_above(drop, 3) == 5
     fusion = _fusion()
     fusion.add_impacts(drop)
     events = fusion.advance(2.0)
@@ -63,7 +64,7 @@ def test_a_strike_on_the_plate_just_above_may_be_a_ceiling_hit_and_tells_nothing
     # The cube rests on 4 and touches plate 5 from below: one cube only.
     drop = [_strike(1.00, 7), _strike(1.05, 5), _strike(1.10, 4), _strike(1.14, 5, 60.0),
             _strike(1.18, 4, 100.0)]
-    assert _stayed_above(drop, 4) is None
+    assert stayed_above(drop, 4) is None
     fusion = _fusion()
     fusion.add_impacts(drop)
     assert [e.floor for e in fusion.advance(2.0)] == [4]
@@ -73,17 +74,17 @@ def test_a_cube_below_sooner_than_one_leaving_the_plate_could_fall_there_is_anot
     # Two strikes on 7 (a landing and its bounce), then level 3 struck 30 ms
     # later: four modules take a cube leaving plate 7 over 75 ms.
     knocked = [_strike(1.00, 7), _strike(1.10, 7, 150.0), _strike(1.13, 3), _strike(1.20, 3, 100.0)]
-    assert _stayed_above(knocked, 3) == 7
+    assert stayed_above(knocked, 3) == 7
     # 150 ms later: the thrown cube itself, bounced off 7 and fell through.
     fell = [_strike(1.00, 7), _strike(1.10, 7, 150.0), _strike(1.25, 3), _strike(1.30, 3, 100.0)]
-    assert _stayed_above(fell, 3) is None
+    assert stayed_above(fell, 3) is None
     # A "strike on 7" barely louder there than on 6 may be 6's, heard through 7.
     blurred = [_strike(1.00, 7), _strike(1.10, 7, 150.0, below_db=3.0), _strike(1.13, 3),
                _strike(1.20, 3, 100.0)]
-    assert _stayed_above(blurred, 3) is None
+    assert stayed_above(blurred, 3) is None
     # Struck once: a hole edge the cube passed, however fast it went on.
     once = [_strike(1.00, 7), _strike(1.03, 3), _strike(1.10, 3, 100.0)]
-    assert _stayed_above(once, 3) is None
+    assert stayed_above(once, 3) is None
 
 
 def test_once_the_ear_has_learnt_a_hot_disc_no_longer_claims_its_neighbours_strikes() -> None:

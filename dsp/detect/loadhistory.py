@@ -1,0 +1,109 @@
+"""Load readings kept for the fusion: are the load cells there, how far did a plate swing?"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+
+# Why 0.5 s: the plate's level before a drop, from the readings just before it.
+_SWING_BASE_S = 0.5
+# Why 256: gaps in the load stream (lifts disconnect some channels, but the
+# LOAD messages go on; only an absent stream leaves gaps) are rare; the last
+# ones are all that is ever asked about.
+_GAPS_KEPT = 256
+
+
+class LoadCoverage:
+    """Which stream times had a load reading shortly before: are the load cells there?
+
+    Filled with every reading's time as it is fed (not as the evidence is
+    decided), so the answer for a time does not depend on how far ahead of
+    the piezo stream the load stream was fed.
+
+    Parameters
+    ----------
+    max_gap_s : float
+        A time is covered when a reading lies at most this long before it.
+    """
+
+    def __init__(self, max_gap_s: float) -> None:
+        self.max_gap_s = float(max_gap_s)
+        self.first_s: float | None = None
+        self.last_s = -np.inf
+        self._gaps: deque[tuple[float, float]] = deque(maxlen=_GAPS_KEPT)
+
+    def add(self, t_s: np.ndarray) -> None:
+        """Note the times of new readings (increasing, after the earlier ones)."""
+        if t_s.size == 0:
+            return
+        if self.first_s is None:
+            self.first_s = float(t_s[0])
+            times = t_s
+        else:
+            times = np.concatenate([[self.last_s], t_s])
+        for i in np.flatnonzero(np.diff(times) > self.max_gap_s):
+            self._gaps.append((float(times[i]), float(times[i + 1])))
+        self.last_s = max(self.last_s, float(t_s[-1]))
+
+    def present(self, t_s: float) -> bool:
+        """True if a reading lies in ``[t_s - max_gap_s, t_s]``."""
+        if self.first_s is None or t_s < self.first_s or t_s - self.last_s > self.max_gap_s:
+            return False
+        return not any(a + self.max_gap_s < t_s < b for a, b in self._gaps)
+
+
+class LoadHistory:
+    """The last few seconds of load readings, to ask how far a plate swung.
+
+    Parameters
+    ----------
+    keep_s : float
+        How much history is kept.
+    """
+
+    def __init__(self, keep_s: float) -> None:
+        self.keep_s = float(keep_s)
+        self._t = np.zeros(0)
+        self._v = np.zeros((0, 0))
+        self._ok = np.zeros((0, 0), dtype=bool)
+
+    def add(self, t_s: np.ndarray, values: np.ndarray, valid: np.ndarray) -> None:
+        """Append readings (times increasing)."""
+        if t_s.size == 0:
+            return
+        if self._t.size == 0:
+            self._t, self._v, self._ok = t_s.copy(), values.astype(float), valid.copy()
+        else:
+            self._t = np.concatenate([self._t, t_s])
+            self._v = np.concatenate([self._v, values.astype(float)])
+            self._ok = np.concatenate([self._ok, valid])
+        keep = self._t >= self._t[-1] - self.keep_s
+        if not keep.all():
+            self._t, self._v, self._ok = self._t[keep], self._v[keep], self._ok[keep]
+
+    def swing(self, level: int, t0_s: float, t1_s: float) -> float:
+        """Largest distance of ``level``'s readings in ``[t0, t1]`` from its median just before.
+
+        NaN when there are too few valid readings to tell.
+        """
+        if self._t.size == 0:
+            return float("nan")
+        ok = self._ok[:, level]
+        before = ok & (self._t >= t0_s - _SWING_BASE_S) & (self._t < t0_s)
+        during = ok & (self._t >= t0_s) & (self._t <= t1_s)
+        if before.sum() < 3 or not during.any():
+            return float("nan")
+        base = float(np.median(self._v[before, level]))
+        return float(np.max(np.abs(self._v[during, level] - base)))
+
+    def change(self, level: int, t0_s: float, t1_s: float, tail_s: float) -> float:
+        """Mean of the last ``tail_s`` of readings up to ``t1``, less the level before ``t0``."""
+        if self._t.size == 0:
+            return float("nan")
+        ok = self._ok[:, level]
+        before = ok & (self._t >= t0_s - _SWING_BASE_S) & (self._t < t0_s)
+        tail = ok & (self._t > t1_s - tail_s) & (self._t <= t1_s)
+        if before.sum() < 3 or not tail.any():
+            return float("nan")
+        return float(np.mean(self._v[tail, level]) - np.median(self._v[before, level]))
