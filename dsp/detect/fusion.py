@@ -1119,6 +1119,11 @@ class Fusion:
         if not impacts:
             return []
         last = impacts[-1]
+        if len(impacts) == 1 and len(last.channels) >= DEFAULT_WIDE_IMPACT_CHANNELS:
+            # One strike heard through the whole tower and nothing after it:
+            # a knock on the table or the tower (a falling cube strikes hole
+            # edges and bounces; our noisy sessions: 44 such drops, all knocks).
+            return self._disturbance(last.t_s, now_s)
         # The cube rests where its last bounces are: strikes before them are
         # hole edges on the way down. The evidence of the last few strikes
         # heard loudest on the same level is pooled, so that the level's

@@ -4,7 +4,7 @@ import numpy as np
 
 from dsp.detect.acoustic import AcousticLevelModel
 from dsp.detect.cubes import CubeScale
-from dsp.detect.events import Landing, Removal
+from dsp.detect.events import Disturbance, Landing, Removal
 from dsp.detect.fusion import Fusion
 from dsp.detect.grouping import Impact
 from dsp.detect.piezo import TimedImpact
@@ -109,3 +109,20 @@ def test_once_the_ear_has_learnt_a_hot_disc_no_longer_claims_its_neighbours_stri
         fusion.acoustic.learn(peaks, k)
     assert fusion._levels_of(drop) == [6, 5, 5]
     assert fusion._last_impact_near(drop, 5) is drop[-1]
+
+
+def test_one_strike_heard_through_the_whole_tower_is_a_knock_not_a_cube() -> None:
+    # A knock on the table: loudest on the bottom plate, heard with onsets on
+    # all eight channels, and nothing after it (not flat enough to be a
+    # disturbance at once).
+    peaks = np.array([320.0, 200, 120, 180, 250, 100, 60, 30])
+    knock = TimedImpact(3.0, Impact(frame=0, channels=tuple(range(8)), peaks=peaks,
+                                    floor=np.ones(8)))
+    fusion = _fusion()
+    assert fusion.add_impacts([knock]) == []
+    events = fusion.advance(4.0)
+    assert [type(e) for e in events] == [Disturbance]
+    # A cube's strikes are heard on their plate and its neighbours.
+    fusion = _fusion()
+    fusion.add_impacts([_strike(3.0, 4), _strike(3.06, 4, 100.0)])
+    assert [e.floor for e in fusion.advance(4.0) if isinstance(e, Landing)] == [4]
