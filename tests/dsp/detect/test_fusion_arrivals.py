@@ -245,37 +245,6 @@ def test_a_thrown_cube_that_stopped_on_a_plate_new_to_landings_is_found() -> Non
     assert quiet._stopped_above(4, drop, 4.95, 5.9) is None
 
 
-def test_a_plate_struck_once_counts_as_stopped_on_when_the_knocked_cube_fell_from_rest() -> None:
-    def fusion_with_swing(amplitude: float) -> Fusion:
-        fusion = _fusion()
-        fusion._levels[5].landing_swings = [2000.0, 2000.0, 2000.0]
-        fusion.cubes_on[5] = 1
-        t = np.arange(4.0, 6.0, 1 / 80)
-        values = np.zeros((t.size, 8))
-        ring = t >= 5.0
-        values[ring, 5] = amplitude * np.exp(-(t[ring] - 5.0) / 0.1) * np.cos(60 * (t[ring] - 5.0))
-        fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
-        return fusion
-
-    # Struck once, 60 ms before the cube below: long enough for a knocked
-    # cube to fall from rest; a plate that swung like a landing was stopped on.
-    fell = [_strike(5.00, 5), _strike(5.06, 4), _strike(5.12, 4)]
-    assert fusion_with_swing(1800.0)._stopped_above(4, fell, 4.95, 5.9) == 5
-    assert fusion_with_swing(800.0)._stopped_above(4, fell, 4.95, 5.9) is None
-    # 25 ms: the thrown cube itself, clipping the edge on its way down.
-    passed = [_strike(5.00, 5), _strike(5.025, 4), _strike(5.08, 4)]
-    assert fusion_with_swing(3000.0)._stopped_above(4, passed, 4.95, 5.9) is None
-    # The cube reached a level further down 25 ms after the strike, though
-    # the plate it came to rest on was first struck later: it was falling fast.
-    past_two = [_strike(5.00, 5), _strike(5.025, 3), _strike(5.08, 2), _strike(5.12, 2)]
-    assert fusion_with_swing(1800.0)._stopped_above(2, past_two, 4.95, 5.9) is None
-    fell_two = [_strike(5.00, 5), _strike(5.06, 3), _strike(5.11, 2), _strike(5.15, 2)]
-    assert fusion_with_swing(1800.0)._stopped_above(2, fell_two, 4.95, 5.9) == 5
-    # Struck twice (a bounce): stopped on, however soon the cube below came.
-    twice = [_strike(5.00, 5), _strike(5.01, 5), _strike(5.025, 4), _strike(5.08, 4)]
-    assert fusion_with_swing(1800.0)._stopped_above(4, twice, 4.95, 5.9) == 5
-
-
 def _stop_candidate(amplitude: float = 1800.0) -> Fusion:
     """Plate 5 holds a cube and swings like a landing from 5.0 s."""
     fusion = _fusion()
@@ -287,6 +256,26 @@ def _stop_candidate(amplitude: float = 1800.0) -> Fusion:
     values[ring, 5] = amplitude * np.exp(-(t[ring] - 5.0) / 0.1) * np.cos(60 * (t[ring] - 5.0))
     fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
     return fusion
+
+
+def test_a_plate_struck_once_counts_as_stopped_on_when_the_knocked_cube_fell_from_rest() -> None:
+    # Struck once, 60 ms before the cube below: long enough for a knocked
+    # cube to fall from rest; a plate that swung like a landing was stopped on.
+    fell = [_strike(5.00, 5), _strike(5.06, 4), _strike(5.12, 4)]
+    assert _stop_candidate(1800.0)._stopped_above(4, fell, 4.95, 5.9) == 5
+    assert _stop_candidate(800.0)._stopped_above(4, fell, 4.95, 5.9) is None
+    # 25 ms: the thrown cube itself, clipping the edge on its way down.
+    passed = [_strike(5.00, 5), _strike(5.025, 4), _strike(5.08, 4)]
+    assert _stop_candidate(3000.0)._stopped_above(4, passed, 4.95, 5.9) is None
+    # The cube reached a level further down 25 ms after the strike, though
+    # the plate it came to rest on was first struck later: it was falling fast.
+    past_two = [_strike(5.00, 5), _strike(5.025, 3), _strike(5.08, 2), _strike(5.12, 2)]
+    assert _stop_candidate(1800.0)._stopped_above(2, past_two, 4.95, 5.9) is None
+    fell_two = [_strike(5.00, 5), _strike(5.06, 3), _strike(5.11, 2), _strike(5.15, 2)]
+    assert _stop_candidate(1800.0)._stopped_above(2, fell_two, 4.95, 5.9) == 5
+    # Struck twice (a bounce): stopped on, however soon the cube below came.
+    twice = [_strike(5.00, 5), _strike(5.01, 5), _strike(5.025, 4), _strike(5.08, 4)]
+    assert _stop_candidate(1800.0)._stopped_above(4, twice, 4.95, 5.9) == 5
 
 
 def test_a_strike_on_the_plate_above_soon_after_one_on_the_landing_level_is_its_ceiling() -> None:
