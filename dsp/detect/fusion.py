@@ -989,7 +989,10 @@ class Fusion:
         Its plate swung like a landing and was struck again (a bounce, not
         the single strike of a cube passing its hole edge) or, struck once,
         long enough before this level for a cube to fall from rest; and its
-        load is where it was: one cube came, one left.
+        load is where it was: one cube came, one left. Strikes on the plate
+        just above this level soon after one on it are this cube's ceiling,
+        not the plate's own; a plate bounced on before the cube below fell
+        from rest needs less swing when the throw came alone.
         """
         loudest = self._levels_of(drop)
         on_level = heard_on(drop, loudest, level)
