@@ -87,6 +87,22 @@ def test_a_cube_below_sooner_than_one_leaving_the_plate_could_fall_there_is_anot
     assert stayed_above(once, 3) is None
 
 
+def test_a_cube_knocked_one_level_down_is_heard_by_its_early_arrival() -> None:
+    # Plate 5 struck and bounced on, plate 4 struck 20 ms after the bounce:
+    # a cube leaving 5 needs over 37 ms to get there, so it was another one.
+    knocked = [_strike(1.00, 7), _strike(1.04, 5), _strike(1.10, 5, 150.0), _strike(1.12, 4),
+               _strike(1.20, 4, 100.0)]
+    assert stayed_above(knocked, 4) == 5
+    fusion = _fusion()
+    fusion.add_impacts(knocked)
+    events = fusion.advance(2.0)
+    assert [(type(e).__name__, e.floor) for e in events] == [
+        ("Landing", 5), ("Removal", 5), ("Landing", 4)]
+    # Bounced twice on 5, then fell through to 4: one cube.
+    fell = [_strike(1.00, 5), _strike(1.08, 5, 150.0), _strike(1.20, 4), _strike(1.26, 4, 100.0)]
+    assert stayed_above(fell, 4) is None
+
+
 def test_once_the_ear_has_learnt_a_hot_disc_no_longer_claims_its_neighbours_strikes() -> None:
     # Disc 6 is 14 dB hotter than disc 5: a strike on plate 5 peaks on 6.
     def on_five(t_s: float) -> TimedImpact:
