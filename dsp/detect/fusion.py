@@ -29,6 +29,7 @@ from dsp.detect.strikes import (
     ARRIVALS_APART_S,
     CEILING_REACH_S,
     heard_on,
+    knocked_below,
     loudest_levels,
     run_ends,
     stayed_above,
@@ -1145,26 +1146,32 @@ class Fusion:
         posterior = np.sum([self.acoustic.classify(imp.peaks).posterior for imp in final], axis=0)
         level = int(np.argmax(posterior))
         self.stats.acoustic_landings += 1
-        out: list[Event] = []
+        confidence = float(posterior[level] / posterior.sum())
         heard = loudest_levels(impacts)
         stayed = stayed_above(impacts, level, heard)
         if stayed is not None:
             # The thrown cube stopped up there and knocked the one heard last down.
             at = heard_on(impacts, heard, stayed)[-1]
-            out.append(Landing(t=at, t_decided=now_s, floor=stayed, cubes=1,
-                               confidence=0.7, source="acoustic"))
-            out.append(Removal(t=at, t_decided=now_s, floor=stayed, cubes=1,
-                               confidence=0.7, knocked=True))
-            self.stats.knockdowns_seen += 1
-        out.append(
-            Landing(
-                t=last.t_s,
-                t_decided=now_s,
-                floor=level,
-                cubes=1,
-                confidence=float(posterior[level] / posterior.sum()),
-                source="acoustic",
-                knocked_from=stayed,
-            )
-        )
-        return out
+            return self._heard_knock_down(stayed, at, level, last.t_s, confidence, now_s)
+        below = knocked_below(impacts, level, heard)
+        if below is not None:
+            # The cube heard last stopped here and knocked one further down.
+            at = heard_on(impacts, heard, below)[-1]
+            return self._heard_knock_down(level, last.t_s, below, at, 0.7, now_s)
+        return [Landing(t=last.t_s, t_decided=now_s, floor=level, cubes=1,
+                        confidence=confidence, source="acoustic")]
+
+    def _heard_knock_down(
+        self, stopped: int, t_stopped: float, knocked_to: int, t_knocked: float,
+        confidence: float, now_s: float,
+    ) -> list[Event]:
+        """Events of a knock-down heard without load cells: a stop, a removal, a landing."""
+        self.stats.knockdowns_seen += 1
+        return [
+            Landing(t=t_stopped, t_decided=now_s, floor=stopped, cubes=1,
+                    confidence=0.7, source="acoustic"),
+            Removal(t=t_stopped, t_decided=now_s, floor=stopped, cubes=1,
+                    confidence=0.7, knocked=True),
+            Landing(t=t_knocked, t_decided=now_s, floor=knocked_to, cubes=1,
+                    confidence=confidence, source="acoustic", knocked_from=stopped),
+        ]

@@ -40,7 +40,11 @@ NEW_CUBE_LOUDER = 10.0 ** (10.0 / 20.0)
 # down, which this cannot tell from a ceiling hit) and no other drop. The
 # second sign holds for a cube knocked one level down too (a ceiling hit
 # comes after the strike below, not before it): 2 more of our acoustic-only
-# misses found, nothing else changed on either simulator.
+# misses found, nothing else changed on either simulator. The same throw
+# is heard the other way round when the thrown cube's bounces come last: a
+# plate below struck by its own strike between them, a fall from rest after
+# the first (``knocked_below``): 3 more of ours, 1 more of the cross-check
+# towers' single throws and 3 of their noisy ones; no new false landing.
 MODULE_HEIGHT_M = 0.028
 LEAVING_FALL_FRACTION = 0.5
 OWN_STRIKE_DB = 9.0
@@ -137,3 +141,34 @@ def strikes_on(drop: list[TimedImpact], loudest: list[int], level: int) -> list[
         imp for k, (imp, top) in enumerate(zip(drop, loudest, strict=True))
         if top == level and not passed_through(drop, loudest, k)
     ]
+
+
+def knocked_below(
+    drop: list[TimedImpact], rested: int, levels: list[int] | None = None
+) -> int | None:
+    """A level under ``rested`` where a knocked cube came to rest (acoustic only).
+
+    The drop's last strikes are on ``rested``: the thrown cube stopped there.
+    If a plate below was struck by a strike of its own (see
+    ``OWN_STRIKE_DB``) while that cube still bounced on ``rested``, and no
+    sooner after its first strike there than a cube knocked from rest could
+    have fallen that far (half the free fall, as in :func:`stayed_above`),
+    a second cube went down: the one it knocked off. Returns that level, or
+    None. ``levels``: the level each strike was on (default: its loudest).
+    """
+    loudest = loudest_levels(drop) if levels is None else levels
+    on = [imp.t_s for imp, top in zip(drop, loudest, strict=True) if top == rested]
+    if len(on) < 2:
+        return None
+    for level in range(rested - 1, -1, -1):
+        own = [
+            imp.t_s for imp, top in zip(drop, loudest, strict=True)
+            if top == level and (level == 0 or 20.0 * np.log10(
+                max(float(imp.peaks[level]), 1e-12) / max(float(imp.peaks[level - 1]), 1e-12)
+            ) >= OWN_STRIKE_DB)
+        ]
+        fall_s = np.sqrt(2.0 * (rested - level) * MODULE_HEIGHT_M / GRAVITY_M_S2)
+        if any(on[0] + LEAVING_FALL_FRACTION * fall_s <= t < on[-1] for t in own):
+            return level
+    return None
+

@@ -8,7 +8,7 @@ from dsp.detect.events import Disturbance, Landing, Removal
 from dsp.detect.fusion import Fusion
 from dsp.detect.grouping import Impact
 from dsp.detect.piezo import TimedImpact
-from dsp.detect.strikes import stayed_above
+from dsp.detect.strikes import knocked_below, stayed_above
 
 
 def _strike(
@@ -142,3 +142,25 @@ def test_one_strike_heard_through_the_whole_tower_is_a_knock_not_a_cube() -> Non
     fusion = _fusion()
     fusion.add_impacts([_strike(3.0, 4), _strike(3.06, 4, 100.0)])
     assert [e.floor for e in fusion.advance(4.0) if isinstance(e, Landing)] == [4]
+
+
+def test_a_plate_below_struck_while_the_thrown_cube_still_bounced_got_the_knocked_cube() -> None:
+    # The cube stopped on 4 (its bounces come last) and knocked the resting
+    # one off: plate 3 was struck 90 ms after the first strike on 4, more
+    # than half a fall from rest, while the thrown cube still bounced.
+    knocked = [_strike(1.00, 7), _strike(1.07, 4), _strike(1.16, 3), _strike(1.20, 4, 150.0),
+               _strike(1.26, 4, 60.0)]
+    assert knocked_below(knocked, 4) == 3
+    fusion = _fusion()
+    fusion.add_impacts(knocked)
+    events = fusion.advance(2.0)
+    assert [(type(e).__name__, e.floor) for e in events] == [
+        ("Landing", 4), ("Removal", 4), ("Landing", 3)]
+    assert [e.knocked_from for e in events if isinstance(e, Landing)] == [None, 4]
+    # One cube landing on 4: nothing below.
+    assert knocked_below([_strike(1.00, 6), _strike(1.04, 5), _strike(1.09, 4),
+                          _strike(1.16, 4, 100.0)], 4) is None
+    # Below struck only 10 ms after the first strike on 4: nothing fell that fast.
+    assert knocked_below([_strike(1.00, 4), _strike(1.01, 3), _strike(1.12, 4, 100.0)], 4) is None
+    # Below struck after the cube's last bounce: not while it stayed on 4.
+    assert knocked_below([_strike(1.00, 4), _strike(1.08, 4, 100.0), _strike(1.20, 3)], 4) is None
