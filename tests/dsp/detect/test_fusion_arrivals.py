@@ -358,6 +358,14 @@ def test_a_plate_pressed_while_hands_rumble_on_the_tower_is_left_to_the_settled_
     # Before a lift: hands grip the tower (a rumble every 40-60 ms) and press plate 3.
     fusion.add_impacts([_rumble(0.70 + 0.05 * i, i % 8) for i in range(8)])
     assert not fusion._fast_step_trusted(_settling_with((), t_settled=1.12))
+    # Rumbles whose loudest plate stands 10.5 dB over the median one are
+    # still hands: a cube's strike stands out further.
+    fusion = _fusion()
+    peaks = np.full(8, 30.0)
+    peaks[3] = 30.0 * 10 ** (10.5 / 20)
+    fusion.add_impacts([TimedImpact(0.70 + 0.06 * i, Impact(frame=0, channels=(3,), peaks=peaks,
+                                                            floor=np.ones(8))) for i in range(6)])
+    assert not fusion._fast_step_trusted(_settling_with((), t_settled=1.12))
     # A cube heard among a few such shakes is still a cube.
     fusion = _fusion()
     fusion.add_impacts([_rumble(0.80, 5), _rumble(0.85, 0), _rumble(0.90, 6),
