@@ -42,7 +42,9 @@ DEFAULT_MIN_THRESHOLD_CODES = 4.0
 # Why x2 in one frame: a plate still ringing (or ringing with a
 # neighbour's crosstalk) stays over the threshold for up to 0.1 s, so a new
 # strike there makes no rising edge; its attack doubles the envelope within
-# a 4 ms frame, which a decaying ring never does.
+# a 4 ms frame. A real pad's ringing can do that too in its first 30 ms
+# (the mask covers it), not after it under the retrigger curve: on the real
+# pad recordings every single hit is still found once.
 DEFAULT_JUMP_RATIO = 2.0
 # Why x1.26 (2 dB) over the last onset: the mask keeps a plate's own
 # ringing and fainter bounces from retriggering, and neither ever rises
