@@ -74,6 +74,24 @@ def passed_through(drop: list[TimedImpact], loudest: list[int], k: int) -> bool:
     )
 
 
+def _own_strikes(drop: list[TimedImpact], loudest: list[int], level: int) -> list[float]:
+    """Times of strikes on ``level`` that are its own, not crosstalk from below.
+
+    See ``OWN_STRIKE_DB``; the bottom plate has nothing below it.
+    """
+    return [
+        imp.t_s for imp, top in zip(drop, loudest, strict=True)
+        if top == level and (level == 0 or 20.0 * np.log10(
+            max(float(imp.peaks[level]), 1e-12) / max(float(imp.peaks[level - 1]), 1e-12)
+        ) >= OWN_STRIKE_DB)
+    ]
+
+
+def _fall_s(levels: int) -> float:
+    """Seconds a cube takes to fall ``levels`` modules from rest."""
+    return float(np.sqrt(2.0 * levels * MODULE_HEIGHT_M / GRAVITY_M_S2))
+
+
 def stayed_above(
     drop: list[TimedImpact], rested: int, levels: list[int] | None = None
 ) -> int | None:
@@ -90,12 +108,7 @@ def stayed_above(
     loudest = loudest_levels(drop) if levels is None else levels
     for level in range(len(drop[0].peaks) - 1, rested, -1):
         heard = [imp.t_s for imp, top in zip(drop, loudest, strict=True) if top == level]
-        own = [
-            imp.t_s for imp, top in zip(drop, loudest, strict=True)
-            if top == level and 20.0 * np.log10(
-                max(float(imp.peaks[level]), 1e-12) / max(float(imp.peaks[level - 1]), 1e-12)
-            ) >= OWN_STRIKE_DB
-        ]
+        own = _own_strikes(drop, loudest, level)
         if len(heard) < 2 or not own:
             continue
         adjacent = level == rested + 1
@@ -109,7 +122,7 @@ def stayed_above(
         if heard[-1] > t_below and not adjacent:
             return level  # struck again after a cube struck further down
         before = [t for t in own if t < t_below]
-        fall_s = np.sqrt(2.0 * (level - reached) * MODULE_HEIGHT_M / GRAVITY_M_S2)
+        fall_s = _fall_s(level - reached)
         if len(before) >= 2 and t_below - before[-1] < LEAVING_FALL_FRACTION * fall_s:
             return level
     return None
@@ -161,13 +174,8 @@ def knocked_below(
     if len(on) < 2:
         return None
     for level in range(rested - 1, -1, -1):
-        own = [
-            imp.t_s for imp, top in zip(drop, loudest, strict=True)
-            if top == level and (level == 0 or 20.0 * np.log10(
-                max(float(imp.peaks[level]), 1e-12) / max(float(imp.peaks[level - 1]), 1e-12)
-            ) >= OWN_STRIKE_DB)
-        ]
-        fall_s = np.sqrt(2.0 * (rested - level) * MODULE_HEIGHT_M / GRAVITY_M_S2)
+        own = _own_strikes(drop, loudest, level)
+        fall_s = _fall_s(rested - level)
         if any(on[0] + LEAVING_FALL_FRACTION * fall_s <= t < on[-1] for t in own):
             return level
     return None

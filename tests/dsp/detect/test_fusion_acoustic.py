@@ -4,7 +4,7 @@ import numpy as np
 
 from dsp.detect.acoustic import AcousticLevelModel
 from dsp.detect.cubes import CubeScale
-from dsp.detect.events import Disturbance, Landing, Removal
+from dsp.detect.events import Disturbance, Event, Landing, Removal
 from dsp.detect.fusion import Fusion
 from dsp.detect.grouping import Impact
 from dsp.detect.piezo import TimedImpact
@@ -25,6 +25,13 @@ def _strike(
 def _fusion(impact_delay_s: float = 0.0) -> Fusion:
     return Fusion(n_levels=8, scale=CubeScale(n_levels=8), acoustic=AcousticLevelModel(n_levels=8),
                   impact_delay_s=impact_delay_s)
+
+
+def _decided(drop: list[TimedImpact], now_s: float = 2.0) -> list[Event]:
+    """The events a fresh acoustic-only fusion decides from ``drop`` by ``now_s``."""
+    fusion = _fusion()
+    fusion.add_impacts(drop)
+    return fusion.advance(now_s)
 
 
 def test_a_drop_is_over_only_once_a_strike_in_its_silence_would_have_arrived() -> None:
@@ -51,9 +58,7 @@ def test_a_plate_struck_again_after_a_cube_struck_two_levels_below_kept_the_thro
     drop = [_strike(1.00, 7), _strike(1.05, 5), _strike(1.12, 3), _strike(1.15, 5, 100.0),
             _strike(1.20, 3, 150.0)]
     assert stayed_above(drop, 3) == 5
-    fusion = _fusion()
-    fusion.add_impacts(drop)
-    events = fusion.advance(2.0)
+    events = _decided(drop)
     assert [(type(e).__name__, e.floor, round(e.t, 2)) for e in events] == [
         ("Landing", 5, 1.15), ("Removal", 5, 1.15), ("Landing", 3, 1.2)]
     assert isinstance(events[1], Removal) and events[1].knocked
@@ -65,9 +70,7 @@ def test_a_strike_on_the_plate_just_above_may_be_a_ceiling_hit_and_tells_nothing
     drop = [_strike(1.00, 7), _strike(1.05, 5), _strike(1.10, 4), _strike(1.14, 5, 60.0),
             _strike(1.18, 4, 100.0)]
     assert stayed_above(drop, 4) is None
-    fusion = _fusion()
-    fusion.add_impacts(drop)
-    assert [e.floor for e in fusion.advance(2.0)] == [4]
+    assert [e.floor for e in _decided(drop)] == [4]
 
 
 def test_a_cube_below_sooner_than_one_leaving_the_plate_could_fall_there_is_another_cube() -> None:
@@ -93,9 +96,7 @@ def test_a_cube_knocked_one_level_down_is_heard_by_its_early_arrival() -> None:
     knocked = [_strike(1.00, 7), _strike(1.04, 5), _strike(1.10, 5, 150.0), _strike(1.12, 4),
                _strike(1.20, 4, 100.0)]
     assert stayed_above(knocked, 4) == 5
-    fusion = _fusion()
-    fusion.add_impacts(knocked)
-    events = fusion.advance(2.0)
+    events = _decided(knocked)
     assert [(type(e).__name__, e.floor) for e in events] == [
         ("Landing", 5), ("Removal", 5), ("Landing", 4)]
     # Bounced twice on 5, then fell through to 4: one cube.
@@ -139,9 +140,8 @@ def test_one_strike_heard_through_the_whole_tower_is_a_knock_not_a_cube() -> Non
     events = fusion.advance(4.0)
     assert [type(e) for e in events] == [Disturbance]
     # A cube's strikes are heard on their plate and its neighbours.
-    fusion = _fusion()
-    fusion.add_impacts([_strike(3.0, 4), _strike(3.06, 4, 100.0)])
-    assert [e.floor for e in fusion.advance(4.0) if isinstance(e, Landing)] == [4]
+    landings = _decided([_strike(3.0, 4), _strike(3.06, 4, 100.0)], 4.0)
+    assert [e.floor for e in landings if isinstance(e, Landing)] == [4]
 
 
 def test_a_plate_below_struck_while_the_thrown_cube_still_bounced_got_the_knocked_cube() -> None:
@@ -151,9 +151,7 @@ def test_a_plate_below_struck_while_the_thrown_cube_still_bounced_got_the_knocke
     knocked = [_strike(1.00, 7), _strike(1.07, 4), _strike(1.16, 3), _strike(1.20, 4, 150.0),
                _strike(1.26, 4, 60.0)]
     assert knocked_below(knocked, 4) == 3
-    fusion = _fusion()
-    fusion.add_impacts(knocked)
-    events = fusion.advance(2.0)
+    events = _decided(knocked)
     assert [(type(e).__name__, e.floor) for e in events] == [
         ("Landing", 4), ("Removal", 4), ("Landing", 3)]
     assert [e.knocked_from for e in events if isinstance(e, Landing)] == [None, 4]
