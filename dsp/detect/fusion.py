@@ -167,6 +167,12 @@ _KNOCKED_FALL_S = 0.04
 # that another cube landed on in a quick series has gained a whole one.
 _STOPPED_TAIL_S = 0.1
 _STOPPED_NET_CUBES = 0.5
+# Why 0.3 s: the plates above are judged up to this long after the cube
+# below came to rest, as a prompt decision would judge them (the fast view
+# decides within 0.1-0.2 s); a decision the settled view made a second
+# later would otherwise see the next cube of a quick series land on the
+# plate the thrown one stopped on, and the stop would be lost.
+_STOP_JUDGED_S = 0.3
 # Why 50 ms: the HX711's filter settles in four readings, so a load change
 # shows in the readings up to that long after the strike that caused it.
 _LOAD_LAG_S = 0.05
@@ -875,8 +881,11 @@ class Fusion:
                 history = self._levels[level].landing_swings
                 history.append(own)
                 del history[:-_HISTORY_SWINGS]
+            # A decision the settled view made late would otherwise see the
+            # plates above gain the next cubes of a quick series.
+            judged_until = min(now_s, rested_by + _STOP_JUDGED_S)
             stopped = (
-                self._stopped_above(level, own_drop, swing_from, now_s)
+                self._stopped_above(level, own_drop, swing_from, judged_until)
                 if n == 1 and own_drop else None
             )
             if stopped is not None and knocked_from in (None, stopped):
@@ -1015,7 +1024,7 @@ class Fusion:
                 # A cube leaving the plate as the thrown one arrives may
                 # show as a removal the fast view doubted; a gain cannot.
                 or any(
-                    s.level == j and s.t_settled_s >= t0_s and m > 0
+                    s.level == j and s.t_settled_s >= t0_s and s.t_before_s < t1_s and m > 0
                     for s, m in self._recent_steps
                 )
                 or any(s.level == j for s in self._pending_steps)

@@ -543,3 +543,23 @@ def test_strikes_that_timed_a_landing_next_door_are_not_heard_for_a_later_step()
     # A cube that struck plate 6 after that landing was heard.
     fusion.add_impacts([_strike(6.35, 6)])
     assert fusion._heard_a_drop(step)
+
+
+def test_a_stop_decided_late_is_judged_before_the_next_cube_lands_on_its_plate() -> None:
+    # A thrown cube stopped on plate 5 and knocked its cube down to 3 (rested
+    # at 5.2). The settled view decided that landing at 6.5, after the next
+    # cube of the series had landed on plate 5 (at 5.8).
+    fusion = _fusion()
+    fusion._levels[5].landing_swings = [2000.0, 2000.0, 2000.0]
+    fusion.cubes_on[5] = 1
+    t = np.arange(4.0, 7.0, 1 / 80)
+    values = np.zeros((t.size, 8))
+    ring = t >= 5.0
+    values[ring, 5] = 1800.0 * np.exp(-(t[ring] - 5.0) / 0.1) * np.cos(60 * (t[ring] - 5.0))
+    values[t >= 5.8, 5] += UNIT
+    fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
+    fusion._recent_steps.append((_step(5, 5.75, 5.9, 1.0), 1))
+    fusion.add_impacts([_strike(5.00, 5), _strike(5.05, 5), _strike(5.10, 3), _strike(5.15, 3)])
+    out = fusion._landings(_step(3, 5.0, 5.2, 1.0), 1, 0.9, 6.5, settled=True)
+    assert _landings(out) == [(5, 1, 5.05), (3, 1, 5.15)]
+    assert [(e.floor, e.knocked) for e in out if isinstance(e, Removal)] == [(5, True)]
