@@ -884,9 +884,13 @@ class Fusion:
             # A decision the settled view made late would otherwise see the
             # plates above gain the next cubes of a quick series.
             judged_until = min(now_s, rested_by + _STOP_JUDGED_S)
+            # The thrown cube's strikes are those after the drop's last
+            # silence: measured from an earlier cube's, a plate that cube
+            # landed on would seem to have gained one in this drop.
+            thrown = self._last_run(own_drop)
             stopped = (
-                self._stopped_above(level, own_drop, swing_from, judged_until)
-                if n == 1 and own_drop else None
+                self._stopped_above(level, thrown, thrown[0].t_s - 0.05, judged_until)
+                if n == 1 and thrown else None
             )
             if stopped is not None and knocked_from in (None, stopped):
                 # The thrown cube stopped on an occupied plate above (it swung
@@ -960,6 +964,13 @@ class Fusion:
             )
         )
         return out
+
+    def _last_run(self, drop: list[TimedImpact]) -> list[TimedImpact]:
+        """The strikes after the drop's last silence longer than ``drop_gap_s``."""
+        for i in range(len(drop) - 1, 0, -1):
+            if drop[i].t_s - drop[i - 1].t_s > self.drop_gap_s:
+                return drop[i:]
+        return drop
 
     def _levels_of(self, drop: list[TimedImpact]) -> list[int]:
         """The level each strike was on, by ear, for reading a drop beside the load steps.

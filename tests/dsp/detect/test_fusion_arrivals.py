@@ -563,3 +563,32 @@ def test_a_stop_decided_late_is_judged_before_the_next_cube_lands_on_its_plate()
     out = fusion._landings(_step(3, 5.0, 5.2, 1.0), 1, 0.9, 6.5, settled=True)
     assert _landings(out) == [(5, 1, 5.05), (3, 1, 5.15)]
     assert [(e.floor, e.knocked) for e in out if isinstance(e, Removal)] == [(5, True)]
+
+
+def test_a_stop_is_judged_from_the_thrown_cubes_strikes_not_the_cube_before() -> None:
+    # The cube before landed on plate 5 at 4.6; after a silence the thrown
+    # cube stopped on 5 and knocked a cube down to 3. Measured from the
+    # earlier cube's strikes, plate 5 would have gained a cube in the drop.
+    fusion = _fusion()
+    fusion._levels[5].landing_swings = [2000.0, 2000.0, 2000.0]
+    fusion.cubes_on[5] = 2
+    t = np.arange(4.0, 6.0, 1 / 80)
+    values = np.zeros((t.size, 8))
+    values[t >= 4.6, 5] = UNIT
+    ring = t >= 5.0
+    values[ring, 5] += 1800.0 * np.exp(-(t[ring] - 5.0) / 0.1) * np.cos(60 * (t[ring] - 5.0))
+    fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
+    fusion.add_impacts([_strike(4.50, 6), _strike(4.55, 5), _strike(4.60, 5)])
+    fusion._levels[5].landed_t = 4.60
+    fusion.add_impacts([_strike(5.00, 5), _strike(5.05, 5), _strike(5.10, 3), _strike(5.15, 3)])
+    out = fusion._landings(_step(3, 5.0, 5.2, 1.0), 1, 0.9, 5.5)
+    assert _landings(out) == [(5, 1, 5.05), (3, 1, 5.15)]
+    # Strikes with no silence between them are one drop: the plate gained.
+    fusion = _fusion()
+    fusion._levels[5].landing_swings = [2000.0, 2000.0, 2000.0]
+    fusion.cubes_on[5] = 2
+    fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
+    rumble = [_strike(4.6 + 0.1 * i, 6) for i in range(1, 4)]
+    fusion.add_impacts([_strike(4.55, 5), _strike(4.60, 5), *rumble])
+    fusion.add_impacts([_strike(5.00, 5), _strike(5.05, 5), _strike(5.10, 3), _strike(5.15, 3)])
+    assert _landings(fusion._landings(_step(3, 5.0, 5.2, 1.0), 1, 0.9, 5.5)) == [(3, 1, 5.15)]
