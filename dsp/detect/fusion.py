@@ -211,8 +211,8 @@ class _LevelMemory:
     #: How far its plate swung when its own single cubes landed (the last few).
     landing_swings: list[float] = field(default_factory=list)
     #: When a thrown cube was last inferred to have stopped here, knocking
-    #: one down without a change of its load (decision time), and the strike
-    #: it was timed by until a gain of the plate turns out to be that cube.
+    #: one down without a change of its load (the strike it was timed by),
+    #: and that strike again until a gain of the plate turns out to be that cube.
     stopped_t: float = -np.inf
     stopped_guess: float | None = None
     #: When the last cube reported here came to rest.
@@ -898,8 +898,9 @@ class Fusion:
                 # plate's load did not change: one came, one left.
                 knocked_from = stopped
                 at = self._last_strike_on_level(drop, stopped)
-                # Its swing may still be in the window of the next cube's drop.
-                self._levels[stopped].stopped_t = now_s
+                # A later look at this drop must not find the stop again; the
+                # next throw's may (two cubes in turn can stop on one plate).
+                self._levels[stopped].stopped_t = at
                 self._levels[stopped].stopped_guess = at
                 self._levels[stopped].landed_t = max(at, self._levels[stopped].landed_t)
                 out.append(
@@ -1029,7 +1030,7 @@ class Fusion:
             ]
             if (
                 not struck
-                or t0_s - self._levels[j].stopped_t < self.knock_window_s
+                or self._levels[j].stopped_t >= t0_s
                 or self.cubes_on[j] < 1
                 or j in self.disconnected
                 # A cube leaving the plate as the thrown one arrives may

@@ -592,3 +592,26 @@ def test_a_stop_is_judged_from_the_thrown_cubes_strikes_not_the_cube_before() ->
     fusion.add_impacts([_strike(4.55, 5), _strike(4.60, 5), *rumble])
     fusion.add_impacts([_strike(5.00, 5), _strike(5.05, 5), _strike(5.10, 3), _strike(5.15, 3)])
     assert _landings(fusion._landings(_step(3, 5.0, 5.2, 1.0), 1, 0.9, 5.5)) == [(3, 1, 5.15)]
+
+
+def test_two_throws_in_turn_may_each_stop_on_one_plate_and_knock_a_cube_down() -> None:
+    fusion = _fusion()
+    fusion._levels[5].landing_swings = [2000.0, 2000.0, 2000.0]
+    fusion.cubes_on[5] = 2
+    t = np.arange(4.0, 7.0, 1 / 80)
+    values = np.zeros((t.size, 8))
+    for start in (5.0, 5.7):
+        ring = t >= start
+        tau = t[ring] - start
+        values[ring, 5] += 1800.0 * np.exp(-tau / 0.1) * np.cos(60 * tau)
+    fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
+    fusion.add_impacts([_strike(5.00, 5), _strike(5.05, 5), _strike(5.10, 3), _strike(5.15, 3)])
+    first = fusion._landings(_step(3, 5.0, 5.2, 1.0), 1, 0.9, 5.5)
+    assert _landings(first) == [(5, 1, 5.05), (3, 1, 5.15)]
+    # The next throw, 0.7 s later, stopped there too: not the first one's stop again.
+    fusion.add_impacts([_strike(5.70, 5), _strike(5.75, 5), _strike(5.80, 2), _strike(5.85, 2)])
+    second = fusion._landings(_step(2, 5.7, 5.9, 1.0), 1, 0.9, 6.2)
+    assert _landings(second) == [(5, 1, 5.75), (2, 1, 5.85)]
+    # The same drop decided once more (a second look) finds no second stop.
+    again = fusion._landings(_step(2, 5.7, 5.9, 1.0), 1, 0.9, 6.3)
+    assert [e.floor for e in again if isinstance(e, Landing)] == [2]
