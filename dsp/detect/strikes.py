@@ -143,6 +143,24 @@ def run_ends(a: TimedImpact, b: TimedImpact, above: list[float], signs: int) -> 
     return signs >= 2 and float(np.max(b.peaks)) >= float(np.max(a.peaks)) * NEW_CUBE_LOUDER
 
 
+def bounce_run(times: list[float], before: float | None = None) -> list[float]:
+    """The last run of strikes on a plate (gaps under ``ARRIVALS_APART_S``) begun before ``before``.
+
+    A cube's bounces on a plate follow one another closely (after knocking
+    the resting cube off, a thrown cube may bounce high: 0.15-0.21 s apart
+    on our towers); strikes there as far apart as two throws of a quick
+    series were other cubes, each passing the hole edge on its way down.
+    """
+    runs: list[list[float]] = []
+    for t in times:
+        if runs and t - runs[-1][-1] < ARRIVALS_APART_S:
+            runs[-1].append(t)
+        else:
+            runs.append([t])
+    begun = [run for run in runs if before is None or run[0] < before]
+    return begun[-1] if begun else []
+
+
 def heard_on(drop: list[TimedImpact], loudest: list[int], level: int) -> list[float]:
     """Times of the drop's impacts heard loudest on ``level`` (``loudest``: per impact)."""
     return [imp.t_s for imp, top in zip(drop, loudest, strict=True) if top == level]

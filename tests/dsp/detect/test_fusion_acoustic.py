@@ -8,7 +8,7 @@ from dsp.detect.events import Disturbance, Event, Landing, Removal
 from dsp.detect.fusion import Fusion
 from dsp.detect.grouping import Impact
 from dsp.detect.piezo import TimedImpact
-from dsp.detect.strikes import knocked_below, stayed_above
+from dsp.detect.strikes import bounce_run, knocked_below, stayed_above
 
 
 def _strike(
@@ -162,3 +162,13 @@ def test_a_plate_below_struck_while_the_thrown_cube_still_bounced_got_the_knocke
     assert knocked_below([_strike(1.00, 4), _strike(1.01, 3), _strike(1.12, 4, 100.0)], 4) is None
     # Below struck after the cube's last bounce: not while it stayed on 4.
     assert knocked_below([_strike(1.00, 4), _strike(1.08, 4, 100.0), _strike(1.20, 3)], 4) is None
+
+
+def test_a_plates_bounce_run_is_its_last_strikes_closer_than_two_throws() -> None:
+    # Bounces, even one high after knocking the resting cube off (0.2 s), are one run.
+    assert bounce_run([5.00, 5.05, 5.25]) == [5.00, 5.05, 5.25]
+    # Two throws of a quick series a third of a second apart each clipped it.
+    assert bounce_run([4.70, 5.00, 5.05]) == [5.00, 5.05]
+    # The run that began before the cube below came to rest, not a later cube's.
+    assert bounce_run([4.70, 5.00, 5.05, 5.60], before=5.30) == [5.00, 5.05]
+    assert bounce_run([5.60], before=5.30) == []
