@@ -618,3 +618,20 @@ def test_two_throws_in_turn_may_each_stop_on_one_plate_and_knock_a_cube_down() -
     # The same drop decided once more (a second look) finds no second stop.
     again = fusion._landings(_step(2, 5.7, 5.9, 1.0), 1, 0.9, 6.3)
     assert [e.floor for e in again if isinstance(e, Landing)] == [2]
+
+
+def test_a_fall_from_rest_is_longer_than_forty_ms_however_the_frame_times_round() -> None:
+    frame = 0.004
+    for first in (1250, 2979, 3001, 12503):
+        at = first * frame
+        candidate = _stop_candidate(1800.0)
+        t = np.arange(at - 1.0, at + 1.0, 1 / 80)
+        values = np.zeros((t.size, 8))
+        ring = t >= at
+        values[ring, 5] = 3000.0 * np.exp(-(t[ring] - at) / 0.1) * np.cos(60 * (t[ring] - at))
+        candidate.load_history = type(candidate.load_history)(keep_s=10.0)
+        candidate.load_history.add(t, values, np.ones((t.size, 8), bool))
+        exactly = [_strike(at, 5), _strike((first + 10) * frame, 4), _strike((first + 20) * frame, 4)]
+        assert candidate._stopped_above(4, exactly, at - 0.05, at + 0.9) is None
+        later = [_strike(at, 5), _strike((first + 11) * frame, 4), _strike((first + 20) * frame, 4)]
+        assert candidate._stopped_above(4, later, at - 0.05, at + 0.9) == 5
