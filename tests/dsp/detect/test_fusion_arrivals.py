@@ -631,7 +631,8 @@ def test_a_fall_from_rest_is_longer_than_forty_ms_however_the_frame_times_round(
         values[ring, 5] = 3000.0 * np.exp(-(t[ring] - at) / 0.1) * np.cos(60 * (t[ring] - at))
         candidate.load_history = type(candidate.load_history)(keep_s=10.0)
         candidate.load_history.add(t, values, np.ones((t.size, 8), bool))
-        exactly = [_strike(at, 5), _strike((first + 10) * frame, 4), _strike((first + 20) * frame, 4)]
+        rest = _strike((first + 20) * frame, 4)
+        exactly = [_strike(at, 5), _strike((first + 10) * frame, 4), rest]
         assert candidate._stopped_above(4, exactly, at - 0.05, at + 0.9) is None
-        later = [_strike(at, 5), _strike((first + 11) * frame, 4), _strike((first + 20) * frame, 4)]
+        later = [_strike(at, 5), _strike((first + 11) * frame, 4), rest]
         assert candidate._stopped_above(4, later, at - 0.05, at + 0.9) == 5
