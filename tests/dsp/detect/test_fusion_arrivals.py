@@ -245,17 +245,29 @@ def test_a_thrown_cube_that_stopped_on_a_plate_new_to_landings_is_found() -> Non
     assert quiet._stopped_above(4, drop, 4.95, 5.9) is None
 
 
-def _stop_candidate(amplitude: float = 1800.0) -> Fusion:
-    """Plate 5 holds a cube and swings like a landing from 5.0 s."""
+def _ringing(t: np.ndarray, starts: tuple[float, ...], amplitude: float = 1800.0) -> np.ndarray:
+    """Readings at ``t`` with plate 5 ringing down from a landing at each of ``starts``."""
+    values = np.zeros((t.size, 8))
+    for start in starts:
+        ring = t >= start
+        tau = t[ring] - start
+        values[ring, 5] += amplitude * np.exp(-tau / 0.1) * np.cos(60 * tau)
+    return values
+
+
+def _plate_holding(cubes: int, t: np.ndarray, values: np.ndarray) -> Fusion:
+    """Plate 5 holds ``cubes``, its landings swing it by two cubes, it read ``values`` at ``t``."""
     fusion = _fusion()
     fusion._levels[5].landing_swings = [2000.0, 2000.0, 2000.0]
-    fusion.cubes_on[5] = 1
-    t = np.arange(4.0, 6.0, 1 / 80)
-    values = np.zeros((t.size, 8))
-    ring = t >= 5.0
-    values[ring, 5] = amplitude * np.exp(-(t[ring] - 5.0) / 0.1) * np.cos(60 * (t[ring] - 5.0))
+    fusion.cubes_on[5] = cubes
     fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
     return fusion
+
+
+def _stop_candidate(amplitude: float = 1800.0) -> Fusion:
+    """Plate 5 holds a cube and swings like a landing from 5.0 s."""
+    t = np.arange(4.0, 6.0, 1 / 80)
+    return _plate_holding(1, t, _ringing(t, (5.0,), amplitude))
 
 
 def test_a_plate_struck_once_counts_as_stopped_on_when_the_knocked_cube_fell_from_rest() -> None:
@@ -552,15 +564,10 @@ def test_a_stop_decided_late_is_judged_before_the_next_cube_lands_on_its_plate()
     # A thrown cube stopped on plate 5 and knocked its cube down to 3 (rested
     # at 5.2). The settled view decided that landing at 6.5, after the next
     # cube of the series had landed on plate 5 (at 5.8).
-    fusion = _fusion()
-    fusion._levels[5].landing_swings = [2000.0, 2000.0, 2000.0]
-    fusion.cubes_on[5] = 1
     t = np.arange(4.0, 7.0, 1 / 80)
-    values = np.zeros((t.size, 8))
-    ring = t >= 5.0
-    values[ring, 5] = 1800.0 * np.exp(-(t[ring] - 5.0) / 0.1) * np.cos(60 * (t[ring] - 5.0))
+    values = _ringing(t, (5.0,))
     values[t >= 5.8, 5] += UNIT
-    fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
+    fusion = _plate_holding(1, t, values)
     fusion._recent_steps.append((_step(5, 5.75, 5.9, 1.0), 1))
     fusion.add_impacts([_strike(5.00, 5), _strike(5.05, 5), _strike(5.10, 3), _strike(5.15, 3)])
     out = fusion._landings(_step(3, 5.0, 5.2, 1.0), 1, 0.9, 6.5, settled=True)
@@ -572,25 +579,17 @@ def test_a_stop_is_judged_from_the_thrown_cubes_strikes_not_the_cube_before() ->
     # The cube before landed on plate 5 at 4.6; after a silence the thrown
     # cube stopped on 5 and knocked a cube down to 3. Measured from the
     # earlier cube's strikes, plate 5 would have gained a cube in the drop.
-    fusion = _fusion()
-    fusion._levels[5].landing_swings = [2000.0, 2000.0, 2000.0]
-    fusion.cubes_on[5] = 2
     t = np.arange(4.0, 6.0, 1 / 80)
-    values = np.zeros((t.size, 8))
-    values[t >= 4.6, 5] = UNIT
-    ring = t >= 5.0
-    values[ring, 5] += 1800.0 * np.exp(-(t[ring] - 5.0) / 0.1) * np.cos(60 * (t[ring] - 5.0))
-    fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
+    values = _ringing(t, (5.0,))
+    values[t >= 4.6, 5] += UNIT
+    fusion = _plate_holding(2, t, values)
     fusion.add_impacts([_strike(4.50, 6), _strike(4.55, 5), _strike(4.60, 5)])
     fusion._levels[5].landed_t = 4.60
     fusion.add_impacts([_strike(5.00, 5), _strike(5.05, 5), _strike(5.10, 3), _strike(5.15, 3)])
     out = fusion._landings(_step(3, 5.0, 5.2, 1.0), 1, 0.9, 5.5)
     assert _landings(out) == [(5, 1, 5.05), (3, 1, 5.15)]
     # Strikes with no silence between them are one drop: the plate gained.
-    fusion = _fusion()
-    fusion._levels[5].landing_swings = [2000.0, 2000.0, 2000.0]
-    fusion.cubes_on[5] = 2
-    fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
+    fusion = _plate_holding(2, t, values)
     rumble = [_strike(4.6 + 0.1 * i, 6) for i in range(1, 4)]
     fusion.add_impacts([_strike(4.55, 5), _strike(4.60, 5), *rumble])
     fusion.add_impacts([_strike(5.00, 5), _strike(5.05, 5), _strike(5.10, 3), _strike(5.15, 3)])
@@ -598,16 +597,8 @@ def test_a_stop_is_judged_from_the_thrown_cubes_strikes_not_the_cube_before() ->
 
 
 def test_two_throws_in_turn_may_each_stop_on_one_plate_and_knock_a_cube_down() -> None:
-    fusion = _fusion()
-    fusion._levels[5].landing_swings = [2000.0, 2000.0, 2000.0]
-    fusion.cubes_on[5] = 2
     t = np.arange(4.0, 7.0, 1 / 80)
-    values = np.zeros((t.size, 8))
-    for start in (5.0, 5.7):
-        ring = t >= start
-        tau = t[ring] - start
-        values[ring, 5] += 1800.0 * np.exp(-tau / 0.1) * np.cos(60 * tau)
-    fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
+    fusion = _plate_holding(2, t, _ringing(t, (5.0, 5.7)))
     fusion.add_impacts([_strike(5.00, 5), _strike(5.05, 5), _strike(5.10, 3), _strike(5.15, 3)])
     first = fusion._landings(_step(3, 5.0, 5.2, 1.0), 1, 0.9, 5.5)
     assert _landings(first) == [(5, 1, 5.05), (3, 1, 5.15)]
@@ -624,13 +615,8 @@ def test_a_fall_from_rest_is_longer_than_forty_ms_however_the_frame_times_round(
     frame = 0.004
     for first in (1250, 2979, 3001, 12503):
         at = first * frame
-        candidate = _stop_candidate(1800.0)
         t = np.arange(at - 1.0, at + 1.0, 1 / 80)
-        values = np.zeros((t.size, 8))
-        ring = t >= at
-        values[ring, 5] = 3000.0 * np.exp(-(t[ring] - at) / 0.1) * np.cos(60 * (t[ring] - at))
-        candidate.load_history = type(candidate.load_history)(keep_s=10.0)
-        candidate.load_history.add(t, values, np.ones((t.size, 8), bool))
+        candidate = _plate_holding(1, t, _ringing(t, (at,), 3000.0))
         rest = _strike((first + 20) * frame, 4)
         exactly = [_strike(at, 5), _strike((first + 10) * frame, 4), rest]
         assert candidate._stopped_above(4, exactly, at - 0.05, at + 0.9) is None
