@@ -1029,6 +1029,8 @@ class Fusion:
         """
         loudest = self._levels_of(drop)
         on_level = heard_on(drop, loudest, level)
+        after = [imp for imp in self._impacts if drop[-1].t_s < imp.t_s <= t1_s]
+        heard_after = list(zip((imp.t_s for imp in after), self._levels_of(after), strict=True))
         best, best_ratio = None, 0.0
         for j in range(level + 1, self.n_levels):
             # The thrown cube's own run of bounces there, begun before the
@@ -1039,26 +1041,33 @@ class Fusion:
                 if not (j == level + 1 and any(t - CEILING_REACH_S <= tk < t for tk in on_level))
             ]
             struck = bounce_run(own, on_level[-1] if on_level else None)
+            if not struck:
+                continue
+            gains = [
+                s.t_before_s for s, m in self._recent_steps
+                if s.level == j and s.t_settled_s >= t0_s and s.t_before_s < t1_s and m > 0
+            ]
+            # A gain begun after the thrown cube's bounces there, or a strike
+            # there a throw's interval later, is the next cube's: the plate
+            # is judged up to it.
+            later = [t for t, top in heard_after if top == j and t >= struck[-1] + ARRIVALS_APART_S]
+            until = min([t1_s, *(t for t in gains if t > struck[-1]), *later])
             if (
-                not struck
-                or self._levels[j].stopped_t >= t0_s
+                self._levels[j].stopped_t >= t0_s
                 or self.cubes_on[j] < 1
                 or j in self.disconnected
                 # A cube leaving the plate as the thrown one arrives may
                 # show as a removal the fast view doubted; a gain cannot.
-                or any(
-                    s.level == j and s.t_settled_s >= t0_s and s.t_before_s < t1_s and m > 0
-                    for s, m in self._recent_steps
-                )
+                or any(t <= struck[-1] for t in gains)
                 or any(s.level == j for s in self._pending_steps)
             ):
                 continue
             unit = self.scale.unit(j)
-            change = self.load_history.change(j, t0_s, t1_s, _STOPPED_TAIL_S)
+            change = self.load_history.change(j, t0_s, until, _STOPPED_TAIL_S)
             if unit is None or not abs(change) < _STOPPED_NET_CUBES * unit:
                 continue  # the plate gained (or lost) a cube: not one-in, one-out
             usual = self._usual_swing(j, unit)
-            swing = self.load_history.swing(j, t0_s, t1_s)
+            swing = self.load_history.swing(j, t0_s, until)
             if not usual > 0 or not np.isfinite(swing):
                 continue
             ratio = swing / usual

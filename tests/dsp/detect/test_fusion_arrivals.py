@@ -622,3 +622,17 @@ def test_a_fall_from_rest_is_longer_than_forty_ms_however_the_frame_times_round(
         assert candidate._stopped_above(4, exactly, at - 0.05, at + 0.9) is None
         later = [_strike(at, 5), _strike((first + 11) * frame, 4), rest]
         assert candidate._stopped_above(4, later, at - 0.05, at + 0.9) == 5
+
+
+def test_a_stop_is_judged_up_to_the_next_cube_heard_on_its_plate() -> None:
+    # The knocked cube fell from plate 5 to plate 1 and rested late (5.4);
+    # the next cube of the series struck plate 5 at 5.45 and its load shows
+    # from 5.5, before the landing on 1 was decided (5.6).
+    t = np.arange(4.0, 6.0, 1 / 80)
+    values = _ringing(t, (5.0,))
+    values[t >= 5.5, 5] += UNIT
+    fusion = _plate_holding(1, t, values)
+    fusion.add_impacts([_strike(5.00, 5), _strike(5.05, 5), _strike(5.20, 3),
+                        _strike(5.35, 1), _strike(5.40, 1), _strike(5.45, 5)])
+    out = fusion._landings(_step(1, 5.0, 5.4, 1.0), 1, 0.9, 5.6)
+    assert _landings(out) == [(5, 1, 5.05), (1, 1, 5.4)]
