@@ -1044,21 +1044,22 @@ class Fusion:
             if not struck:
                 continue
             gains = [
-                s.t_before_s for s, m in self._recent_steps
+                (s.t_before_s, s.t_settled_s) for s, m in self._recent_steps
                 if s.level == j and s.t_settled_s >= t0_s and s.t_before_s < t1_s and m > 0
             ]
             # A gain begun after the thrown cube's bounces there, or a strike
             # there a throw's interval later, is the next cube's: the plate
             # is judged up to it.
             later = [t for t, top in heard_after if top == j and t >= struck[-1] + ARRIVALS_APART_S]
-            until = min([t1_s, *(t for t in gains if t > struck[-1]), *later])
+            until = min([t1_s, *(a for a, _ in gains if a > struck[-1]), *later])
             if (
                 self._levels[j].stopped_t >= t0_s
                 or self.cubes_on[j] < 1
                 or j in self.disconnected
                 # A cube leaving the plate as the thrown one arrives may
-                # show as a removal the fast view doubted; a gain cannot.
-                or any(t <= struck[-1] for t in gains)
+                # show as a removal the fast view doubted; a gain cannot,
+                # unless the plate rang on until the next cube settled it.
+                or any(a <= struck[-1] and b <= t1_s for a, b in gains)
                 or any(s.level == j for s in self._pending_steps)
             ):
                 continue

@@ -636,3 +636,22 @@ def test_a_stop_is_judged_up_to_the_next_cube_heard_on_its_plate() -> None:
                         _strike(5.35, 1), _strike(5.40, 1), _strike(5.45, 5)])
     out = fusion._landings(_step(1, 5.0, 5.4, 1.0), 1, 0.9, 5.6)
     assert _landings(out) == [(5, 1, 5.05), (1, 1, 5.4)]
+
+
+def test_a_gain_read_across_a_stop_and_the_next_cube_does_not_hide_the_stop() -> None:
+    # Plate 5 rang on from the stop (5.0) until the next cube settled it: the
+    # fast view read that cube's gain from the last still window before the
+    # stop (5.02) to 5.9, after the landing below was decided (5.45).
+    t = np.arange(4.0, 6.0, 1 / 80)
+    values = _ringing(t, (5.0,))
+    values[t >= 5.65, 5] += UNIT
+    fusion = _plate_holding(1, t, values)
+    fusion._recent_steps.append((_step(5, 5.02, 5.9, 1.0), 1))
+    fusion.add_impacts([_strike(5.00, 5), _strike(5.05, 5), _strike(5.10, 3), _strike(5.15, 3)])
+    out = fusion._landings(_step(3, 5.0, 5.2, 1.0), 1, 0.9, 5.45)
+    assert _landings(out) == [(5, 1, 5.05), (3, 1, 5.15)]
+    # A gain the plate had settled to by then was the thrown cube landing there.
+    fusion = _plate_holding(1, t, values)
+    fusion._recent_steps.append((_step(5, 5.02, 5.3, 1.0), 1))
+    fusion.add_impacts([_strike(5.00, 5), _strike(5.05, 5), _strike(5.10, 3), _strike(5.15, 3)])
+    assert _landings(fusion._landings(_step(3, 5.0, 5.2, 1.0), 1, 0.9, 5.45)) == [(3, 1, 5.15)]
