@@ -1052,6 +1052,12 @@ class Fusion:
             # is judged up to it.
             later = [t for t, top in heard_after if top == j and t >= struck[-1] + ARRIVALS_APART_S]
             until = min([t1_s, *(a for a, _ in gains if a > struck[-1]), *later])
+            # A gain settled before the thrown cube first struck here was the
+            # cube before, landed on this plate: judged from after it.
+            since = t0_s
+            if any(b < struck[0] for _, b in gains):
+                since = max(t0_s, struck[0] - 0.05)
+                gains = [(a, b) for a, b in gains if b >= struck[0]]
             if (
                 self._levels[j].stopped_t >= t0_s
                 or self.cubes_on[j] < 1
@@ -1064,11 +1070,11 @@ class Fusion:
             ):
                 continue
             unit = self.scale.unit(j)
-            change = self.load_history.change(j, t0_s, until, _STOPPED_TAIL_S)
+            change = self.load_history.change(j, since, until, _STOPPED_TAIL_S)
             if unit is None or not abs(change) < _STOPPED_NET_CUBES * unit:
                 continue  # the plate gained (or lost) a cube: not one-in, one-out
             usual = self._usual_swing(j, unit)
-            swing = self.load_history.swing(j, t0_s, until)
+            swing = self.load_history.swing(j, since, until)
             if not usual > 0 or not np.isfinite(swing):
                 continue
             ratio = swing / usual

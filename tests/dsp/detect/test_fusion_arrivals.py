@@ -655,3 +655,18 @@ def test_a_gain_read_across_a_stop_and_the_next_cube_does_not_hide_the_stop() ->
     fusion._recent_steps.append((_step(5, 5.02, 5.3, 1.0), 1))
     fusion.add_impacts([_strike(5.00, 5), _strike(5.05, 5), _strike(5.10, 3), _strike(5.15, 3)])
     assert _landings(fusion._landings(_step(3, 5.0, 5.2, 1.0), 1, 0.9, 5.45)) == [(3, 1, 5.15)]
+
+
+def test_a_plate_the_cube_before_landed_on_is_judged_from_after_that_landing() -> None:
+    # The cube before landed on plate 5 (seen settled at 4.75) in the same
+    # run of strikes; then the thrown cube stopped there and knocked one down.
+    t = np.arange(4.0, 6.0, 1 / 80)
+    values = _ringing(t, (5.0,))
+    values[t >= 4.6, 5] += UNIT
+    fusion = _plate_holding(2, t, values)
+    fusion._recent_steps.append((_step(5, 4.55, 4.75, 1.0), 1))
+    rumble = [_strike(4.6 + 0.1 * i, 6) for i in range(1, 4)]
+    fusion.add_impacts([_strike(4.55, 5), _strike(4.60, 5), *rumble])
+    fusion.add_impacts([_strike(5.00, 5), _strike(5.05, 5), _strike(5.10, 3), _strike(5.15, 3)])
+    out = fusion._landings(_step(3, 5.0, 5.2, 1.0), 1, 0.9, 5.5)
+    assert _landings(out) == [(5, 1, 5.05), (3, 1, 5.15)]
