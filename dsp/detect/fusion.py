@@ -23,7 +23,7 @@ from dsp.detect.acoustic import AcousticLevelModel, loudness_profile
 from dsp.detect.cubes import CubeScale
 from dsp.detect.events import Closed, Disturbance, Event, Landing, Lift, Removal
 from dsp.detect.loadcell import LoadConnection, LoadStep
-from dsp.detect.loadhistory import LoadCoverage, LoadHistory
+from dsp.detect.loadhistory import SWING_BASE_S, LoadCoverage, LoadHistory
 from dsp.detect.piezo import TimedImpact
 from dsp.detect.strikes import (
     ARRIVALS_APART_S,
@@ -1045,7 +1045,8 @@ class Fusion:
                 continue
             gains = [
                 (s.t_before_s, s.t_settled_s) for s, m in self._recent_steps
-                if s.level == j and s.t_settled_s >= t0_s and s.t_before_s < t1_s and m > 0
+                if s.level == j and s.t_settled_s >= t0_s - SWING_BASE_S and s.t_before_s < t1_s
+                and m > 0
             ]
             # A gain begun after the thrown cube's bounces there, or a strike
             # there a throw's interval later, is the next cube's: the plate
@@ -1054,10 +1055,10 @@ class Fusion:
             until = min([t1_s, *(a for a, _ in gains if a > struck[-1]), *later])
             # A gain settled before the thrown cube first struck here was the
             # cube before, landed on this plate: judged from after it.
-            since = t0_s
-            if any(b < struck[0] for _, b in gains):
+            since, settled = t0_s, [b for _, b in gains if b < struck[0]]
+            if any(b >= t0_s for b in settled):
                 since = max(t0_s, struck[0] - 0.05)
-                gains = [(a, b) for a, b in gains if b >= struck[0]]
+            gains = [(a, b) for a, b in gains if b >= struck[0]]
             if (
                 self._levels[j].stopped_t >= t0_s
                 or self.cubes_on[j] < 1
@@ -1070,11 +1071,12 @@ class Fusion:
             ):
                 continue
             unit = self.scale.unit(j)
-            change = self.load_history.change(j, since, until, _STOPPED_TAIL_S)
+            base_from = max(settled, default=-np.inf)
+            change = self.load_history.change(j, since, until, _STOPPED_TAIL_S, base_from)
             if unit is None or not abs(change) < _STOPPED_NET_CUBES * unit:
                 continue  # the plate gained (or lost) a cube: not one-in, one-out
             usual = self._usual_swing(j, unit)
-            swing = self.load_history.swing(j, since, until)
+            swing = self.load_history.swing(j, since, until, base_from)
             if not usual > 0 or not np.isfinite(swing):
                 continue
             ratio = swing / usual

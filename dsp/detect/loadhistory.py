@@ -7,7 +7,7 @@ from collections import deque
 import numpy as np
 
 # Why 0.5 s: the plate's level before a drop, from the readings just before it.
-_SWING_BASE_S = 0.5
+SWING_BASE_S = 0.5
 # Why 256: gaps in the load stream (lifts disconnect some channels, but the
 # LOAD messages go on; only an absent stream leaves gaps) are rare; the last
 # ones are all that is ever asked about.
@@ -82,28 +82,40 @@ class LoadHistory:
         if not keep.all():
             self._t, self._v, self._ok = self._t[keep], self._v[keep], self._ok[keep]
 
-    def swing(self, level: int, t0_s: float, t1_s: float) -> float:
+    def swing(
+        self, level: int, t0_s: float, t1_s: float, base_from_s: float = -np.inf
+    ) -> float:
         """Largest distance of ``level``'s readings in ``[t0, t1]`` from its median just before.
 
-        NaN when there are too few valid readings to tell.
+        The median is of the readings in the half second before ``t0``, none
+        before ``base_from_s``. NaN when there are too few valid readings to tell.
         """
         if self._t.size == 0:
             return float("nan")
         ok = self._ok[:, level]
-        before = ok & (self._t >= t0_s - _SWING_BASE_S) & (self._t < t0_s)
+        before = self._before(ok, t0_s, base_from_s)
         during = ok & (self._t >= t0_s) & (self._t <= t1_s)
         if before.sum() < 3 or not during.any():
             return float("nan")
         base = float(np.median(self._v[before, level]))
         return float(np.max(np.abs(self._v[during, level] - base)))
 
-    def change(self, level: int, t0_s: float, t1_s: float, tail_s: float) -> float:
-        """Mean of the last ``tail_s`` of readings up to ``t1``, less the level before ``t0``."""
+    def change(
+        self, level: int, t0_s: float, t1_s: float, tail_s: float, base_from_s: float = -np.inf
+    ) -> float:
+        """Mean of the last ``tail_s`` of readings up to ``t1``, less the level before ``t0``.
+
+        The level before is as in :meth:`swing`.
+        """
         if self._t.size == 0:
             return float("nan")
         ok = self._ok[:, level]
-        before = ok & (self._t >= t0_s - _SWING_BASE_S) & (self._t < t0_s)
+        before = self._before(ok, t0_s, base_from_s)
         tail = ok & (self._t > t1_s - tail_s) & (self._t <= t1_s)
         if before.sum() < 3 or not tail.any():
             return float("nan")
         return float(np.mean(self._v[tail, level]) - np.median(self._v[before, level]))
+
+    def _before(self, ok: np.ndarray, t0_s: float, base_from_s: float) -> np.ndarray:
+        start = max(t0_s - SWING_BASE_S, base_from_s)
+        return ok & (self._t >= start) & (self._t < t0_s)

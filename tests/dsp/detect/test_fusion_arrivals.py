@@ -670,3 +670,20 @@ def test_a_plate_the_cube_before_landed_on_is_judged_from_after_that_landing() -
     fusion.add_impacts([_strike(5.00, 5), _strike(5.05, 5), _strike(5.10, 3), _strike(5.15, 3)])
     out = fusion._landings(_step(3, 5.0, 5.2, 1.0), 1, 0.9, 5.5)
     assert _landings(out) == [(5, 1, 5.05), (3, 1, 5.15)]
+
+
+def test_a_plate_still_ringing_from_the_cube_before_is_measured_from_after_that_cube() -> None:
+    # The cube before landed on plate 5 at 4.6 and rang it hard; the fast
+    # view saw it settle (4.62). The thrown cube stopped there at 5.0: the
+    # plate's level before it is read from after that cube's arrival only.
+    t = np.arange(4.0, 6.0, 1 / 80)
+    values = _ringing(t, (5.0,))
+    before = t >= 4.6
+    tau = t[before] - 4.6
+    values[before, 5] += UNIT + 3000.0 * np.exp(-tau / 0.4) * np.cos(40 * tau)
+    fusion = _plate_holding(2, t, values)
+    fusion._recent_steps.append((_step(5, 4.58, 4.62, 1.0), 1))
+    fusion.add_impacts([_strike(4.55, 5), _strike(4.60, 5)])
+    fusion.add_impacts([_strike(5.00, 5), _strike(5.05, 5), _strike(5.10, 3), _strike(5.15, 3)])
+    out = fusion._landings(_step(3, 5.0, 5.2, 1.0), 1, 0.9, 5.5)
+    assert _landings(out) == [(5, 1, 5.05), (3, 1, 5.15)]
