@@ -1031,6 +1031,14 @@ class Fusion:
         on_level = heard_on(drop, loudest, level)
         after = [imp for imp in self._impacts if drop[-1].t_s < imp.t_s <= t1_s]
         heard_after = list(zip((imp.t_s for imp in after), self._levels_of(after), strict=True))
+        # Only a cube that came down fast bounces back up to the plate above;
+        # one that fell from rest off that plate (the knocked cube) cannot.
+        fast_on_level = [
+            imp.t_s for i, (imp, top) in enumerate(zip(drop, loudest, strict=True))
+            if top == level
+            and not (i > 0 and loudest[i - 1] == level + 1
+                     and imp.t_s - drop[i - 1].t_s > _KNOCKED_FALL_S + _TIME_EPS_S)
+        ]
         best, best_ratio = None, 0.0
         for j in range(level + 1, self.n_levels):
             # The thrown cube's own run of bounces there, begun before the
@@ -1038,7 +1046,8 @@ class Fusion:
             # the plate in turn, which is no bounce.
             own = [
                 t for t in heard_on(drop, loudest, j)
-                if not (j == level + 1 and any(t - CEILING_REACH_S <= tk < t for tk in on_level))
+                if not (j == level + 1
+                        and any(t - CEILING_REACH_S <= tk < t for tk in fast_on_level))
             ]
             struck = bounce_run(own, on_level[-1] if on_level else None)
             if not struck:

@@ -305,6 +305,12 @@ def test_a_strike_on_the_plate_above_soon_after_one_on_the_landing_level_is_its_
     # Two levels up a strike after the landing level's is no ceiling hit.
     high = [_strike(5.00, 5), _strike(5.05, 3), _strike(5.07, 5), _strike(5.12, 3)]
     assert _stop_candidate()._stopped_above(3, high, 4.95, 5.9) == 5
+    # Nor is one after the knocked cube came down from rest (60 ms after the
+    # strike above): that slow a cube does not bounce back up to the plate
+    # above; the thrown cube bounced there again. Bounced on, half a
+    # landing's swing is enough.
+    slow = [_strike(5.00, 5), _strike(5.06, 4), _strike(5.09, 5), _strike(5.14, 4)]
+    assert _stop_candidate(1200.0)._stopped_above(4, slow, 4.95, 5.9) == 5
 
 
 def test_a_removal_seen_on_the_plate_the_thrown_cube_stopped_on_is_that_knock_down() -> None:
