@@ -25,6 +25,7 @@ from dsp.detect.events import Closed, Disturbance, Event, Landing, Lift, Removal
 from dsp.detect.loadcell import LoadConnection, LoadStep
 from dsp.detect.loadhistory import SWING_BASE_S, LoadCoverage, LoadHistory
 from dsp.detect.piezo import TimedImpact
+from dsp.detect.stops import fast_arrivals, fell_from_rest, plate_window
 from dsp.detect.strikes import (
     ARRIVALS_APART_S,
     CEILING_REACH_S,
@@ -144,7 +145,7 @@ _LOAD_ABSENT_S = 1.0
 _STOPPED_SWING = 0.7
 # Why 0.5: a plate the thrown cube bounced on (struck twice or more) that
 # the cube below was heard to reach only after a fall from rest (see
-# ``_KNOCKED_FALL_S``) needs less swing: a cube passing its hole edge
+# ``stops.KNOCKED_FALL_S``) needs less swing: a cube passing its hole edge
 # strikes it once and is already falling fast. Single throws on both
 # simulators, at 0.5-0.7: 15 such stops found, one cube that bounced twice
 # on a plate before it fell through taken for one. In a quick series two
@@ -154,22 +155,6 @@ _STOPPED_SWING = 0.7
 # gained 3 stops on our towers and 3 on the cross-check towers, none false
 # (before, 8 stops for 11 false ones).
 _STOPPED_SWING_BOUNCED = 0.5
-# Why 40 ms: a plate struck only once (its bounces drowned by the knocked
-# cube's landing below) may be a hole edge the thrown cube clipped on its
-# way down. A knocked cube starts from rest and falls a module (2.8-3.4 cm)
-# or more, which takes 40-90 ms from the strike that knocked it; a thrown
-# cube passing the edge is already fast and strikes the plate below 20-50 ms
-# later. On both simulators this found 13 of 14 and 7 of 7 such throws where
-# a swing of 1.2 typical landings had found 1 and 0, for 2 passes taken for
-# stops instead of none. The plate below is whichever is struck next, not
-# only the one the cube came to rest on: a cube that reached a hole edge
-# further down that soon was falling fast (a third fewer false stops).
-_KNOCKED_FALL_S = 0.04
-# Strike times lie on the 4 ms frame grid, and their differences are not
-# exact: the fall must be longer than 40 ms, a frame or more (exactly 40 ms
-# read as either; as 40 it made 2 false stops in quick series on the
-# cross-check towers 13-24).
-_TIME_EPS_S = 1e-6
 # Why 0.1 s and 0.5 cube: a plate where one cube came and one left sits, on
 # average over its last readings, within half a cube of where it was; one
 # that another cube landed on in a quick series has gained a whole one.
@@ -1031,14 +1016,7 @@ class Fusion:
         on_level = heard_on(drop, loudest, level)
         after = [imp for imp in self._impacts if drop[-1].t_s < imp.t_s <= t1_s]
         heard_after = list(zip((imp.t_s for imp in after), self._levels_of(after), strict=True))
-        # Only a cube that came down fast bounces back up to the plate above;
-        # one that fell from rest off that plate (the knocked cube) cannot.
-        fast_on_level = [
-            imp.t_s for i, (imp, top) in enumerate(zip(drop, loudest, strict=True))
-            if top == level
-            and not (i > 0 and loudest[i - 1] == level + 1
-                     and imp.t_s - drop[i - 1].t_s > _KNOCKED_FALL_S + _TIME_EPS_S)
-        ]
+        fast_on_level = fast_arrivals(drop, loudest, level)
         best, best_ratio = None, 0.0
         for j in range(level + 1, self.n_levels):
             # The thrown cube's own run of bounces there, begun before the
@@ -1057,41 +1035,31 @@ class Fusion:
                 if s.level == j and s.t_settled_s >= t0_s - SWING_BASE_S and s.t_before_s < t1_s
                 and m > 0
             ]
-            # A gain begun after the thrown cube's bounces there, or a strike
-            # there a throw's interval later, is the next cube's: the plate
-            # is judged up to it.
-            later = [t for t, top in heard_after if top == j and t >= struck[-1] + ARRIVALS_APART_S]
-            until = min([t1_s, *(a for a, _ in gains if a > struck[-1]), *later])
-            # A gain settled before the thrown cube first struck here was the
-            # cube before, landed on this plate: judged from after it.
-            since, settled = t0_s, [b for _, b in gains if b < struck[0]]
-            if any(b >= t0_s for b in settled):
-                since = max(t0_s, struck[0] - 0.05)
-            gains = [(a, b) for a, b in gains if b >= struck[0]]
+            window = plate_window(
+                struck, gains, [t for t, top in heard_after if top == j], t0_s, t1_s
+            )
             if (
-                self._levels[j].stopped_t >= t0_s
+                window.gained
+                or self._levels[j].stopped_t >= t0_s
                 or self.cubes_on[j] < 1
                 or j in self.disconnected
-                # A cube leaving the plate as the thrown one arrives may
-                # show as a removal the fast view doubted; a gain cannot,
-                # unless the plate rang on until the next cube settled it.
-                or any(a <= struck[-1] and b <= t1_s for a, b in gains)
                 or any(s.level == j for s in self._pending_steps)
             ):
                 continue
             unit = self.scale.unit(j)
-            base_from = max(settled, default=-np.inf)
-            change = self.load_history.change(j, since, until, _STOPPED_TAIL_S, base_from)
+            change = self.load_history.change(
+                j, window.since_s, window.until_s, _STOPPED_TAIL_S, window.base_from_s
+            )
             if unit is None or not abs(change) < _STOPPED_NET_CUBES * unit:
                 continue  # the plate gained (or lost) a cube: not one-in, one-out
             usual = self._usual_swing(j, unit)
-            swing = self.load_history.swing(j, since, until, base_from)
+            swing = self.load_history.swing(j, window.since_s, window.until_s, window.base_from_s)
             if not usual > 0 or not np.isfinite(swing):
                 continue
             ratio = swing / usual
             below = [imp.t_s for imp, top in zip(drop, loudest, strict=True)
                      if top < j and imp.t_s > struck[0]]
-            fell = not below or below[0] - struck[0] > _KNOCKED_FALL_S + _TIME_EPS_S
+            fell = not below or fell_from_rest(struck[0], below[0])
             if len(struck) < 2 and not fell:
                 continue  # struck once, just before a level below: a clipped edge
             bounced = len(struck) >= 2 and bool(below) and fell

@@ -1,0 +1,45 @@
+"""Which strikes and which stretch of a plate's readings belong to the thrown cube."""
+
+import numpy as np
+
+from dsp.detect.grouping import Impact
+from dsp.detect.piezo import TimedImpact
+from dsp.detect.stops import PlateWindow, fast_arrivals, fell_from_rest, plate_window
+
+
+def _strike(t_s: float, level: int) -> TimedImpact:
+    peaks = np.where(np.arange(8) == level, 300.0, 30.0)
+    return TimedImpact(t_s, Impact(frame=0, channels=(level,), peaks=peaks, floor=np.ones(8)))
+
+
+def test_a_fall_from_rest_is_longer_than_forty_ms_on_the_frame_grid() -> None:
+    frame = 0.004
+    for first in (1250, 2979, 3001, 12503):
+        assert not fell_from_rest(first * frame, (first + 10) * frame)
+        assert fell_from_rest(first * frame, (first + 11) * frame)
+
+
+def test_only_a_cube_that_came_down_fast_reaches_the_plate_above() -> None:
+    # Plate 5 struck, then 4: 25 ms later the cube was falling fast; 60 ms
+    # later it was the knocked cube, fallen from rest.
+    fast = [_strike(5.00, 5), _strike(5.025, 4), _strike(5.06, 4)]
+    assert fast_arrivals(fast, [5, 4, 4], 4) == [5.025, 5.06]
+    slow = [_strike(5.00, 5), _strike(5.06, 4), _strike(5.09, 5)]
+    assert fast_arrivals(slow, [5, 4, 5], 4) == []
+
+
+def test_a_plate_is_judged_over_the_thrown_cubes_stretch_of_a_quick_series() -> None:
+    struck = [5.00, 5.05]
+    # Alone: the whole drop.
+    assert plate_window(struck, [], [], 4.95, 5.5) == PlateWindow(4.95, 5.5, -np.inf, False)
+    # Up to the next cube heard there a throw's interval later, or its gain.
+    assert plate_window(struck, [], [5.2, 5.4], 4.95, 5.5).until_s == 5.4
+    assert plate_window(struck, [(5.35, 5.6)], [], 4.95, 5.5).until_s == 5.35
+    # The cube before, settled there before the thrown cube struck: read
+    # from after it, and from the thrown cube's first strike.
+    after_one = plate_window(struck, [(4.6, 4.75)], [], 4.55, 5.5)
+    assert (after_one.since_s, after_one.base_from_s, after_one.gained) == (4.95, 4.75, False)
+    # A gain begun with the thrown cube's bounces is a cube that stayed,
+    # unless it settled only after the time judged (the next cube's).
+    assert plate_window(struck, [(4.99, 5.3)], [], 4.95, 5.5).gained
+    assert not plate_window(struck, [(4.99, 5.9)], [], 4.95, 5.5).gained
