@@ -264,6 +264,33 @@ def _plate_holding(cubes: int, t: np.ndarray, values: np.ndarray) -> Fusion:
     return fusion
 
 
+# The thrown cube bounces on plate 5 (5.00, 5.05), the knocked cube lands on 3.
+_STOP_DROP = ((5.00, 5), (5.05, 5), (5.10, 3), (5.15, 3))
+_STOPPED = [(5, 1, 5.05), (3, 1, 5.15)]
+
+
+def _landing_below(fusion: Fusion, now_s: float, *, settled: bool = False) -> list:
+    """The landings reported when the knocked cube's landing on 3 is decided at ``now_s``."""
+    fusion.add_impacts([_strike(t, level) for t, level in _STOP_DROP])
+    out = fusion._landings(_step(3, 5.0, 5.2, 1.0), 1, 0.9, now_s, settled=settled)
+    return _landings(out)
+
+
+def _plate_gaining(
+    cubes: int, gain_at: float, seen: tuple[float, float], end: float = 6.0
+) -> Fusion:
+    """Plate 5 rings from a stop at 5.0 and gains a cube at ``gain_at``.
+
+    The fast view saw that gain from its last still window to its settling, ``seen``.
+    """
+    t = np.arange(4.0, end, 1 / 80)
+    values = _ringing(t, (5.0,))
+    values[t >= gain_at, 5] += UNIT
+    fusion = _plate_holding(cubes, t, values)
+    fusion._recent_steps.append((_step(5, *seen, 1.0), 1))
+    return fusion
+
+
 def _stop_candidate(amplitude: float = 1800.0) -> Fusion:
     """Plate 5 holds a cube and swings like a landing from 5.0 s."""
     t = np.arange(4.0, 6.0, 1 / 80)
@@ -570,14 +597,10 @@ def test_a_stop_decided_late_is_judged_before_the_next_cube_lands_on_its_plate()
     # A thrown cube stopped on plate 5 and knocked its cube down to 3 (rested
     # at 5.2). The settled view decided that landing at 6.5, after the next
     # cube of the series had landed on plate 5 (at 5.8).
-    t = np.arange(4.0, 7.0, 1 / 80)
-    values = _ringing(t, (5.0,))
-    values[t >= 5.8, 5] += UNIT
-    fusion = _plate_holding(1, t, values)
-    fusion._recent_steps.append((_step(5, 5.75, 5.9, 1.0), 1))
-    fusion.add_impacts([_strike(5.00, 5), _strike(5.05, 5), _strike(5.10, 3), _strike(5.15, 3)])
+    fusion = _plate_gaining(1, 5.8, (5.75, 5.9), end=7.0)
+    fusion.add_impacts([_strike(t, level) for t, level in _STOP_DROP])
     out = fusion._landings(_step(3, 5.0, 5.2, 1.0), 1, 0.9, 6.5, settled=True)
-    assert _landings(out) == [(5, 1, 5.05), (3, 1, 5.15)]
+    assert _landings(out) == _STOPPED
     assert [(e.floor, e.knocked) for e in out if isinstance(e, Removal)] == [(5, True)]
 
 
@@ -591,15 +614,12 @@ def test_a_stop_is_judged_from_the_thrown_cubes_strikes_not_the_cube_before() ->
     fusion = _plate_holding(2, t, values)
     fusion.add_impacts([_strike(4.50, 6), _strike(4.55, 5), _strike(4.60, 5)])
     fusion._levels[5].landed_t = 4.60
-    fusion.add_impacts([_strike(5.00, 5), _strike(5.05, 5), _strike(5.10, 3), _strike(5.15, 3)])
-    out = fusion._landings(_step(3, 5.0, 5.2, 1.0), 1, 0.9, 5.5)
-    assert _landings(out) == [(5, 1, 5.05), (3, 1, 5.15)]
+    assert _landing_below(fusion, 5.5) == _STOPPED
     # Strikes with no silence between them are one drop: the plate gained.
     fusion = _plate_holding(2, t, values)
     rumble = [_strike(4.6 + 0.1 * i, 6) for i in range(1, 4)]
     fusion.add_impacts([_strike(4.55, 5), _strike(4.60, 5), *rumble])
-    fusion.add_impacts([_strike(5.00, 5), _strike(5.05, 5), _strike(5.10, 3), _strike(5.15, 3)])
-    assert _landings(fusion._landings(_step(3, 5.0, 5.2, 1.0), 1, 0.9, 5.5)) == [(3, 1, 5.15)]
+    assert _landing_below(fusion, 5.5) == [(3, 1, 5.15)]
 
 
 def test_two_throws_in_turn_may_each_stop_on_one_plate_and_knock_a_cube_down() -> None:
@@ -648,34 +668,19 @@ def test_a_gain_read_across_a_stop_and_the_next_cube_does_not_hide_the_stop() ->
     # Plate 5 rang on from the stop (5.0) until the next cube settled it: the
     # fast view read that cube's gain from the last still window before the
     # stop (5.02) to 5.9, after the landing below was decided (5.45).
-    t = np.arange(4.0, 6.0, 1 / 80)
-    values = _ringing(t, (5.0,))
-    values[t >= 5.65, 5] += UNIT
-    fusion = _plate_holding(1, t, values)
-    fusion._recent_steps.append((_step(5, 5.02, 5.9, 1.0), 1))
-    fusion.add_impacts([_strike(5.00, 5), _strike(5.05, 5), _strike(5.10, 3), _strike(5.15, 3)])
-    out = fusion._landings(_step(3, 5.0, 5.2, 1.0), 1, 0.9, 5.45)
-    assert _landings(out) == [(5, 1, 5.05), (3, 1, 5.15)]
+    assert _landing_below(_plate_gaining(1, 5.65, (5.02, 5.9)), 5.45) == _STOPPED
     # A gain the plate had settled to by then was the thrown cube landing there.
-    fusion = _plate_holding(1, t, values)
-    fusion._recent_steps.append((_step(5, 5.02, 5.3, 1.0), 1))
-    fusion.add_impacts([_strike(5.00, 5), _strike(5.05, 5), _strike(5.10, 3), _strike(5.15, 3)])
-    assert _landings(fusion._landings(_step(3, 5.0, 5.2, 1.0), 1, 0.9, 5.45)) == [(3, 1, 5.15)]
+    fusion = _plate_gaining(1, 5.65, (5.02, 5.3))
+    assert _landing_below(fusion, 5.45) == [(3, 1, 5.15)]
 
 
 def test_a_plate_the_cube_before_landed_on_is_judged_from_after_that_landing() -> None:
     # The cube before landed on plate 5 (seen settled at 4.75) in the same
     # run of strikes; then the thrown cube stopped there and knocked one down.
-    t = np.arange(4.0, 6.0, 1 / 80)
-    values = _ringing(t, (5.0,))
-    values[t >= 4.6, 5] += UNIT
-    fusion = _plate_holding(2, t, values)
-    fusion._recent_steps.append((_step(5, 4.55, 4.75, 1.0), 1))
+    fusion = _plate_gaining(2, 4.6, (4.55, 4.75))
     rumble = [_strike(4.6 + 0.1 * i, 6) for i in range(1, 4)]
     fusion.add_impacts([_strike(4.55, 5), _strike(4.60, 5), *rumble])
-    fusion.add_impacts([_strike(5.00, 5), _strike(5.05, 5), _strike(5.10, 3), _strike(5.15, 3)])
-    out = fusion._landings(_step(3, 5.0, 5.2, 1.0), 1, 0.9, 5.5)
-    assert _landings(out) == [(5, 1, 5.05), (3, 1, 5.15)]
+    assert _landing_below(fusion, 5.5) == _STOPPED
 
 
 def test_a_plate_still_ringing_from_the_cube_before_is_measured_from_after_that_cube() -> None:
@@ -690,6 +695,4 @@ def test_a_plate_still_ringing_from_the_cube_before_is_measured_from_after_that_
     fusion = _plate_holding(2, t, values)
     fusion._recent_steps.append((_step(5, 4.58, 4.62, 1.0), 1))
     fusion.add_impacts([_strike(4.55, 5), _strike(4.60, 5)])
-    fusion.add_impacts([_strike(5.00, 5), _strike(5.05, 5), _strike(5.10, 3), _strike(5.15, 3)])
-    out = fusion._landings(_step(3, 5.0, 5.2, 1.0), 1, 0.9, 5.5)
-    assert _landings(out) == [(5, 1, 5.05), (3, 1, 5.15)]
+    assert _landing_below(fusion, 5.5) == _STOPPED
