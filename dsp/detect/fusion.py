@@ -25,7 +25,14 @@ from dsp.detect.events import Closed, Disturbance, Event, Landing, Lift, Removal
 from dsp.detect.loadcell import LoadConnection, LoadStep
 from dsp.detect.loadhistory import SWING_BASE_S, LoadCoverage, LoadHistory
 from dsp.detect.piezo import TimedImpact
-from dsp.detect.stops import fast_arrivals, fell_from_rest, plate_window
+from dsp.detect.stops import (
+    STOP_ALONE_S,
+    STOP_SWING_FELL,
+    fast_arrivals,
+    fell_clearly,
+    fell_from_rest,
+    plate_window,
+)
 from dsp.detect.strikes import (
     ARRIVALS_APART_S,
     CEILING_REACH_S,
@@ -1017,6 +1024,7 @@ class Fusion:
         after = [imp for imp in self._impacts if drop[-1].t_s < imp.t_s <= t1_s]
         heard_after = list(zip((imp.t_s for imp in after), self._levels_of(after), strict=True))
         fast_on_level = fast_arrivals(drop, loudest, level)
+        alone = t0_s - max(memory.landed_t for memory in self._levels) > STOP_ALONE_S
         best, best_ratio = None, 0.0
         for j in range(level + 1, self.n_levels):
             # The thrown cube's own run of bounces there, begun before the
@@ -1064,6 +1072,8 @@ class Fusion:
                 continue  # struck once, just before a level below: a clipped edge
             bounced = len(struck) >= 2 and bool(below) and fell
             needed = _STOPPED_SWING_BOUNCED if bounced else _STOPPED_SWING
+            if alone and j == level + 1 and below and fell_clearly(struck[0], below[0]):
+                needed = min(needed, STOP_SWING_FELL)
             if ratio >= needed and ratio >= best_ratio:
                 best, best_ratio = j, ratio
         return best

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dsp.detect.piezo import TimedImpact
-from dsp.detect.strikes import ARRIVALS_APART_S
+from dsp.detect.strikes import ARRIVALS_APART_S, CEILING_REACH_S
 
 # Why 40 ms: a plate struck only once (its bounces drowned by the knocked
 # cube's landing below) may be a hole edge the thrown cube clipped on its
@@ -32,6 +32,18 @@ KNOCKED_FALL_S = 0.04
 # read as either; as 40 it made 2 false stops in quick series on the
 # cross-check towers 13-24).
 _TIME_EPS_S = 1e-6
+# Why three quarters of a fall from rest over a module (57 ms): a cube that
+# reached the plate just below that late can only have left this plate at
+# rest (passing cubes take 20-50 ms on both simulators), so the plate a
+# cube stopped on needs only to have swung over half as far as a landing
+# (STOP_SWING_FELL). Over our sessions and all 32 cross-check towers this
+# found 7 stops the full swing had missed and no false one: plates a cube
+# passed swung at most 0.42 of a landing with the cube below that late.
+CLEAR_FALL_S = 0.75 * CEILING_REACH_S
+STOP_SWING_FELL = 0.55
+# Only for a throw that came alone (no landing anywhere in the second
+# before): in quick series a plate may still swing from the cube before.
+STOP_ALONE_S = 1.0
 # Why 50 ms: the plate is measured from just before the thrown cube's first
 # strike there.
 _BEFORE_STRIKE_S = 0.05
@@ -40,6 +52,11 @@ _BEFORE_STRIKE_S = 0.05
 def fell_from_rest(struck_s: float, below_s: float) -> bool:
     """Whether a cube struck below at ``below_s`` can have fallen from rest on ``struck_s``."""
     return below_s - struck_s > KNOCKED_FALL_S + _TIME_EPS_S
+
+
+def fell_clearly(struck_s: float, below_s: float) -> bool:
+    """Whether the cube struck below at ``below_s`` came too late to have passed at ``struck_s``."""
+    return below_s - struck_s >= CLEAR_FALL_S
 
 
 def fast_arrivals(drop: list[TimedImpact], levels: list[int], level: int) -> list[float]:

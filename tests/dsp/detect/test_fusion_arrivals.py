@@ -696,3 +696,21 @@ def test_a_plate_still_ringing_from_the_cube_before_is_measured_from_after_that_
     fusion._recent_steps.append((_step(5, 4.58, 4.62, 1.0), 1))
     fusion.add_impacts([_strike(4.55, 5), _strike(4.60, 5)])
     assert _landing_below(fusion, 5.5) == _STOPPED
+
+
+def test_a_plate_struck_once_long_before_the_cube_below_needs_just_over_half_a_swing() -> None:
+    # Struck once, and the cube just below came 72 ms later: too late for a
+    # cube passing by, so the thrown cube stopped there though its plate
+    # swung only 0.6 times as far as a landing.
+    clear = [_strike(5.00, 5), _strike(5.072, 4), _strike(5.12, 4)]
+    assert _stop_candidate(1200.0)._stopped_above(4, clear, 4.95, 5.9) == 5
+    # 52 ms later it may have been passing; and two levels further down, the
+    # first strike below may have been the thrown cube at another hole edge.
+    sooner = [_strike(5.00, 5), _strike(5.052, 4), _strike(5.12, 4)]
+    assert _stop_candidate(1200.0)._stopped_above(4, sooner, 4.95, 5.9) is None
+    deeper = [_strike(5.00, 5), _strike(5.072, 3), _strike(5.12, 3)]
+    assert _stop_candidate(1200.0)._stopped_above(3, deeper, 4.95, 5.9) is None
+    # In a quick series the plate may still swing from the cube before.
+    fusion = _stop_candidate(1200.0)
+    fusion._levels[1].landed_t = 4.5
+    assert fusion._stopped_above(4, clear, 4.95, 5.9) is None

@@ -4,7 +4,13 @@ import numpy as np
 
 from dsp.detect.grouping import Impact
 from dsp.detect.piezo import TimedImpact
-from dsp.detect.stops import PlateWindow, fast_arrivals, fell_from_rest, plate_window
+from dsp.detect.stops import (
+    PlateWindow,
+    fast_arrivals,
+    fell_clearly,
+    fell_from_rest,
+    plate_window,
+)
 
 
 def _strike(t_s: float, level: int) -> TimedImpact:
@@ -17,6 +23,12 @@ def test_a_fall_from_rest_is_longer_than_forty_ms_on_the_frame_grid() -> None:
     for first in (1250, 2979, 3001, 12503):
         assert not fell_from_rest(first * frame, (first + 10) * frame)
         assert fell_from_rest(first * frame, (first + 11) * frame)
+
+
+def test_a_cube_below_three_quarters_of_a_fall_from_rest_later_cannot_have_passed() -> None:
+    # A module (2.8 cm) from rest takes 75.5 ms; passing cubes take 20-50 ms.
+    assert fell_clearly(5.0, 5.060)
+    assert not fell_clearly(5.0, 5.052)
 
 
 def test_only_a_cube_that_came_down_fast_reaches_the_plate_above() -> None:
