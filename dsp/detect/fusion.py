@@ -1043,9 +1043,8 @@ class Fusion:
                 if s.level == j and s.t_settled_s >= t0_s - SWING_BASE_S and s.t_before_s < t1_s
                 and m > 0
             ]
-            window = plate_window(
-                struck, gains, [t for t, top in heard_after if top == j], t0_s, t1_s
-            )
+            heard_later = own + [t for t, top in heard_after if top == j]
+            window = plate_window(struck, gains, heard_later, t0_s, t1_s)
             if (
                 window.gained
                 or self._levels[j].stopped_t >= t0_s

@@ -6,6 +6,8 @@ from collections import deque
 
 import numpy as np
 
+from dsp.detect.ringing import RING_FIT_READINGS, RING_FIT_RESIDUAL, oscillation_fit
+
 # Why 0.5 s: the plate's level before a drop, from the readings just before it.
 SWING_BASE_S = 0.5
 # Why 256: gaps in the load stream (lifts disconnect some channels, but the
@@ -103,9 +105,13 @@ class LoadHistory:
     def change(
         self, level: int, t0_s: float, t1_s: float, tail_s: float, base_from_s: float = -np.inf
     ) -> float:
-        """Mean of the last ``tail_s`` of readings up to ``t1``, less the level before ``t0``.
+        """Load at ``t1``, less the level before ``t0`` (as in :meth:`swing`).
 
-        The level before is as in :meth:`swing`.
+        The load at ``t1`` is the mean of the last ``tail_s`` of readings, or,
+        while the plate still rings, the load its ringing settles to
+        (:func:`~dsp.detect.ringing.oscillation_fit` of its last readings):
+        a plate ringing by several cubes has a mean over a few readings
+        that is off by a cube.
         """
         if self._t.size == 0:
             return float("nan")
@@ -114,7 +120,15 @@ class LoadHistory:
         tail = ok & (self._t > t1_s - tail_s) & (self._t <= t1_s)
         if before.sum() < 3 or not tail.any():
             return float("nan")
-        return float(np.mean(self._v[tail, level]) - np.median(self._v[before, level]))
+        return self._settling(level, ok, t1_s, tail) - float(np.median(self._v[before, level]))
+
+    def _settling(self, level: int, ok: np.ndarray, t1_s: float, tail: np.ndarray) -> float:
+        last = np.flatnonzero(self._t <= t1_s)[-RING_FIT_READINGS:]
+        if last.size == RING_FIT_READINGS and ok[last].all():
+            settles, residual, fits = oscillation_fit(self._v[last, level][None, :])
+            if fits[0] and residual[0] < RING_FIT_RESIDUAL:
+                return float(settles[0])
+        return float(np.mean(self._v[tail, level]))
 
     def _before(self, ok: np.ndarray, t0_s: float, base_from_s: float) -> np.ndarray:
         start = max(t0_s - SWING_BASE_S, base_from_s)

@@ -110,7 +110,7 @@ def plate_window(
     gains : list of (float, float)
         Gains the fast view saw on the plate: (last still before, settled).
     later_strikes : list of float
-        Strikes heard on the plate after the drop.
+        Strikes heard on the plate, in the drop and after it.
     t0_s, t1_s : float
         The drop's start and the end of the time it is judged up to.
 

@@ -192,6 +192,24 @@ def test_load_history_tells_a_swing_from_a_change() -> None:
     assert np.isnan(history.swing(0, 9.0, 10.0))
 
 
+def test_load_history_reads_a_plate_still_ringing_hard_at_its_settled_load() -> None:
+    from dsp.detect.loadhistory import LoadHistory
+
+    # One cube came and one left (no net change), and the plate still rings
+    # by ten cubes (1000 counts each) a quarter of a second later: the mean
+    # of its last few readings is far off, the load it settles to is not.
+    history = LoadHistory(keep_s=5.0)
+    t = np.arange(0, 3.0, 1 / 80)
+    values = np.zeros((t.size, 1))
+    ring = t >= 2.0
+    tau = t[ring] - 2.0
+    values[ring, 0] = 20000 * np.exp(-tau / 0.4) * np.cos(2 * np.pi * 27 * tau + 0.3)
+    history.add(t, values, np.ones((t.size, 1), bool))
+    tail = (t > 2.25 - 0.1) & (t <= 2.25)
+    assert abs(values[tail, 0].mean()) > 500
+    assert abs(history.change(0, 2.0, 2.25, 0.1)) < 100
+
+
 def test_plates_that_never_swing_do_not_break_the_knock_down_check() -> None:
     # A simulated plate with no ringing swings 0 counts on its own landings:
     # the check for a thrown cube that stopped above must simply not apply.

@@ -714,3 +714,4 @@ def test_a_plate_struck_once_long_before_the_cube_below_needs_just_over_half_a_s
     fusion = _stop_candidate(1200.0)
     fusion._levels[1].landed_t = 4.5
     assert fusion._stopped_above(4, clear, 4.95, 5.9) is None
+
