@@ -26,6 +26,7 @@ from dsp.detect.loadcell import LoadConnection, LoadStep
 from dsp.detect.loadhistory import SWING_BASE_S, LoadCoverage, LoadHistory
 from dsp.detect.piezo import TimedImpact
 from dsp.detect.stops import (
+    BEFORE_STRIKE_S,
     STOP_ALONE_S,
     STOP_SWING_FELL,
     fast_arrivals,
@@ -36,6 +37,7 @@ from dsp.detect.stops import (
 from dsp.detect.strikes import (
     ARRIVALS_APART_S,
     CEILING_REACH_S,
+    after_last_silence,
     bounce_run,
     heard_on,
     knocked_below,
@@ -875,7 +877,7 @@ class Fusion:
         # towers it found none and made 83 false landings an hour (docs/detection.md).
         knocked_from = self._recent_removal_above(step)
         if drop:
-            swing_from = drop[0].t_s - 0.05
+            swing_from = drop[0].t_s - BEFORE_STRIKE_S
             own = self.load_history.swing(level, swing_from, now_s)
             if n == 1 and np.isfinite(own):
                 history = self._levels[level].landing_swings
@@ -887,9 +889,9 @@ class Fusion:
             # The thrown cube's strikes are those after the drop's last
             # silence: measured from an earlier cube's, a plate that cube
             # landed on would seem to have gained one in this drop.
-            thrown = self._last_run(own_drop)
+            thrown = after_last_silence(own_drop, self.drop_gap_s)
             stopped = (
-                self._stopped_above(level, thrown, thrown[0].t_s - 0.05, judged_until)
+                self._stopped_above(level, thrown, thrown[0].t_s - BEFORE_STRIKE_S, judged_until)
                 if n == 1 and thrown else None
             )
             if stopped is not None and knocked_from in (None, stopped):
@@ -965,13 +967,6 @@ class Fusion:
             )
         )
         return out
-
-    def _last_run(self, drop: list[TimedImpact]) -> list[TimedImpact]:
-        """The strikes after the drop's last silence longer than ``drop_gap_s``."""
-        for i in range(len(drop) - 1, 0, -1):
-            if drop[i].t_s - drop[i - 1].t_s > self.drop_gap_s:
-                return drop[i:]
-        return drop
 
     def _levels_of(self, drop: list[TimedImpact]) -> list[int]:
         """The level each strike was on, by ear, for reading a drop beside the load steps.

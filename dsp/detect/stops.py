@@ -44,9 +44,10 @@ STOP_SWING_FELL = 0.55
 # Only for a throw that came alone (no landing anywhere in the second
 # before): in quick series a plate may still swing from the cube before.
 STOP_ALONE_S = 1.0
-# Why 50 ms: the plate is measured from just before the thrown cube's first
-# strike there.
-_BEFORE_STRIKE_S = 0.05
+# Why 50 ms: a plate is measured from just before the strike that began
+# the drop (or the thrown cube's first strike there): the HX711 reading in
+# progress at a strike may already show it.
+BEFORE_STRIKE_S = 0.05
 
 
 def fell_from_rest(struck_s: float, below_s: float) -> bool:
@@ -128,6 +129,6 @@ def plate_window(
     settled = [b for _, b in gains if b < struck[0]]
     since = t0_s
     if any(b >= t0_s for b in settled):
-        since = max(t0_s, struck[0] - _BEFORE_STRIKE_S)
+        since = max(t0_s, struck[0] - BEFORE_STRIKE_S)
     gained = any(a <= struck[-1] and struck[0] <= b <= t1_s for a, b in gains)
     return PlateWindow(since, until, max(settled, default=-np.inf), gained)

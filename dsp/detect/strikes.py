@@ -143,6 +143,18 @@ def run_ends(a: TimedImpact, b: TimedImpact, above: list[float], signs: int) -> 
     return signs >= 2 and float(np.max(b.peaks)) >= float(np.max(a.peaks)) * NEW_CUBE_LOUDER
 
 
+def after_last_silence(drop: list[TimedImpact], silence_s: float) -> list[TimedImpact]:
+    """The strikes after the drop's last silence longer than ``silence_s`` (all of it if none).
+
+    In a quick series the drop window also holds the cubes before; the
+    strikes after the last silence are the thrown cube's.
+    """
+    for i in range(len(drop) - 1, 0, -1):
+        if drop[i].t_s - drop[i - 1].t_s > silence_s:
+            return drop[i:]
+    return drop
+
+
 def bounce_run(times: list[float], before: float | None = None) -> list[float]:
     """The last run of strikes on a plate (gaps under ``ARRIVALS_APART_S``) begun before ``before``.
 

@@ -8,7 +8,7 @@ from dsp.detect.events import Disturbance, Event, Landing, Removal
 from dsp.detect.fusion import Fusion
 from dsp.detect.grouping import Impact
 from dsp.detect.piezo import TimedImpact
-from dsp.detect.strikes import bounce_run, knocked_below, stayed_above
+from dsp.detect.strikes import after_last_silence, bounce_run, knocked_below, stayed_above
 
 
 def _strike(
@@ -172,3 +172,9 @@ def test_a_plates_bounce_run_is_its_last_strikes_closer_than_two_throws() -> Non
     # The run that began before the cube below came to rest, not a later cube's.
     assert bounce_run([4.70, 5.00, 5.05, 5.60], before=5.30) == [5.00, 5.05]
     assert bounce_run([5.60], before=5.30) == []
+
+
+def test_the_thrown_cubes_strikes_are_those_after_the_drops_last_silence() -> None:
+    drop = [_strike(t, 5) for t in (4.50, 4.55, 4.90, 5.00, 5.05)]
+    assert [imp.t_s for imp in after_last_silence(drop, 0.22)] == [4.90, 5.00, 5.05]
+    assert after_last_silence(drop, 0.5) == drop
