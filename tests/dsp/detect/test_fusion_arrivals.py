@@ -148,11 +148,25 @@ def test_the_plates_next_to_a_landing_jolted_by_it_do_not_make_it_suspect() -> N
     assert fusion._unexplained_busy(step) == 2
 
 
-def test_restless_plates_struck_only_after_the_landing_are_not_excused() -> None:
+def test_plates_a_cube_strikes_while_a_landing_is_decided_do_not_make_it_suspect() -> None:
+    # A knocked cube (or the next one) strikes plates 1 and 0 below, in turn,
+    # after the one on 3 first struck it and before its step is decided.
+    fusion = _fusion()
+    fusion.add_impacts([_strike(1.10, 3), _strike(1.15, 3),
+                        _strike(1.25, 1, 120.0), _strike(1.33, 0, 120.0)])
+    assert fusion._fast_step_trusted(_settling_with((0, 1)))
+    # In any order: the next cube clips 6 and bounces up against 7.
     fusion = _fusion()
     fusion.add_impacts([_strike(1.10, 3), _strike(1.15, 3),
                         _strike(1.20, 6, 120.0), _strike(1.22, 7, 120.0)])
-    assert not fusion._fast_step_trusted(_settling_with((6, 7)))
+    assert fusion._fast_step_trusted(_settling_with((6, 7)))
+
+
+def test_restless_plates_heard_only_as_hands_after_the_landing_are_not_excused() -> None:
+    fusion = _fusion()
+    fusion.add_impacts([_strike(1.10, 3), _strike(1.15, 3), _rumble(1.20, 6), _rumble(1.24, 0)])
+    assert fusion._unexplained_busy(_settling_with((0, 6))) == 2
+    assert not fusion._fast_step_trusted(_settling_with((0, 6)))
 
 
 def test_plates_the_next_cube_strikes_on_its_way_down_do_not_make_a_landing_suspect() -> None:
@@ -715,3 +729,35 @@ def test_a_plate_struck_once_long_before_the_cube_below_needs_just_over_half_a_s
     fusion._levels[1].landed_t = 4.5
     assert fusion._stopped_above(4, clear, 4.95, 5.9) is None
 
+
+
+def _unheard_step(swing_cubes: float, cubes: float = 1.0) -> tuple[Fusion, LoadStep]:
+    """Plate 7 read ``cubes`` more after ringing by ``swing_cubes``; no strike heard near it."""
+    fusion = _fusion()
+    for level in range(8):
+        fusion._levels[level].landing_swings = [10 * UNIT] * 3  # landings swing by ten cubes
+    t = np.arange(4.0, 6.0, 1 / 80)
+    values = np.zeros((t.size, 8))
+    ring = t >= 5.0
+    tau = t[ring] - 5.0
+    values[ring, 7] = cubes * UNIT + swing_cubes * UNIT * np.exp(-tau / 0.1) * np.cos(60 * tau)
+    fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
+    fusion.add_impacts([_strike(3.0, 2)])  # the piezos work: the room is only noisy
+    step = LoadStep(level=7, t_before_s=5.0, t_settled_s=5.4, t_decided_s=5.46,
+                    delta_counts=cubes * UNIT, before_counts=0.0, after_counts=cubes * UNIT)
+    return fusion, step
+
+
+def test_a_clean_cube_step_not_heard_but_swinging_its_plate_like_a_landing_is_trusted() -> None:
+    # A cube dropped onto the top plate strikes too softly to be heard in a
+    # noisy room; its plate rings as far as a landing's.
+    fusion, step = _unheard_step(swing_cubes=9.0)
+    assert not fusion._heard_a_drop(step)
+    assert fusion._fast_step_trusted(step)
+    assert _landings(fusion._fast_step_event(step, 5.46)) == [(7, 1, 5.4)]
+    # A hand pressing the plate by a cube's weight barely rings it.
+    fusion, step = _unheard_step(swing_cubes=2.0)
+    assert not fusion._fast_step_trusted(step)
+    # Nor is a swinging plate trusted with a step between whole cubes.
+    fusion, step = _unheard_step(swing_cubes=9.0, cubes=1.2)
+    assert not fusion._fast_step_trusted(step)
