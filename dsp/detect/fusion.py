@@ -639,9 +639,13 @@ class Fusion:
                 memory.part = (step, previous)
                 return []
         # In a closed tower a lone, clean step is almost always a cube
-        # arriving: it votes on the sign of this level's cell.
-        self.scale.learn_sign(step.level, step.delta_counts, cubes_added=True)
+        # arriving: it votes on the sign of this level's cell. Only a step
+        # of whole cubes (either way) votes: a plate jolted by a landing
+        # next door moves by part of one, either way.
         n, residual = self.scale.count(step.level, step.delta_counts)
+        if n != 0 and residual <= _FAST_MAX_RESIDUAL:
+            self.scale.learn_sign(step.level, step.delta_counts, cubes_added=True)
+            n, residual = self.scale.count(step.level, step.delta_counts)
         if n == 0:
             self.stats.steps_below_one_cube += 1
             memory.part = (step, previous)

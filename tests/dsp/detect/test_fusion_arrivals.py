@@ -761,3 +761,17 @@ def test_a_clean_cube_step_not_heard_but_swinging_its_plate_like_a_landing_is_tr
     # Nor is a swinging plate trusted with a step between whole cubes.
     fusion, step = _unheard_step(swing_cubes=9.0, cubes=1.2)
     assert not fusion._fast_step_trusted(step)
+
+
+def test_a_plate_jolted_by_part_of_a_cube_does_not_vote_on_its_cells_sign() -> None:
+    fusion = _fusion()
+    # A landing next door jolts plate 3 down by half a cube: no cube came or left.
+    jolt = LoadStep(level=3, t_before_s=1.0, t_settled_s=1.1, t_decided_s=1.16,
+                    delta_counts=-0.45 * UNIT, before_counts=0.0, after_counts=-0.45 * UNIT)
+    assert fusion._fast_step_event(jolt, 1.16) == []
+    assert not fusion.scale.knows_sign(3)
+    # Its first cube is a landing, not a cube taken away.
+    fusion.add_impacts([_strike(3.0, 3)])
+    out = fusion._fast_step_event(_step(3, 2.9, 3.1, 1.0), 3.4)
+    assert _landings(out) == [(3, 1, 3.0)]
+    assert fusion.scale.sign[3] == 1.0
