@@ -775,3 +775,40 @@ def test_a_plate_jolted_by_part_of_a_cube_does_not_vote_on_its_cells_sign() -> N
     out = fusion._fast_step_event(_step(3, 2.9, 3.1, 1.0), 3.4)
     assert _landings(out) == [(3, 1, 3.0)]
     assert fusion.scale.sign[3] == 1.0
+
+
+def _jolted(holds: bool) -> tuple[Fusion, LoadStep]:
+    """Plate 3 rose by a cube between two readings just as it was struck; it holds or goes back."""
+    scale, acoustic = CubeScale(n_levels=8), AcousticLevelModel(n_levels=8)
+    fusion = Fusion(n_levels=8, scale=scale, acoustic=acoustic)
+    for level in range(8):
+        fusion.scale.learn(level, UNIT, 1)
+    t = np.arange(0.0, 4.0, 1 / 80)
+    values = np.zeros((t.size, 8))
+    values[(t >= 1.0) & (holds | (t < 1.07)), 3] = UNIT
+    fusion.load_coverage.add(t)
+    fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
+    fusion.accounted[:] = 0.0
+    fusion.add_impacts([_strike(0.995, 3)])
+    step = LoadStep(level=3, t_before_s=0.9875, t_settled_s=1.0, t_decided_s=1.0625,
+                    delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
+    return fusion, step
+
+
+def test_a_step_read_on_a_strikes_jolt_is_read_again_once_the_jolt_has_passed() -> None:
+    # A cube clipping the hole edge on its way past jolts the plate for a few readings.
+    fusion, step = _jolted(holds=False)
+    assert fusion.add_load([step], [], 1.0625) + fusion.advance(1.0625) == []
+    assert fusion.advance(1.5) == []
+    # Left to the settled view, which times what it counts by the doubted step.
+    assert [(s.level, s.t_settled_s) for s in fusion._levels[3].doubted] == [(3, 1.0)]
+    # A cube that came to rest there is still there a tenth of a second later.
+    fusion, step = _jolted(holds=True)
+    assert fusion.add_load([step], [], 1.0625) + fusion.advance(1.0625) == []
+    out = fusion.advance(1.5)
+    assert _landings(out) == [(3, 1, 0.995)]
+    assert [round(e.t_decided, 3) for e in out] == [1.125]
+    # Evidence handed over late decides both looks at once, in order.
+    fusion, step = _jolted(holds=True)
+    fusion.add_load([step], [], 1.0625)
+    assert [round(e.t_decided, 3) for e in fusion.advance(1.5)] == [1.125]
