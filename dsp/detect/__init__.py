@@ -43,6 +43,7 @@ Stages
 - :mod:`~dsp.detect.strikes`: what a drop's strikes tell (passes, runs, a cube that stayed).
 - :mod:`~dsp.detect.loadhistory`: recent load readings (present? how far a plate swung).
 - :mod:`~dsp.detect.stops`: a thrown cube that stopped on a plate, knocking its cube down.
+- :mod:`~dsp.detect.trust`: whether a load step is a cube's, by ear and by its plate's swing.
 - :mod:`~dsp.detect.fusion`: landings, removals, lifts, closures, disturbances.
 - :mod:`~dsp.detect.calibration`: :class:`~dsp.detect.calibration.DetectorCalibration`.
 - :mod:`~dsp.detect.synthetic`: simple synthetic tower signals for tests.

@@ -46,6 +46,16 @@ from dsp.detect.strikes import (
     stayed_above,
     strikes_on,
 )
+from dsp.detect.trust import (
+    REREAD_AFTER_S,
+    REREAD_TAIL_S,
+    cube_like,
+    drop_loudness_db,
+    hands_rumbling,
+    loud_as_a_cube,
+    read_on_a_strike,
+    swung_like_a_landing,
+)
 
 # Why 0 s: a step is decided as soon as its window completes. Steps of one
 # disturbance pending at the same moment are still judged together, and the
@@ -105,20 +115,6 @@ _BUSY_LEVELS = 2
 # Why 0.25 cube: a cube's step measured by the fast view is within 0.1-0.2
 # cube of whole; a step between whole cubes is a hand or the table.
 _FAST_MAX_RESIDUAL = 0.25
-# Why 20 dB: a hand's touch strikes a plate tens of dB more gently than a
-# falling cube; confirmed landings vary by about +-10 dB around their median.
-_DROP_LOUDNESS_MARGIN_DB = 20.0
-# Why 11 dB, 5 strikes and 0.5 s: hands gripping the tower shake all plates
-# alike (the loudest channel 8-12 dB over the median one, 8-9 such strikes
-# in half a second before a lift on the cross-check towers); a cube's strike
-# stands out on its plate (11-50 dB), and before a landing at most 4 strikes
-# in half a second were that flat (1 in 1300 landings; none on our towers).
-# 10 dB let hands press a plate into a false landing when one rumble strike
-# read 10.9 dB (cross-check towers 1-4); 11 dB changed nothing else there or
-# in our sessions.
-_HANDS_FLAT_DB = 11.0
-_HANDS_FLAT_STRIKES = 5
-_HANDS_LOOKBACK_S = 0.5
 # Why 0.3 s: a tower-wide impact this shortly before a step means the step
 # may be the hand or knock, not a cube.
 _DROP_GAP_GUARD_S = 0.3
@@ -152,29 +148,6 @@ _LOAD_ABSENT_S = 1.0
 # cube striking the hole edge on its way past swings it 0.03-0.4 of that
 # (99.7 % of passes under 0.7 when no other cube landed there).
 _STOPPED_SWING = 0.7
-# Why 0.1 cube: a plate that swung like a landing but was not heard is
-# trusted only with a step as clean as a cube at rest reads (hands and
-# shaken plates read between whole cubes). On our noisy sessions the
-# unheard steps that swung over 0.7 of a landing were all cubes (top-plate
-# landings too soft for the 20 dB onset bar); the largest swing of one
-# that was not a cube was 0.6, and on the cross-check towers none was
-# over 0.5 (docs/detection.md).
-_FELT_MAX_RESIDUAL = 0.1
-# Why 15 ms, 10 ms, 125 ms and 50 ms: a plate struck by a cube on its way
-# past can be jolted by most of a cube for a few readings, and when its load
-# rose between two readings (12.5 ms apart at the nominal 80 per second)
-# just as it was struck (within 10 ms), the still window the fast view
-# found may lie on that jolt. Such a step is read again from its readings
-# 75-125 ms after it settled, when the converter has long settled from the
-# strike: a cube is still there, a jolt has gone. On the cross-check towers
-# this took away both false landings of their noisy sessions (towers 4 and
-# 32; the one on 32 had absorbed the next cube's landing on its plate,
-# now found), and a stop on tower 28 was found; our own simulator never
-# jolts a plate that way, and nothing changed there.
-_EDGE_READINGS_S = 0.015
-_STRIKE_JOLT_S = 0.01
-_REREAD_AFTER_S = 0.125
-_REREAD_TAIL_S = 0.05
 # Why 0.5: a plate the thrown cube bounced on (struck twice or more) that
 # the cube below was heard to reach only after a fall from rest (see
 # ``stops.KNOCKED_FALL_S``) needs less swing: a cube passing its hole edge
@@ -441,7 +414,7 @@ class Fusion:
                 self.stats.steps_in_disturbance += 1
                 continue
             elif self._looks_like_cubes(step) and self._read_on_a_strike(step):
-                again = replace(step, t_decided_s=step.t_settled_s + _REREAD_AFTER_S)
+                again = replace(step, t_decided_s=step.t_settled_s + REREAD_AFTER_S)
                 self._rereads.add(again)
                 self._pending_steps.append(again)
                 continue
@@ -459,7 +432,7 @@ class Fusion:
         start = step.t_before_s - _DROP_GAP_GUARD_S
         if any(start <= t <= step.t_settled_s for t in self._wide_impact_t):
             return False
-        if self._hands_heard(step):
+        if hands_rumbling(self._impacts, step):
             return False
         return self._heard_a_drop(step) or self._felt_a_drop(step)
 
@@ -467,7 +440,7 @@ class Fusion:
         """Whether the plate still holds the step's cubes at its (later) decision time."""
         n, _ = self.scale.count(step.level, step.delta_counts)
         held = self.load_history.change(
-            step.level, step.t_before_s, step.t_decided_s, _REREAD_TAIL_S
+            step.level, step.t_before_s, step.t_decided_s, REREAD_TAIL_S
         )
         if not np.isfinite(held):
             return False
@@ -475,55 +448,21 @@ class Fusion:
         return held_n == n and residual <= _FAST_MAX_RESIDUAL
 
     def _read_on_a_strike(self, step: LoadStep) -> bool:
-        """Whether the step rose between two readings just as its plate was struck.
-
-        The converter spreads a strike's jolt over the next few readings, so
-        a still window that begins right after a strike may lie on that jolt:
-        a cube clipping the hole edge on its way past moved the plate by most
-        of a cube for 60 ms, read as a landing (cross-check towers 4, 32).
-        """
-        if step.t_settled_s - step.t_before_s > _EDGE_READINGS_S:
-            return False
+        """Whether the step may lie on a strike's jolt (see ``trust.read_on_a_strike``)."""
         drop = self._drop_impacts(step)
-        return any(
-            step.t_settled_s - _STRIKE_JOLT_S <= t <= step.t_settled_s
-            for t in heard_on(drop, self._levels_of(drop), step.level)
-        )
+        return read_on_a_strike(step, heard_on(drop, self._levels_of(drop), step.level))
 
     def _felt_a_drop(self, step: LoadStep) -> bool:
-        """Whether the plate swung like a landing under a clean step of one cube.
-
-        A cube falling a short way (onto the top plate, say) may strike too
-        softly to be heard over a noisy room, but a cube landing still sets
-        its plate ringing as far as its landings do; a hand pressing a plate
-        damps it instead.
-        """
+        """Whether the plate swung like a landing under a clean step of one cube."""
         unit = self.scale.unit(step.level)
         if unit is None:
             return False
         n, residual = self.scale.count(step.level, step.delta_counts)
-        if n != 1 or residual > _FELT_MAX_RESIDUAL:
-            return False
-        usual = self._usual_swing(step.level, unit)
         swing = self.load_history.swing(
             step.level, step.t_before_s - _LOAD_LAG_S, step.t_settled_s
         )
-        return bool(np.isfinite(usual) and np.isfinite(swing) and swing >= _STOPPED_SWING * usual)
-
-    def _hands_heard(self, step: LoadStep) -> bool:
-        """Whether hands were rumbling on the tower while this step came.
-
-        A falling cube strikes each plate at most a few times, and each
-        strike stands out on the plate it hit; hands gripping the tower
-        (before a lift, say) shake every plate alike, many times a second.
-        """
-        start = step.t_before_s - _HANDS_LOOKBACK_S
-        flat = 0
-        for imp in self._impacts:
-            if start <= imp.t_s <= step.t_settled_s:
-                snr = imp.impact.snr_db()
-                flat += float(np.max(snr) - np.median(snr)) < _HANDS_FLAT_DB
-        return flat >= _HANDS_FLAT_STRIKES
+        usual = self._usual_swing(step.level, unit)
+        return swung_like_a_landing(n, residual, swing, usual, _STOPPED_SWING)
 
     def _unexplained_busy(self, step: LoadStep) -> int:
         """Other plates restless while this one settled, less those struck by cubes.
@@ -550,7 +489,7 @@ class Fusion:
                   if top > step.level and imp.t_s < here[0]}
         # Struck since, in any order: the strikes heard by the time of the
         # decision, less hands' (which shake every plate alike).
-        since = [imp for imp in self._impacts if imp.t_s >= here[0] and self._cube_like(imp)]
+        since = [imp for imp in self._impacts if imp.t_s >= here[0] and cube_like(imp)]
         struck |= set(self._levels_of(since))
         struck |= {k for k in (step.level - 1, step.level + 1) if 0 <= k < self.n_levels}
         # And plates still ringing from a cube of their own (rapid throws).
@@ -559,19 +498,11 @@ class Fusion:
         explained = sum(1 for k in struck if step.busy_mask >> k & 1)
         return step.busy_levels - explained
 
-    @staticmethod
-    def _cube_like(imp: TimedImpact) -> bool:
-        """Whether a strike stands out on one plate, as a cube's does (hands shake all alike)."""
-        snr = imp.impact.snr_db()
-        return float(np.max(snr) - np.median(snr)) >= _HANDS_FLAT_DB
-
     def _heard_a_drop(self, step: LoadStep) -> bool:
         """Whether the piezos heard a cube strike near this level before it settled.
 
-        A hand on a plate moves its load as much as a cube but strikes it
-        gently; cubes strike it hard. Until some landings were heard the bar
-        is an onset on the level or a neighbour; then it is the typical loudness
-        of confirmed landings less ``_DROP_LOUDNESS_MARGIN_DB``.
+        As loud as a cube (``trust.loud_as_a_cube``); with no piezo stream
+        at all (a load-only recording), nothing can be heard.
         """
         if not self._impacts:
             return not self._piezo_seen
@@ -582,22 +513,7 @@ class Fusion:
             for k in range(max(0, step.level - 1), min(self.n_levels, step.level + 2))
         )
         drop = [imp for imp in self._drop_impacts(step) if imp.t_s > claimed]
-        loudness = self._drop_loudness_db(drop, step.level)
-        if loudness is None:
-            return False
-        if len(self._heard_db) >= 5:
-            return loudness >= float(np.median(self._heard_db)) - _DROP_LOUDNESS_MARGIN_DB
-        return True
-
-    @staticmethod
-    def _drop_loudness_db(drop: list[TimedImpact], level: int) -> float | None:
-        """Loudest strike of the drop on the level or a neighbour, dB over its floor."""
-        near = [
-            float(np.max(imp.impact.snr_db()[max(0, level - 1) : level + 2]))
-            for imp in drop
-            if any(abs(ch - level) <= 1 for ch in imp.channels)
-        ]
-        return max(near) if near else None
+        return loud_as_a_cube(drop_loudness_db(drop, step.level), self._heard_db)
 
     def add_settled_step(self, step: LoadStep) -> list[Event]:
         """A change seen by the settled view: absorbed if already accounted for."""
@@ -1009,7 +925,7 @@ class Fusion:
                             confidence=0.7, knocked=True)
                 )
                 self.stats.knockdowns_seen += 1
-        heard = self._drop_loudness_db(drop, level)
+        heard = drop_loudness_db(drop, level)
         if heard is not None and n == 1:
             self._heard_db.append(heard)
         if drop and n == 1:
