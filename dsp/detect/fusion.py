@@ -314,6 +314,7 @@ class Fusion:
             self._piezo_seen = True
             self.stats.impacts += 1
             self._impacts.append(imp)
+            self.acoustic.observe(imp.peaks)
             if self._is_wide(imp):
                 self._wide_impact_t.append(imp.t_s)
                 out.extend(self._disturbance(imp.t_s, imp.t_s if known_s is None else known_s))
@@ -1188,7 +1189,10 @@ class Fusion:
             # up against the plate over it, not where it rests.
             final, loudest, peak_db = final[:-1], loudest[:-1], peak_db[:-1]
         final = [imp for imp, top in zip(final, loudest, strict=True) if top == loudest[-1]]
-        posterior = np.sum([self.acoustic.classify(imp.peaks).posterior for imp in final], axis=0)
+        posterior = np.sum(
+            [self.acoustic.classify(imp.peaks, heard_crosstalk=True).posterior for imp in final],
+            axis=0,
+        )
         level = int(np.argmax(posterior))
         self.stats.acoustic_landings += 1
         confidence = float(posterior[level] / posterior.sum())

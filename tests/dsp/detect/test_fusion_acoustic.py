@@ -178,3 +178,41 @@ def test_the_thrown_cubes_strikes_are_those_after_the_drops_last_silence() -> No
     drop = [_strike(t, 5) for t in (4.50, 4.55, 4.90, 5.00, 5.05)]
     assert [imp.t_s for imp in after_last_silence(drop, 0.22)] == [4.90, 5.00, 5.05]
     assert after_last_silence(drop, 0.5) == drop
+
+
+def _carrying(level: int, below_db: float, above_db: float, far_db: float = 30.0) -> np.ndarray:
+    """Peaks of a strike on ``level``: ``below_db`` quieter a level down, ``above_db`` up."""
+    peaks = np.full(8, 10 ** (-far_db / 20))
+    peaks[level] = 1.0
+    peaks[level - 1] = 10 ** (-below_db / 20)
+    peaks[level + 1] = 10 ** (-above_db / 20)
+    return peaks
+
+
+def test_the_ear_hears_a_tower_carry_strikes_further_down_than_up() -> None:
+    model = AcousticLevelModel(n_levels=8)
+    # This tower loses 3 dB a level downwards and 15 dB upwards.
+    strike = _carrying(5, below_db=2.5, above_db=15.0, far_db=12.0)
+    strike[3] = 10 ** (-11 / 20)
+    assert model.classify(strike).level == 4  # the symmetric prior takes it for the one below
+    for i in range(19):
+        model.observe(_carrying(1 + i % 6, below_db=3.0, above_db=15.0))
+    assert np.array_equal(model.heard_prior, model.prior)  # too few impacts heard yet
+    model.observe(_carrying(3, below_db=3.0, above_db=15.0))
+    assert model.classify(strike, heard_crosstalk=True).level == 5
+    # Decisions beside the load cells keep the symmetric prior.
+    assert model.classify(strike).level == 4
+
+
+def test_without_load_cells_a_strike_is_placed_by_the_crosstalk_heard() -> None:
+    fusion = _fusion()
+    for i in range(24):
+        fusion.add_impacts([TimedImpact(0.5 * i, Impact(
+            frame=0, channels=(1 + i % 6,), peaks=_carrying(1 + i % 6, 3.0, 15.0) * 300,
+            floor=np.ones(8)))])
+    fusion.advance(20.0)
+    strike = _carrying(5, below_db=2.5, above_db=15.0, far_db=12.0) * 300
+    strike[3] = 300 * 10 ** (-11 / 20)
+    fusion.add_impacts([TimedImpact(30.0, Impact(frame=0, channels=(5,), peaks=strike,
+                                                 floor=np.ones(8)))])
+    assert [e.floor for e in fusion.advance(32.0) if isinstance(e, Landing)] == [5]
