@@ -24,6 +24,7 @@ crosstalk heard each way; acoustic-only decisions use that one.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass
 
@@ -56,7 +57,7 @@ DEFAULT_TEMPERATURE_DB2 = 200.0
 # few heard loudest next door shift the median little.
 _CROSSTALK_KEPT = 64
 _CROSSTALK_MIN_HEARD = 20
-_CROSSTALK_FLOOR_DB = -40.0
+_CROSSTALK_FLOOR_RATIO = 10.0 ** (-40.0 / 20.0)
 _CROSSTALK_RANGE_DB = (3.0, 20.0)
 
 
@@ -136,7 +137,7 @@ class AcousticLevelModel:
         self.temperature = float(temperature_db2)
         self.crosstalk_db_per_level = float(crosstalk_db_per_level)
         self.prior = self._crosstalk_prior(self.crosstalk_db_per_level, self.crosstalk_db_per_level)
-        self.heard_prior = self.prior
+        self._heard_prior: np.ndarray | None = self.prior
         self._heard_below: deque[float] = deque(maxlen=_CROSSTALK_KEPT)
         self._heard_above: deque[float] = deque(maxlen=_CROSSTALK_KEPT)
         self.sums = np.zeros((self.n_levels, self.n_levels))
@@ -167,17 +168,26 @@ class AcousticLevelModel:
         neighbours fall below it, over the impacts heard, tells each
         direction's loss without knowing where anything landed.
         """
-        peaks = np.asarray(peaks, dtype=np.float64)
         top = int(np.argmax(peaks))
-        if not 0 < top < self.n_levels - 1 or peaks[top] <= 0:
+        loudest = float(peaks[top])
+        if not 0 < top < self.n_levels - 1 or loudest <= 0:
             return
-        profile = loudness_profile(peaks, floor_db=_CROSSTALK_FLOOR_DB)
-        self._heard_below.append(-float(profile[top - 1]))
-        self._heard_above.append(-float(profile[top + 1]))
-        if len(self._heard_below) >= _CROSSTALK_MIN_HEARD:
-            below = float(np.clip(np.median(self._heard_below), *_CROSSTALK_RANGE_DB))
-            above = float(np.clip(np.median(self._heard_above), *_CROSSTALK_RANGE_DB))
-            self.heard_prior = self._crosstalk_prior(below, above)
+        for neighbour, heard in ((top - 1, self._heard_below), (top + 1, self._heard_above)):
+            ratio = max(float(peaks[neighbour]) / loudest, _CROSSTALK_FLOOR_RATIO)
+            heard.append(-20.0 * math.log10(ratio))
+        self._heard_prior = None  # recomputed when next asked for
+
+    @property
+    def heard_prior(self) -> np.ndarray:
+        """The prior with the crosstalk heard each way so far (the symmetric one until then)."""
+        if self._heard_prior is None:
+            if len(self._heard_below) < _CROSSTALK_MIN_HEARD:
+                self._heard_prior = self.prior
+            else:
+                below = float(np.clip(np.median(self._heard_below), *_CROSSTALK_RANGE_DB))
+                above = float(np.clip(np.median(self._heard_above), *_CROSSTALK_RANGE_DB))
+                self._heard_prior = self._crosstalk_prior(below, above)
+        return self._heard_prior
 
     @property
     def n_learnt(self) -> int:
