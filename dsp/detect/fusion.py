@@ -348,6 +348,9 @@ class Fusion:
         # Steps queued again to be read later (``_rereads``) may be due too.
         while ready := [s for s in self._pending_steps if now_s >= s.t_decided_s + self.hold_s]:
             out.extend(self._resolve_steps(ready))
+        if self._rereads:
+            # Those dropped with a disturbance or a lift are not read again.
+            self._rereads.intersection_update(self._pending_steps)
         if (
             self._drop.impacts
             and not self._load_present(now_s)
