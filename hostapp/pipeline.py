@@ -32,6 +32,11 @@ _NO_LOAD = (np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros((0, N_LEVELS), dt
 # decides there, and takes a stream 2.5 s behind the other for absent;
 # slices of 2 s stay clear of that and carry 4000 piezo sets each.
 _SLICE_S = 2.0
+# Why a quarter of a set: the piezo chain re-times its samples from a run's
+# stamp when that is more than a quarter of a set off the nominal rate, and
+# keeps every set (dsp.detect.piezo); cutting runs at the same drift keeps
+# its times within half a set of the stamps however the stream is chunked.
+_DRIFT_RUN_SETS = 0.25
 # Why 1 s: enough messages (~140 PIEZO, 80 LOAD) to measure both rates to
 # better than a percent when HELLO is missing.
 _RATE_PROBE_S = 1.0
@@ -285,9 +290,20 @@ class DetectionPipeline:
 def _runs(
     t: np.ndarray, sets: np.ndarray, samples: np.ndarray, rate: float
 ) -> list[tuple[float, np.ndarray]]:
-    """Messages (start times, sets each, their samples in order) joined into runs without holes."""
+    """Messages (start times, sets each, their samples in order) joined into runs without holes.
+
+    A run is also cut where its messages' stamps have drifted a quarter of
+    a set further from the nominal rate (a sample clock running off the
+    device's time stamps), so that the piezo chain, timing each run from its
+    first stamp, stays within a fraction of a set of the stamps.
+    """
     next_t = t + sets / rate
-    breaks = np.flatnonzero(np.abs(t[1:] - next_t[:-1]) > 0.5 / rate) + 1
+    period = 1.0 / rate
+    drift = t - (t[0] + np.concatenate([[0], np.cumsum(sets[:-1])]) * period)
+    drift_bin = np.round(drift / (_DRIFT_RUN_SETS * period))
+    breaks = np.flatnonzero(
+        (np.abs(t[1:] - next_t[:-1]) > 0.5 * period) | (drift_bin[1:] != drift_bin[:-1])
+    ) + 1
     bounds = np.concatenate([[0], breaks, [t.size]])
     first_set = np.concatenate([[0], np.cumsum(sets)])
     return [

@@ -22,6 +22,18 @@ from dsp.detect.onsets import OnsetDetector
 # Why 2 s: filling costs memory and time proportional to the hole; beyond a
 # couple of seconds the floor and filters gain nothing from continuity.
 _MAX_FILL_S = 2.0
+# Why whole sets: a message sent twice (a damaged stream) overlaps the one
+# before by all its sets, and a lost one leaves a hole of all of them; a
+# sample clock that runs off the time stamps (some hundreds of ppm) moves a
+# block's start by a fraction of a set. Dropping or filling a set for that
+# made what the onsets saw depend on where blocks began.
+_WHOLE_SETS = 1.0
+# Why a quarter of a set: within that the nominal rate times the samples
+# well enough; beyond it the block's own stamp times them.
+_DRIFT_ANCHOR_SETS = 0.25
+# Why 256: impacts are timed within a few blocks of being found; anchors
+# are only looked up for recent frames.
+_ANCHORS_KEPT = 256
 
 
 @dataclass(frozen=True)
@@ -116,32 +128,47 @@ class PiezoChain:
         if x.shape[0] == 0:
             return []
         period = 1.0 / self.rate
-        if self._next_t is None:
-            self._anchor_samples.append(0)
-            self._anchor_t.append(float(t0_s))
+        # The time the samples so far give the next set; a block that starts
+        # away from it was preceded by a hole, overlaps the last (sent twice),
+        # or the sample clock runs off the stamps.
+        expected = self._next_t
+        if expected is None:
+            self._anchor(float(t0_s))
+            expected = float(t0_s)
         else:
-            gap = t0_s - self._next_t
-            if gap < -0.5 * period:
+            gap = t0_s - expected
+            if gap <= -_WHOLE_SETS * period:
                 skip = int(round(-gap * self.rate))
                 self.dropped_sets += min(skip, x.shape[0])
                 x = x[skip:]
-                t0_s += skip * period
                 if x.shape[0] == 0:
                     return []
-            elif gap > 1.5 * period:
+            elif gap >= _WHOLE_SETS * period + period:
                 missing = int(round(gap * self.rate))
                 if gap <= _MAX_FILL_S and self._last_sample is not None:
                     fill = np.repeat(self._last_sample[None, :], missing, axis=0)
                     x = np.concatenate([fill, x])
-                    t0_s -= missing * period
                     self.filled_s += missing * period
                 else:
                     self.gaps += 1
-                    self._anchor_samples.append(self.conditioner.n_samples)
-                    self._anchor_t.append(float(t0_s))
-        self._next_t = t0_s + x.shape[0] * period
+                    self._anchor(float(t0_s))
+                    expected = float(t0_s)
+            elif abs(gap) > _DRIFT_ANCHOR_SETS * period:
+                # Less than a set early or late: the sample clock runs off
+                # the time stamps. Every set is kept; times follow the stamps.
+                self._anchor(float(t0_s))
+                expected = float(t0_s)
+        self._next_t = expected + x.shape[0] * period
         self._last_sample = np.asarray(x[-1], dtype=np.float64)
         return self._run(x)
+
+    def _anchor(self, t_s: float) -> None:
+        """Time the samples from here on from ``t_s`` (older anchors beyond use are let go)."""
+        self._anchor_samples.append(self.conditioner.n_samples)
+        self._anchor_t.append(t_s)
+        if len(self._anchor_t) > _ANCHORS_KEPT:
+            del self._anchor_samples[:-_ANCHORS_KEPT]
+            del self._anchor_t[:-_ANCHORS_KEPT]
 
     def flush(self) -> list[TimedImpact]:
         """Deliver the impact still open at the end of the stream."""

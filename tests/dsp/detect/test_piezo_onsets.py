@@ -179,3 +179,44 @@ def test_degenerate_inputs_give_empty_results() -> None:
     assert det.process(np.zeros((0, 8)), np.zeros((0, 8))) == []
     assert ImpactGrouper(frame_rate_hz=250.0).process([], frames_done=0) == []
     assert PiezoChain(n_channels=8, sample_rate_hz=RATE).process(0.0, np.zeros((0, 8))) == []
+
+
+def _drifting_impacts(codes: np.ndarray, cuts: list[int], ppm: float) -> tuple[list, PiezoChain]:
+    """Impacts when each block is stamped by a clock the sample clock runs ``ppm`` fast against."""
+    chain = PiezoChain(n_channels=codes.shape[1], sample_rate_hz=RATE)
+    edges = [0, *sorted(set(cuts)), codes.shape[0]]
+    out = []
+    for a, b in zip(edges[:-1], edges[1:], strict=True):
+        out += chain.process(a / RATE / (1 + ppm * 1e-6), codes[a:b])
+    out += chain.flush()
+    return out, chain
+
+
+def test_a_sample_clock_running_off_the_stamps_keeps_every_set_and_follows_the_stamps() -> None:
+    codes = _device_codes("pd120_single_hits", stop_s=20.0)
+    ppm = 400.0
+    stamp = 1 / (1 + ppm * 1e-6)  # stamp time of sample time 1 s
+    # Blocks of up to a second: the drift over one stays under a set (longer
+    # runs are cut by the pipeline, hostapp/pipeline.py).
+    for cuts in (list(range(200, codes.shape[0], 200)), list(range(2000, codes.shape[0], 2000))):
+        impacts, chain = _drifting_impacts(codes, cuts, ppm)
+        assert chain.dropped_sets == 0 and chain.filled_s == 0.0
+        nominal, _ = _drifting_impacts(codes, [], 0.0)
+        assert [i.channels for i in impacts] == [i.channels for i in nominal]
+        # Off the stamps by no more than the drift over a block and a quarter of a set.
+        bound = 0.25 / RATE + ppm * 1e-6 * cuts[0] / RATE + 1e-9
+        for found, ref in zip(impacts, nominal, strict=True):
+            assert abs(found.t_s - ref.t_s * stamp) <= bound
+    small, _ = _drifting_impacts(codes, list(range(200, codes.shape[0], 200)), ppm)
+    large, _ = _drifting_impacts(codes, list(range(2000, codes.shape[0], 2000)), ppm)
+    assert [x.impact.frame for x in small] == [x.impact.frame for x in large]
+
+
+def test_a_message_sent_twice_is_dropped_and_a_lost_one_filled() -> None:
+    codes = _device_codes("pd120_single_hits", stop_s=2.0)
+    chain = PiezoChain(n_channels=codes.shape[1], sample_rate_hz=RATE)
+    chain.process(0.0, codes[:800])
+    chain.process(0.396, codes[792:1600])  # its first 8 sets again
+    assert chain.dropped_sets == 8
+    chain.process(0.9, codes[1800:2400])  # 200 sets lost
+    assert chain.filled_s == pytest.approx(0.1)
