@@ -297,15 +297,15 @@ def _runs(
     device's time stamps), so that the piezo chain, timing each run from its
     first stamp, stays within a fraction of a set of the stamps.
     """
-    next_t = t + sets / rate
     period = 1.0 / rate
-    drift = t - (t[0] + np.concatenate([[0], np.cumsum(sets[:-1])]) * period)
+    first_set = np.concatenate([[0], np.cumsum(sets)])
+    next_t = t + sets * period
+    drift = t - (t[0] + first_set[:-1] * period)
     drift_bin = np.round(drift / (_DRIFT_RUN_SETS * period))
     breaks = np.flatnonzero(
         (np.abs(t[1:] - next_t[:-1]) > 0.5 * period) | (drift_bin[1:] != drift_bin[:-1])
     ) + 1
     bounds = np.concatenate([[0], breaks, [t.size]])
-    first_set = np.concatenate([[0], np.cumsum(sets)])
     return [
         (float(t[a]), samples[first_set[a] : first_set[b]])
         for a, b in zip(bounds[:-1], bounds[1:], strict=True)

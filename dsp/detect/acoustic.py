@@ -135,8 +135,7 @@ class AcousticLevelModel:
         self.floor_db = float(floor_db)
         self.prior_weight = float(prior_weight)
         self.temperature = float(temperature_db2)
-        self.crosstalk_db_per_level = float(crosstalk_db_per_level)
-        self.prior = self._crosstalk_prior(self.crosstalk_db_per_level, self.crosstalk_db_per_level)
+        self.prior = self._crosstalk_prior(crosstalk_db_per_level, crosstalk_db_per_level)
         self._heard_prior: np.ndarray | None = self.prior
         self._heard_below: deque[float] = deque(maxlen=_CROSSTALK_KEPT)
         self._heard_above: deque[float] = deque(maxlen=_CROSSTALK_KEPT)

@@ -22,12 +22,15 @@ from dsp.detect.onsets import OnsetDetector
 # Why 2 s: filling costs memory and time proportional to the hole; beyond a
 # couple of seconds the floor and filters gain nothing from continuity.
 _MAX_FILL_S = 2.0
-# Why whole sets: a message sent twice (a damaged stream) overlaps the one
-# before by all its sets, and a lost one leaves a hole of all of them; a
-# sample clock that runs off the time stamps (some hundreds of ppm) moves a
-# block's start by a fraction of a set. Dropping or filling a set for that
-# made what the onsets saw depend on where blocks began.
-_WHOLE_SETS = 1.0
+# Why one set and two: a message sent twice (a damaged stream) overlaps the
+# one before by all its sets, and a lost one leaves a hole of all of them;
+# a sample clock that runs off the time stamps (some hundreds of ppm) moves
+# a block's start by a fraction of a set. Dropping or filling a set for
+# that made what the onsets saw depend on where blocks began. Overlaps of a
+# set or more are dropped, holes of two or more filled (as before, a hole
+# under one and a half sets was never filled); anything less re-times.
+_OVERLAP_SETS = 1.0
+_HOLE_SETS = 2.0
 # Why a quarter of a set: within that the nominal rate times the samples
 # well enough; beyond it the block's own stamp times them.
 _DRIFT_ANCHOR_SETS = 0.25
@@ -137,13 +140,13 @@ class PiezoChain:
             expected = float(t0_s)
         else:
             gap = t0_s - expected
-            if gap <= -_WHOLE_SETS * period:
+            if gap <= -_OVERLAP_SETS * period:
                 skip = int(round(-gap * self.rate))
                 self.dropped_sets += min(skip, x.shape[0])
                 x = x[skip:]
                 if x.shape[0] == 0:
                     return []
-            elif gap >= _WHOLE_SETS * period + period:
+            elif gap >= _HOLE_SETS * period:
                 missing = int(round(gap * self.rate))
                 if gap <= _MAX_FILL_S and self._last_sample is not None:
                     fill = np.repeat(self._last_sample[None, :], missing, axis=0)
