@@ -20,7 +20,7 @@ from typing import Protocol
 import numpy as np
 
 from dsp.detect.calibration import DetectorCalibration
-from dsp.detect.detector import Detector
+from dsp.detect.detector import UNIT_HANDOVER_S, Detector
 from dsp.detect.events import Event
 from hostapp.protocol import Hello, Load, Piezo
 from hostapp.recording import DecodedBlock
@@ -30,8 +30,10 @@ _NO_PIEZO = (np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros((0, N_LEVELS), d
 _NO_LOAD = (np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros((0, N_LEVELS), dtype=np.int32))
 # Why 2 s: the detector waits for both streams to pass a time before it
 # decides there, and takes a stream 2.5 s behind the other for absent;
-# slices of 2 s stay clear of that and carry 4000 piezo sets each.
-_SLICE_S = 2.0
+# slices of 2 s stay clear of that and carry 4000 piezo sets each. They lie
+# on the detector's grid for handing the cube size to its load processors,
+# so each slice of load readings is processed in one call.
+_SLICE_S = UNIT_HANDOVER_S
 # Why a quarter of a set: the piezo chain re-times its samples from a run's
 # stamp when that is more than a quarter of a set off the nominal rate, and
 # keeps every set (dsp.detect.piezo); cutting runs at the same drift keeps
@@ -225,7 +227,8 @@ class DetectionPipeline:
         ends = [r[0] + r[1].shape[0] / detector.piezo.rate for r in runs]
         if load_t.size:
             ends.append(float(load_t[-1]))
-        edges = np.arange(min(starts), max(ends) + _SLICE_S, _SLICE_S)
+        first = np.floor(min(starts) / _SLICE_S) * _SLICE_S
+        edges = np.arange(first, max(ends) + _SLICE_S, _SLICE_S)
         out: list[Event] = []
         run_pos = [0] * len(runs)
         for hi in edges[1:]:

@@ -28,6 +28,14 @@ from dsp.detect.piezo import PiezoChain, TimedImpact
 # a stream silent for a second is absent (or stalled) and must not hold back
 # decisions on the other.
 _STREAM_ABSENT_S = 2.5
+# Why 2 s: the load processors are told a newly learnt cube size only at
+# multiples of this stream time, from what the fusion knew there, so a
+# replay gives the same events however its bytes are chunked, and the same
+# as the live app, which feeds a few readings at a time. A size learnt from
+# a level's first landing reaches them within 2 s (the fusion counts with it
+# at once); every handover costs a call per load processor, and replays
+# feed the detector in slices on the same grid (hostapp.pipeline).
+UNIT_HANDOVER_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -114,6 +122,12 @@ class Detector:
         self._seq = 0
         self._unit_version = -1
         self._sync_unit()
+        # Load readings wait here until the fusion has reached the handover
+        # time before them (UNIT_HANDOVER_S); those up to ``_unit_until`` go
+        # to the processors at once, with the cube size handed over last.
+        self._load_waiting: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._load_received = -np.inf
+        self._unit_until = -np.inf
 
     def _sync_unit(self) -> None:
         if self.scale.version == self._unit_version:
@@ -136,11 +150,31 @@ class Detector:
         t_s = np.asarray(t_s, dtype=np.float64).reshape(-1)
         if t_s.size == 0:
             return []
+        values = np.asarray(values).reshape(t_s.size, -1)
+        valid = np.asarray(valid).reshape(t_s.size, -1)
         self._load_first = min(self._load_first, float(t_s[0]))
         self.fusion.load_coverage.add(t_s)
-        self.fusion.load_history.add(
-            t_s, np.asarray(values).reshape(t_s.size, -1), np.asarray(valid).reshape(t_s.size, -1)
+        self.fusion.load_history.add(t_s, values, valid)
+        self._load_waiting.append((t_s, values, valid))
+        self._load_received = max(self._load_received, float(t_s[-1]))
+        self._process_load()
+        return self._advance()
+
+    def _process_load(self) -> None:
+        """Run the load processors over the waiting readings up to ``_unit_until``."""
+        if not self._load_waiting:
+            return
+        t_s = np.concatenate([t for t, _, _ in self._load_waiting])
+        cut = int(np.searchsorted(t_s, self._unit_until, side="right"))
+        if cut == 0:
+            self._note_handover()
+            return
+        values = np.concatenate([v for _, v, _ in self._load_waiting])
+        valid = np.concatenate([ok for _, _, ok in self._load_waiting])
+        self._load_waiting = (
+            [(t_s[cut:], values[cut:], valid[cut:])] if cut < t_s.size else []
         )
+        t_s, values, valid = t_s[:cut], values[:cut], valid[:cut]
         result = self.load.process(t_s=t_s, values=values, valid=valid)
         for conn in result.connections:
             self._push(conn.t_decided_s, conn)
@@ -150,10 +184,27 @@ class Detector:
         for step in settled.steps:
             self._push(step.t_decided_s, _SettledStep(step))
         self._load_done = max(self._load_done, float(t_s[-1]))
-        self._push(
-            self._load_done, _LoadProgress(self._load_done, self.load_settled.level.copy())
-        )
-        return self._advance()
+        self._note_handover()
+
+    def _note_handover(self) -> None:
+        # Readings after the next handover time wait, so the load stream is
+        # done up to it: the fusion may decide up to there.
+        handover = self._next_handover()
+        if handover is not None:
+            self._load_done = max(self._load_done, handover)
+
+    def _next_handover(self) -> float | None:
+        """The handover time the fusion must reach before the next waiting reading."""
+        if not self._load_waiting:
+            return None
+        first = float(self._load_waiting[0][0][0])
+        # The last boundary strictly before that reading: every reading up
+        # to it has been processed.
+        return (np.ceil(first / UNIT_HANDOVER_S) - 1.0) * UNIT_HANDOVER_S
+
+    def _push_progress(self, t_s: float) -> None:
+        """The settled levels as of ``t_s``, for the fusion's zero tracking."""
+        self._push(t_s, _LoadProgress(t_s, self.load_settled.level.copy()))
 
     def _push(self, t_s: float, item: object) -> None:
         heapq.heappush(self._queue, (t_s, self._seq, item))
@@ -161,19 +212,37 @@ class Detector:
 
     def _clock(self) -> float:
         piezo, load = self._piezo_done, self._load_done
+        received = max(load, self._load_received)
         # A stream that has fallen silent for a while (no load channels on an
         # audio source, a stalled piezo) no longer holds the other back. One
         # not seen yet counts from when the other began, so that the first
         # block of one stream is not taken for the other being absent.
         start = min(self._piezo_first, self._load_first)
-        if max(load, start) < piezo - _STREAM_ABSENT_S:
+        if max(received, start) < piezo - _STREAM_ABSENT_S:
             return piezo
-        if max(piezo, start) < load - _STREAM_ABSENT_S:
+        if max(piezo, start) < received - _STREAM_ABSENT_S:
             return load
         return min(piezo, load)
 
     def _advance(self, until_s: float | None = None) -> list[Event]:
-        now = self._clock() if until_s is None else until_s
+        out: list[Event] = []
+        while True:
+            now = self._clock() if until_s is None else until_s
+            handover = self._next_handover()
+            if handover is None or now < handover:
+                out.extend(self._drain(now))
+                return out
+            # Every reading up to the handover time is in: the fusion decides
+            # up to there, and the readings after it are processed with the
+            # cube size it knows then.
+            self._push_progress(handover)
+            out.extend(self._drain(handover))
+            self._sync_unit()
+            self._unit_until = handover + UNIT_HANDOVER_S
+            self._process_load()
+
+    def _drain(self, now: float) -> list[Event]:
+        """Deliver the evidence due by ``now`` in time order and decide up to ``now``."""
         out: list[Event] = []
         while self._queue and self._queue[0][0] <= now:
             t, _, item = heapq.heappop(self._queue)
@@ -183,7 +252,6 @@ class Detector:
         if now > self._now:
             self._now = now
             out.extend(self.fusion.advance(now))
-        self._sync_unit()
         return out
 
     def _deliver(self, t: float, item: object) -> list[Event]:
@@ -204,10 +272,13 @@ class Detector:
         """Decide whatever is pending at the end of the stream."""
         for imp in self.piezo.flush():
             self._push(imp.t_s + self.piezo.decision_delay_s, imp)
-        end = max(self._piezo_done, self._load_done)
+        end = max(self._piezo_done, self._load_received)
         if not np.isfinite(end):
             return []
         out = self._advance(until_s=end)
+        if np.isfinite(self._load_done):
+            self._push_progress(self._load_done)
+            out.extend(self._drain(end))
         out.extend(self.fusion.flush(end))
         return out
 

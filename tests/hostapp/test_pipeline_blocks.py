@@ -46,6 +46,7 @@ def recordings(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "damaged": SessionSpec("single", 8, 81, 30.0, bit_flip_prob=0.01, drop_prob=0.01),
         # The device clock wraps 10 s in.
         "wrap": SessionSpec("single", 9, 91, 30.0, clock_offset_us=2**32 - 10_000_000),
+        "rapid": SessionSpec("rapid", 10, 101, 40.0),
     }
     for name, spec in specs.items():
         paths[name] = folder / f"{name}.bin"
@@ -67,6 +68,19 @@ def test_blocks_give_what_messages_give(
     got = _by_blocks(recordings[name], with_load=with_load, chunk_size=5000)
     assert got == reference
     assert any(e["event"] == "landing" for e in reference[0]) or name == "mid-frame"
+
+
+@pytest.mark.parametrize("name", ["rapid", "damaged"])
+def test_byte_chunk_sizes_do_not_change_the_events(recordings: dict[str, Path], name: str) -> None:
+    # Read a few hundred bytes at a time, as from a serial port, or in one
+    # go: the same events, times and confidences. The cube size the fusion
+    # learns reaches the load processors at fixed stream times, not when a
+    # read happens to end.
+    reference = _by_blocks(recordings[name], with_load=True, chunk_size=1 << 20)
+    for chunk_size in (333, 4096, 50_000):
+        got = _by_blocks(recordings[name], with_load=True, chunk_size=chunk_size)
+        assert got[0] == reference[0], chunk_size
+    assert sum(e["event"] == "landing" for e in reference[0]) >= 5
 
 
 def test_messages_of_several_shapes_take_the_slow_road(tmp_path: Path) -> None:
