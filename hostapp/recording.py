@@ -14,7 +14,6 @@ file that cannot be used at all raises :class:`~hostapp.errors.RecordingError`.
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,9 +40,8 @@ from hostapp.protocol.constants import (
     PIEZO,
     PIEZO_HEADER_SIZE,
 )
+from hostapp.protocol.decoder import FrameBatch
 from hostapp.protocol.messages import MESSAGE_CLASSES, s24_to_int32
-
-_U32 = struct.Struct("<I")
 
 DEFAULT_CHUNK_SIZE = 1 << 18
 
@@ -124,27 +122,36 @@ class RecordingReader:
         """Like :meth:`chunks`, with the PIEZO and LOAD messages of each chunk as arrays.
 
         The same frames, counters and stream times as :meth:`chunks`, but the
-        bodies of PIEZO and LOAD messages are parsed together with numpy
-        instead of one message object each: replays of recordings are
+        PIEZO and LOAD messages are checked, timed and parsed together with
+        numpy instead of one message object each: replays of recordings are
         several times faster. Other messages come as :class:`TimedFrame`.
         """
         clock = StreamClock()
-        stamp = clock.stamp_raw
         for decoder, data in self._read():
-            piezo: list[tuple[float, bytes]] = []
-            load: list[tuple[float, bytes]] = []
+            batch = decoder.feed_batch(data)
+            msg_type = batch.msg_type
+            timed = (msg_type == PIEZO) | (msg_type == LOAD)
+            t_s = np.zeros(len(batch))
+            t_us = batch.u32_at(0)
             others: list[TimedFrame] = []
-            for msg_type, seq, body in decoder.feed_raw(data):
-                if msg_type == PIEZO or msg_type == LOAD:
-                    (t_us,) = _U32.unpack_from(body)
-                    t = stamp(seq, msg_type, t_us)
-                    (piezo if msg_type == PIEZO else load).append((t, body))  # type: ignore[arg-type]
-                    continue
-                msg = MESSAGE_CLASSES[msg_type].from_body(body)
-                if isinstance(msg, Hello):
-                    self.hello = msg
-                others.append(TimedFrame(seq, msg, clock.stamp(seq, msg)))
-            yield DecodedBlock(piezo, load, others)
+            done = 0
+            # Runs of PIEZO and LOAD are timed at once; the messages between
+            # them in turn (a HELLO may restart the device's clock).
+            for j in [*np.flatnonzero(~timed).tolist(), len(batch)]:
+                if j > done:
+                    t_s[done:j] = clock.stamp_timed(t_us[done:j])
+                if j < len(batch):
+                    seq = int(batch.seq[j])
+                    msg = MESSAGE_CLASSES[int(msg_type[j])].from_body(batch.body(j))
+                    if isinstance(msg, Hello):
+                        self.hello = msg
+                    others.append(TimedFrame(seq, msg, clock.stamp(seq, msg)))
+                done = j + 1
+            yield DecodedBlock(
+                MessageRows.of(batch, t_s, msg_type == PIEZO),
+                MessageRows.of(batch, t_s, msg_type == LOAD),
+                others,
+            )
 
     def _read(self) -> Iterator[tuple[FrameDecoder, bytes]]:
         """A fresh decoder (its counters become :attr:`stats`) and the file, chunk by chunk."""
@@ -167,19 +174,56 @@ class RecordingReader:
 
 
 @dataclass(frozen=True, eq=False)
+class MessageRows:
+    """The PIEZO (or LOAD) messages of one chunk: stream times, bodies in one buffer.
+
+    Message ``i`` has stream time ``t_s[i]`` and its checked body at
+    ``data[start[i] : start[i] + length[i]]``, in arrival order.
+    """
+
+    t_s: npt.NDArray[np.float64]
+    start: npt.NDArray[np.int64]
+    length: npt.NDArray[np.int64]
+    data: npt.NDArray[np.uint8]
+
+    @classmethod
+    def of(
+        cls, batch: FrameBatch, t_s: npt.NDArray[np.float64], rows: npt.NDArray[np.bool_]
+    ) -> MessageRows:
+        """The rows of a decoded batch picked by ``rows``, with their stream times."""
+        return cls(t_s[rows], batch.start[rows], batch.length[rows], batch.data)
+
+    def __len__(self) -> int:
+        return int(self.t_s.size)
+
+    def bodies(self) -> list[bytes]:
+        """Each message's body."""
+        return [
+            self.data[a : a + n].tobytes()
+            for a, n in zip(self.start.tolist(), self.length.tolist(), strict=True)
+        ]
+
+    def table(self) -> npt.NDArray[np.uint8] | None:
+        """The bodies as rows of one array, or None if there are none or their lengths differ."""
+        if not len(self) or np.any(self.length != self.length[0]):
+            return None
+        return self.data[self.start[:, None] + np.arange(int(self.length[0]))]
+
+
+@dataclass(frozen=True, eq=False)
 class DecodedBlock:
     """The messages of one chunk of a recording, PIEZO and LOAD bodies kept as bytes.
 
     Attributes
     ----------
-    piezo, load : list of (float, bytes)
+    piezo, load : MessageRows
         Stream time and checked body of each PIEZO / LOAD message, arrival order.
     others : list of TimedFrame
         Every other message, in order.
     """
 
-    piezo: list[tuple[float, bytes]]
-    load: list[tuple[float, bytes]]
+    piezo: MessageRows
+    load: MessageRows
     others: list[TimedFrame]
 
     def piezo_arrays(
@@ -191,7 +235,7 @@ class DecodedBlock:
         None when the messages do not all have the same length and channel
         count (then parse them one by one with :meth:`as_frames`).
         """
-        table = _table(self.piezo)
+        table = self.piezo.table()
         if table is None:
             return None
         length = table.shape[1]
@@ -200,19 +244,17 @@ class DecodedBlock:
         if np.any(sets * channels * 2 != length - PIEZO_HEADER_SIZE):
             return None
         samples = np.ascontiguousarray(table[:, PIEZO_HEADER_SIZE:]).view("<u2")
-        t_s = np.array([t for t, _ in self.piezo], dtype=np.float64)
-        return t_s, sets, samples.reshape(-1, channels)
+        return self.piezo.t_s, sets, samples.reshape(-1, channels)
 
     def load_arrays(
         self,
     ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.int32]] | None:
         """``(t_s, valid_bits, values)`` of all LOAD messages at once, or None if they differ."""
-        table = _table(self.load)
+        table = self.load.table()
         if table is None:
             return None
         values = s24_to_int32(table[:, LOAD_HEADER_SIZE:].reshape(len(self.load), -1, 3))
-        t_s = np.array([t for t, _ in self.load], dtype=np.float64)
-        return t_s, table[:, 4].astype(np.int64), values
+        return self.load.t_s, table[:, 4].astype(np.int64), values
 
     def as_frames(self, *, with_load: bool = True) -> list[TimedFrame]:
         """The block's messages as :class:`TimedFrame` objects (others, PIEZO, LOAD).
@@ -220,21 +262,16 @@ class DecodedBlock:
         The seq of PIEZO and LOAD messages is not kept (-1).
         """
         frames = list(self.others)
-        frames += [TimedFrame(-1, Piezo.from_body(body), t) for t, body in self.piezo]
+        frames += [
+            TimedFrame(-1, Piezo.from_body(body), float(t))
+            for t, body in zip(self.piezo.t_s.tolist(), self.piezo.bodies(), strict=True)
+        ]
         if with_load:
-            frames += [TimedFrame(-1, Load.from_body(body), t) for t, body in self.load]
+            frames += [
+                TimedFrame(-1, Load.from_body(body), float(t))
+                for t, body in zip(self.load.t_s.tolist(), self.load.bodies(), strict=True)
+            ]
         return frames
-
-
-def _table(messages: list[tuple[float, bytes]]) -> npt.NDArray[np.uint8] | None:
-    """The bodies as rows of one uint8 array, or None if there are none or their lengths differ."""
-    if not messages:
-        return None
-    length = len(messages[0][1])
-    if any(len(body) != length for _, body in messages):
-        return None
-    table = np.frombuffer(b"".join(body for _, body in messages), dtype=np.uint8)
-    return table.reshape(len(messages), length)
 
 
 @dataclass(frozen=True, eq=False)

@@ -37,6 +37,21 @@ class ClockUnwrapper:
         self._last_raw = t_us
         return self._last
 
+    def unwrap_many(self, t_us: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """:meth:`unwrap` of each value in turn, at once."""
+        raw = np.asarray(t_us, dtype=np.int64)
+        if raw.size == 0:
+            return raw
+        if self._last_raw is None:
+            out = unwrap_t_us(raw)
+        else:
+            delta = np.diff(raw, prepend=self._last_raw) % T_US_MODULUS
+            delta[delta >= _HALF] -= T_US_MODULUS
+            out = self._last + np.cumsum(delta)
+        self._last_raw = int(raw[-1])
+        self._last = int(out[-1])
+        return out
+
     def reset(self) -> None:
         """Forget the history (after a device reboot its clock restarts)."""
         self._last_raw = None
@@ -118,6 +133,20 @@ class StreamClock:
         if isinstance(msg, Hello):
             return self.stamp_raw(seq, c.HELLO, 0)
         return None
+
+    def stamp_timed(self, t_us: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+        """Stream times of consecutive PIEZO and LOAD messages (:meth:`stamp_raw` of each)."""
+        raw = np.asarray(t_us, dtype=np.int64)
+        if raw.size == 0:
+            return np.zeros(0)
+        if self._epoch_ref_us is None:
+            self._epoch_ref_us = int(raw[0])
+            if self._origin_us is None:
+                self._origin_us = int(raw[0])
+        self._seen_any = True
+        elapsed = self._epoch_start_us + self._unwrapper.unwrap_many(raw) - self._epoch_ref_us
+        self._last_us = max(self._last_us, int(elapsed.max()))
+        return elapsed / 1e6
 
     def stamp_raw(self, seq: int, msg_type: int, t_us: int) -> float | None:
         """:meth:`stamp` from a message type and ``t_us`` (any value for types without one)."""

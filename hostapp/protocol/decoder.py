@@ -6,10 +6,13 @@ It never raises on any input. Every problem becomes a counter in
 
 from __future__ import annotations
 
+from binascii import crc_hqx
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import NamedTuple
 
+import numpy as np
+import numpy.typing as npt
 from cobs import cobs as _c_cobs
 
 from hostapp.protocol import constants as c
@@ -47,6 +50,44 @@ class RawFrame(NamedTuple):
     msg_type: int
     seq: int
     body: bytes
+
+
+@dataclass(frozen=True, eq=False)
+class FrameBatch:
+    """The good frames one chunk completed, as arrays (see :meth:`FrameDecoder.feed_batch`).
+
+    Frame ``i`` has type ``msg_type[i]``, sequence number ``seq[i]`` and its
+    body at ``data[start[i] : start[i] + length[i]]``, in arrival order.
+    """
+
+    msg_type: npt.NDArray[np.uint8]
+    seq: npt.NDArray[np.int64]
+    start: npt.NDArray[np.int64]
+    length: npt.NDArray[np.int64]
+    data: npt.NDArray[np.uint8]
+
+    def __len__(self) -> int:
+        return int(self.msg_type.size)
+
+    def body(self, i: int) -> bytes:
+        """The body of frame ``i``."""
+        a = int(self.start[i])
+        return self.data[a : a + int(self.length[i])].tobytes()
+
+    def u32_at(self, offset: int) -> npt.NDArray[np.int64]:
+        """The little-endian u32 at ``offset`` into every frame's body (t_us of PIEZO and LOAD)."""
+        if not len(self):
+            return np.zeros(0, dtype=np.int64)
+        at = self.start + offset
+        limit = self.data.size - 1
+        b = [self.data[np.minimum(at + k, limit)].astype(np.int64) for k in range(4)]
+        return b[0] | b[1] << 8 | b[2] << 16 | b[3] << 24
+
+
+_NO_FRAMES = FrameBatch(
+    np.zeros(0, np.uint8), np.zeros(0, np.int64), np.zeros(0, np.int64),
+    np.zeros(0, np.int64), np.zeros(0, np.uint8),
+)
 
 
 @dataclass
@@ -155,67 +196,124 @@ class FrameDecoder:
 
         Every body returned is known to decode (its type is known and its
         length fits), so ``MESSAGE_CLASSES[msg_type].from_body(body)`` gives
-        the message :meth:`feed` would; a reader of recordings can instead
-        parse the bodies of many PIEZO and LOAD messages at once with numpy.
-        The counters are the same either way.
+        the message :meth:`feed` would. The counters are the same either way.
         """
-        stats = self.stats
-        stats.bytes_in += len(data)
+        batch = self.feed_batch(data)
+        return [
+            RawFrame(int(t), int(q), batch.body(i))
+            for i, (t, q) in enumerate(zip(batch.msg_type, batch.seq, strict=True))
+        ]
+
+    def feed_batch(self, data: bytes | bytearray | memoryview) -> FrameBatch:
+        """Like :meth:`feed_raw`, with the frames as arrays over one buffer.
+
+        A reader of recordings can then time and parse the PIEZO and LOAD
+        messages of a chunk together with numpy: a stream sends hundreds of
+        them a second, and per-message Python would cost more than detecting.
+        The counters are the same as :meth:`feed` gives.
+        """
+        self.stats.bytes_in += len(data)
         buffer = self._pending + bytes(data) if self._pending else bytes(data)
         pieces = buffer.split(c.FRAME_DELIMITER)
         tail = pieces.pop()
-        frames: list[RawFrame] = []
-        append = frames.append
-        decode = _c_cobs.decode
-        piezo_layout, load_layout = Piezo.layout, Load.layout
-        ok_count = 0
-        for piece in pieces:
+        parts: list[FrameBatch] = []
+        if pieces and (self._discarding or not self._seen_delimiter):
+            # Only a chunk's first piece can end a frame already counted as
+            # oversize, or be the stream's partial start.
             first = not self._seen_delimiter
             self._seen_delimiter = True
+            piece, pieces = pieces[0], pieces[1:]
             if self._discarding:
-                # The end of a frame already counted as oversize.
                 self._discarding = False
-                continue
-            if not piece:
-                continue  # back-to-back delimiters carry nothing
-            # Fast path for the good PIEZO and LOAD frames that make up a
-            # stream; anything else (damage, other types) takes _decode_piece.
-            if not first and len(piece) <= c.MAX_ENCODED_SIZE:
-                try:
-                    raw = decode(piece)
-                except _c_cobs.DecodeError:
-                    raw = b""
-                if (
-                    len(raw) >= _MIN_MESSAGE_SIZE
-                    and crc16(raw[:-2]) == raw[-2] | raw[-1] << 8
-                    and (
-                        (raw[0] == c.PIEZO and piezo_layout(raw[3:-2]) is not None)
-                        or (raw[0] == c.LOAD and load_layout(raw[3:-2]) is not None)
-                    )
-                ):
-                    seq = raw[1] | raw[2] << 8
-                    last, self._last_seq = self._last_seq, seq
-                    if last is not None:
-                        stats.lost_messages += (seq - last - 1) % c.SEQ_MODULUS
-                    ok_count += 1
-                    append(RawFrame(raw[0], seq, raw[3:-2]))
-                    continue
-            frame = self._decode_piece(piece, first)
-            if frame is not None:
-                append(frame)
-        stats.frames_ok += ok_count
+            elif piece:
+                frame = self._decode_piece(piece, first)
+                if frame is not None:
+                    parts.append(_one_frame(frame))
+        if pieces:
+            self._seen_delimiter = True
+            parts.extend(self._decode_pieces([p for p in pieces if p]))
         if self._discarding:
             tail = b""  # still inside a frame already counted as oversize
         elif len(tail) > c.MAX_ENCODED_SIZE:
             if self._seen_delimiter:
-                stats.oversize += 1
+                self.stats.oversize += 1
             else:
-                stats.partial_start = 1
+                self.stats.partial_start = 1
             self._seen_delimiter = True
             self._discarding = True
             tail = b""
         self._pending = tail
-        return frames
+        return _join(parts)
+
+    def _decode_pieces(self, pieces: list[bytes]) -> list[FrameBatch]:
+        """Decode whole frames (none the stream's first), good PIEZO and LOAD ones at once.
+
+        The rest (damage, other types) take :meth:`_decode_piece` in turn,
+        so counters and sequence numbers are followed in arrival order.
+        """
+        n = len(pieces)
+        if n == 0:
+            return []
+        decode = _c_cobs.decode
+        try:
+            raws = [decode(p) for p in pieces]
+        except _c_cobs.DecodeError:
+            raws = [_cobs_decode_piece(p) for p in pieces]
+        piece_len = np.fromiter(map(len, pieces), np.int64, n)
+        raw_len = np.fromiter(map(len, raws), np.int64, n)
+        crcs = np.fromiter((crc_hqx(r[:-2], 0xFFFF) for r in raws), np.int64, n)
+        buffer = np.frombuffer(b"".join(raws), dtype=np.uint8)
+        fast = (piece_len <= c.MAX_ENCODED_SIZE) & (raw_len >= _MIN_MESSAGE_SIZE)
+        if not fast.any():
+            return [self._slow(pieces, 0, n)]
+        end = np.cumsum(raw_len)
+        begin = end - raw_len
+        last = buffer.size - 1
+
+        def byte(at: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+            return buffer[np.clip(at, 0, last)].astype(np.int64)
+
+        msg_type = byte(begin)
+        seq = byte(begin + 1) | byte(begin + 2) << 8
+        # The same tests as Piezo.layout and Load.layout, on every frame at once.
+        samples = raw_len - _MIN_MESSAGE_SIZE - c.PIEZO_HEADER_SIZE
+        sets = byte(begin + c.HEADER_SIZE + 4)
+        piezo_ok = (
+            (msg_type == c.PIEZO) & (samples >= 2) & (sets >= 1) & (sets <= c.PIEZO_MAX_SETS)
+            & (samples % (2 * np.maximum(sets, 1)) == 0)
+        )
+        values = raw_len - _MIN_MESSAGE_SIZE - c.LOAD_HEADER_SIZE
+        load_ok = (msg_type == c.LOAD) & (values >= 3) & (values % 3 == 0)
+        fast &= (crcs == (byte(end - 2) | byte(end - 1) << 8)) & (piezo_ok | load_ok)
+        out: list[FrameBatch] = []
+        done = 0
+        for j in [*np.flatnonzero(~fast).tolist(), n]:
+            if j > done:
+                self._count_good(seq[done:j])
+                out.append(FrameBatch(
+                    msg_type[done:j].astype(np.uint8), seq[done:j],
+                    begin[done:j] + c.HEADER_SIZE, raw_len[done:j] - _MIN_MESSAGE_SIZE, buffer,
+                ))
+            if j < n:
+                out.append(self._slow(pieces, j, j + 1))
+            done = j + 1
+        return out
+
+    def _slow(self, pieces: list[bytes], a: int, b: int) -> FrameBatch:
+        frames = [f for p in pieces[a:b] if (f := self._decode_piece(p, False)) is not None]
+        return _join([_one_frame(f) for f in frames])
+
+    def _count_good(self, seq: npt.NDArray[np.int64]) -> None:
+        """Follow the sequence numbers of a run of good PIEZO and LOAD frames."""
+        if seq.size == 0:
+            return
+        gaps = (np.diff(seq) - 1) % c.SEQ_MODULUS
+        lost = int(gaps.sum())
+        if self._last_seq is not None:
+            lost += (int(seq[0]) - self._last_seq - 1) % c.SEQ_MODULUS
+        self.stats.lost_messages += lost
+        self.stats.frames_ok += int(seq.size)
+        self._last_seq = int(seq[-1])
 
     def _decode_piece(self, piece: bytes, first: bool) -> RawFrame | None:
         stats = self.stats
@@ -276,3 +374,37 @@ class FrameDecoder:
             self.stats.resets += 1
             return
         self.stats.lost_messages += (seq - last - 1) % c.SEQ_MODULUS
+
+
+def _one_frame(frame: RawFrame) -> FrameBatch:
+    return FrameBatch(
+        np.array([frame.msg_type], np.uint8), np.array([frame.seq], np.int64),
+        np.zeros(1, np.int64), np.array([len(frame.body)], np.int64),
+        np.frombuffer(frame.body, dtype=np.uint8),
+    )
+
+
+def _join(parts: list[FrameBatch]) -> FrameBatch:
+    """One batch of the parts' frames, in order, over one buffer."""
+    if not parts:
+        return _NO_FRAMES
+    if len(parts) == 1:
+        return parts[0]
+    buffers: list[npt.NDArray[np.uint8]] = []
+    offsets: list[int] = []
+    seen: dict[int, int] = {}
+    size = 0
+    for part in parts:
+        key = id(part.data)
+        if key not in seen:
+            seen[key] = size
+            buffers.append(part.data)
+            size += part.data.size
+        offsets.append(seen[key])
+    return FrameBatch(
+        np.concatenate([p.msg_type for p in parts]),
+        np.concatenate([p.seq for p in parts]),
+        np.concatenate([p.start + off for p, off in zip(parts, offsets, strict=True)]),
+        np.concatenate([p.length for p in parts]),
+        np.concatenate(buffers) if len(buffers) > 1 else buffers[0],
+    )
