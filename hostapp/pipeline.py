@@ -178,16 +178,25 @@ class DetectionPipeline:
         """
         piezo = block.piezo_arrays() if block.piezo else _NO_PIEZO
         load = block.load_arrays() if with_load and block.load else _NO_LOAD
+        out: list[Event] = []
+        others_fed = False
+        if self.detector is None and any(isinstance(f.msg, Hello) for f in block.others):
+            # The HELLO gives the rates: the detector starts before this
+            # block's PIEZO and LOAD messages, which can then go as arrays.
+            out = self.feed(block.others)
+            others_fed = True
         detector = self.detector
         if detector is None or piezo is None or load is None:
             # Before the detector runs, or messages of several shapes: one by one.
-            return self.feed(block.as_frames(with_load=with_load))
-        for frame in block.others:
-            if isinstance(frame.msg, Hello):
-                self.stats.hello_messages += 1
+            frames = block.as_frames(with_load=with_load)
+            return out + self.feed(frames[len(block.others) :] if others_fed else frames)
+        if not others_fed:
+            for frame in block.others:
+                if isinstance(frame.msg, Hello):
+                    self.stats.hello_messages += 1
         runs = self._piezo_runs_from_arrays(*piezo, detector.piezo.rate)
         load_t, load_v, load_ok = self._load_arrays_from_arrays(*load)
-        return self._feed_arrays(detector, runs, load_t, load_v, load_ok)
+        return out + self._feed_arrays(detector, runs, load_t, load_v, load_ok)
 
     def _piezo_runs_from_arrays(
         self, t: np.ndarray, sets: np.ndarray, samples: np.ndarray, rate: float

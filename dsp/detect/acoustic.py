@@ -141,6 +141,9 @@ class AcousticLevelModel:
         self._heard_above: deque[float] = deque(maxlen=_CROSSTALK_KEPT)
         self.sums = np.zeros((self.n_levels, self.n_levels))
         self.counts = np.zeros(self.n_levels)
+        #: Incremented whenever the signatures change (a landing learnt).
+        self.version = 0
+        self._signatures: dict[bool, tuple[int, np.ndarray, np.ndarray]] = {}
         if signatures is not None:
             given = np.asarray(signatures, dtype=np.float64).reshape(self.n_levels, self.n_levels)
             weight = (
@@ -199,9 +202,15 @@ class AcousticLevelModel:
         ``heard_crosstalk``: blended with the prior of the crosstalk heard
         so far (:meth:`observe`) instead of the symmetric one.
         """
-        w = self.prior_weight
         prior = self.heard_prior if heard_crosstalk else self.prior
-        return (prior * w + self.sums) / (w + self.counts)[:, None]
+        cached = self._signatures.get(heard_crosstalk)
+        if cached is not None and cached[0] == self.version and cached[1] is prior:
+            return cached[2]
+        w = self.prior_weight
+        signatures = (prior * w + self.sums) / (w + self.counts)[:, None]
+        signatures.flags.writeable = False
+        self._signatures[heard_crosstalk] = (self.version, prior, signatures)
+        return signatures
 
     def classify(self, peaks: np.ndarray, *, heard_crosstalk: bool = False) -> AcousticDecision:
         """Most likely level for an impact with these per-channel peaks."""
@@ -220,3 +229,4 @@ class AcousticLevelModel:
             return
         self.sums[level] += loudness_profile(peaks, floor_db=self.floor_db)
         self.counts[level] += 1.0
+        self.version += 1

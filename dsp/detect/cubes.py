@@ -15,6 +15,8 @@ in a closed tower can only be a cube arriving).
 
 from __future__ import annotations
 
+from statistics import median
+
 import numpy as np
 
 # Why 15: a running median over the last 15 single-cube steps follows a
@@ -70,18 +72,22 @@ class CubeScale:
         uncalibrated one from its first. Otherwise the median of the levels
         learnt so far, if they agree (:data:`_MATCHED_SPREAD`).
         """
+        value = self._cached_units()[level]
+        return None if np.isnan(value) else float(value)
+
+    def _unit(self, level: int) -> float | None:
         own = self._history[level]
         if len(own) >= (_TRUST_SAMPLES if self._given is not None else 1):
-            return float(np.median(own))
+            return float(median(own))
         if self._given is not None:
             return float(self._given[level])
         return self._matched_pool()
 
     def _matched_pool(self) -> float | None:
-        learnt = [float(np.median(h)) for h in self._history if h]
+        learnt = [float(median(h)) for h in self._history if h]
         if len(learnt) < _MATCHED_LEVELS or max(learnt) > _MATCHED_SPREAD * min(learnt):
             return None  # too few to tell, or a mixed set of cells
-        return float(np.median(learnt))
+        return float(median(learnt))
 
     def trusted_units(self) -> np.ndarray:
         """Cube sizes known well enough to judge a ringing plate by (NaN elsewhere).
@@ -95,7 +101,7 @@ class CubeScale:
         for level in range(self.n_levels):
             own = self._history[level]
             if len(own) >= _TRUST_SAMPLES:
-                out[level] = float(np.median(own))
+                out[level] = float(median(own))
             elif self._given is not None:
                 out[level] = float(self._given[level])
             elif pool is not None:
@@ -108,10 +114,14 @@ class CubeScale:
 
     def units(self) -> np.ndarray:
         """Unsigned counts per cube of every level (NaN where unknown)."""
+        return self._cached_units().copy()
+
+    def _cached_units(self) -> np.ndarray:
+        # Asked for on every step and strike; changed only by learning.
         if self._units is None:
-            values = [self.unit(k) for k in range(self.n_levels)]
+            values = [self._unit(k) for k in range(self.n_levels)]
             self._units = np.array([np.nan if v is None else v for v in values])
-        return self._units.copy()
+        return self._units
 
     def _changed(self) -> None:
         self._units = None

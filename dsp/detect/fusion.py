@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field, replace
+from statistics import median
 
 import numpy as np
 
@@ -140,6 +141,9 @@ _DROP_LOOKBACK_S = 1.2
 # Why 2 s: impacts older than the longest unstable stretch before a step are
 # of no use for timing it.
 _IMPACT_MEMORY_S = 4.0
+# Why 512: strikes the ear has placed are remembered while they are among
+# the recent impacts (a few seconds' worth); the rest are let go past this.
+_HEARD_AS_KEPT = 512
 # Why 1 s: without a load reading for this long the load channels are
 # absent and the acoustic model has to decide on its own.
 _LOAD_ABSENT_S = 1.0
@@ -303,6 +307,7 @@ class Fusion:
         self._wide_impact_t: deque[float] = deque(maxlen=64)
         self._heard_db: deque[float] = deque(maxlen=50)
         self._piezo_seen = False
+        self._heard_as: dict[int, tuple[TimedImpact, int, int]] = {}
 
     # -- inputs ------------------------------------------------------------
     def add_impacts(
@@ -996,7 +1001,22 @@ class Fusion:
         """
         if self.acoustic.n_learnt < _EAR_ATTRIBUTION_LANDINGS:
             return loudest_levels(drop)
-        return [self.acoustic.classify(imp.peaks).level for imp in drop]
+        # Each strike is asked about many times while it is recent; the
+        # answer changes only when the ear learns.
+        version = self.acoustic.version
+        heard = self._heard_as
+        levels = []
+        for imp in drop:
+            known = heard.get(id(imp))
+            if known is None or known[0] is not imp or known[1] != version:
+                known = (imp, version, self.acoustic.classify(imp.peaks).level)
+                heard[id(imp)] = known
+            levels.append(known[2])
+        if len(heard) > _HEARD_AS_KEPT:
+            recent = {id(imp) for imp in self._impacts}
+            kept = {k: v for k, v in heard.items() if k in recent}
+            self._heard_as = kept if len(kept) <= _HEARD_AS_KEPT // 2 else {}
+        return levels
 
     def _drop_impacts(self, step: LoadStep) -> list[TimedImpact]:
         """Impacts of the drop that ended in this step (from shortly before it began)."""
@@ -1091,7 +1111,7 @@ class Fusion:
         """How far a landing swings this plate: its own median, else the tower's in cubes."""
         own = self._levels[level].landing_swings
         if len(own) >= _SWING_SAMPLES:
-            return float(np.median(own))
+            return float(median(own))
         pooled = [
             swing / abs(u)
             for k, memory in enumerate(self._levels)
@@ -1100,7 +1120,7 @@ class Fusion:
         ]
         if len(pooled) < _SWING_SAMPLES:
             return float("nan")
-        return float(np.median(pooled)) * abs(unit)
+        return float(median(pooled)) * abs(unit)
 
     def _last_strike_on_level(self, drop: list[TimedImpact], level: int) -> float:
         on = heard_on(drop, self._levels_of(drop), level)

@@ -9,6 +9,7 @@ evidence of where it happened.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -42,10 +43,17 @@ class Impact:
     floor: np.ndarray = field(repr=False)
 
     def snr_db(self) -> np.ndarray:
-        """Peak over floor per channel, dB (0 where the floor is unknown)."""
+        """Peak over floor per channel, dB (0 where the floor is unknown); read-only."""
+        return self._snr_db
+
+    @cached_property
+    def _snr_db(self) -> np.ndarray:
+        # The fusion asks about each strike many times while it is recent.
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = self.peaks / np.maximum(self.floor, 1e-9)
-        return np.where(np.isfinite(ratio), 20.0 * np.log10(np.maximum(ratio, 1e-9)), 0.0)
+        snr = np.where(np.isfinite(ratio), 20.0 * np.log10(np.maximum(ratio, 1e-9)), 0.0)
+        snr.flags.writeable = False
+        return snr
 
 
 class ImpactGrouper:

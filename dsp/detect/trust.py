@@ -12,6 +12,7 @@ the loudness of the landings confirmed so far.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from statistics import median
 
 import numpy as np
 
@@ -62,8 +63,9 @@ REREAD_TAIL_S = 0.05
 
 def stands_out_db(imp: TimedImpact) -> float:
     """How far a strike's loudest channel stands over the median one, dB over their floors."""
-    snr = imp.impact.snr_db()
-    return float(np.max(snr) - np.median(snr))
+    # statistics.median: the same value as numpy's, far cheaper for eight.
+    snr = imp.impact.snr_db().tolist()
+    return float(max(snr) - median(snr))
 
 
 def cube_like(imp: TimedImpact) -> bool:

@@ -1,4 +1,4 @@
-"""Detection speed: ``towerear detect`` end to end, and the detector alone."""
+"""Detection speed: `towerear detect` end to end on three kinds of stream; the detector alone."""
 
 from __future__ import annotations
 
@@ -13,6 +13,15 @@ from hostapp.bench import BenchResult
 # Why 300x: the issue's throughput target for `detect` on one core.
 _TARGET_X = 300.0
 _REPEATS = 3
+# What a recording may hold: single throws as our firmware frames them (10
+# sample sets a PIEZO message), quick series (more strikes, steps and
+# decisions a second), and a device sending every sample set in its own
+# message (the contract allows 1..14; 2000 messages a second to decode).
+_STREAMS = (
+    ("single throws", "single", 10),
+    ("rapid throws", "rapid", 10),
+    ("single throws, 1 set a message", "single", 1),
+)
 
 
 def run(quick: bool) -> list[BenchResult]:
@@ -20,28 +29,40 @@ def run(quick: bool) -> list[BenchResult]:
     from dsp.detect.detector import Detector
     from hostapp.cli.detect import detect_recording
     from hostapp.eval.sessions import SessionSpec, record_session
-    from hostapp.recording import RecordingReader
+    from hostapp.recording import RecordingReader, read_recording
 
     duration = 60.0 if quick else 300.0
     # Best of three: CPU time on a shared virtual machine still varies by a
     # third from run to run (the machine, not the code); the best run is
     # what the code costs.
     repeats = 1 if quick else _REPEATS
+    results: list[BenchResult] = []
+    worst = np.inf
     with tempfile.TemporaryDirectory(prefix="towerear-bench-") as tmp:
-        path = Path(tmp) / "bench.bin"
-        record_session(SessionSpec("single", 7, 77, duration), path)
-        decode_s = total_s = np.inf
-        for _ in range(repeats):
-            started = time.process_time()
-            for _block in RecordingReader(path).blocks():
-                pass
-            decode_s = min(decode_s, time.process_time() - started)
-            started = time.process_time()
-            detect_recording(path)
-            total_s = min(total_s, time.process_time() - started)
-        from hostapp.recording import read_recording
-
-        rec = read_recording(path)
+        for label, scenario, sets_per_frame in _STREAMS:
+            path = Path(tmp) / f"{scenario}-{sets_per_frame}.bin"
+            record_session(
+                SessionSpec(scenario, 7, 77, duration, sets_per_frame=sets_per_frame), path
+            )
+            decode_s = total_s = np.inf
+            for _ in range(repeats):
+                started = time.process_time()
+                for _block in RecordingReader(path).blocks():
+                    pass
+                decode_s = min(decode_s, time.process_time() - started)
+                started = time.process_time()
+                detect_recording(path)
+                total_s = min(total_s, time.process_time() - started)
+            speed = duration / total_s
+            worst = min(worst, speed)
+            share = float(np.clip(decode_s / total_s, 0.0, 1.0)) * 100.0
+            results.append(BenchResult(
+                f"detect, {label}", speed, "x real time", f">= {_TARGET_X:.0f}x",
+                speed >= _TARGET_X,
+            ))
+            results.append(BenchResult(f"   of which decoding ({label})", share, "%"))
+            if scenario == "single" and sets_per_frame == 10:
+                rec = read_recording(path)
     step = int(rec.piezo_rate_hz)
     detector_s = np.inf
     for _ in range(repeats):
@@ -54,22 +75,12 @@ def run(quick: bool) -> list[BenchResult]:
             detector.feed_load(rec.load_t_s[sel], rec.load[sel], rec.load_valid[sel])
         detector.finish()
         detector_s = min(detector_s, time.process_time() - started)
-    end_to_end = duration / total_s
-    return [
-        BenchResult(
-            f"detect end to end (decode + detect), best of {repeats}",
-            end_to_end,
-            "x real time",
-            f">= {_TARGET_X:.0f}x",
-            end_to_end >= _TARGET_X,
-        ),
-        BenchResult("decoding the recording alone", duration / decode_s, "x real time"),
-        BenchResult(
-            "detector alone (1 s blocks)", duration / max(detector_s, 1e-9), "x real time"
-        ),
-        BenchResult(
-            "decoding share of detect time",
-            float(np.clip(decode_s / total_s, 0.0, 1.0)) * 100.0,
-            "%",
-        ),
-    ]
+    results.append(BenchResult(
+        f"detect, slowest of the {len(_STREAMS)} streams (best of {repeats})", worst,
+        "x real time", f">= {_TARGET_X:.0f}x", worst >= _TARGET_X,
+    ))
+    results.append(BenchResult(
+        "detector alone, single throws (1 s blocks)", duration / max(detector_s, 1e-9),
+        "x real time",
+    ))
+    return results

@@ -44,6 +44,8 @@ class SessionSpec:
         Line damage per frame.
     clock_offset_us : int, optional
         Device clock at boot (near 2**32 to force a wrap); seed-derived if None.
+    sets_per_frame : int
+        Piezo sample sets per PIEZO message (1..14; the firmware sends 10).
     """
 
     scenario: str
@@ -53,6 +55,7 @@ class SessionSpec:
     bit_flip_prob: float = 0.0
     drop_prob: float = 0.0
     clock_offset_us: int | None = None
+    sets_per_frame: int = c.PIEZO_SETS_PER_FRAME
 
 
 def record_session(spec: SessionSpec, path: Path) -> list[dict[str, Any]]:
@@ -81,6 +84,7 @@ def record_session(spec: SessionSpec, path: Path) -> list[dict[str, Any]]:
         clock_offset_us=clock_offset_for_seed(spec.tower_seed) if offset is None else offset,
         damage=damage,
         clock_scale=tower.piezo_rate_hz / c.NOMINAL_PIEZO_RATE_HZ,
+        sets_per_frame=spec.sets_per_frame,
     )
     with path.open("wb") as handle:
         handle.write(device.generate(0.0))

@@ -25,6 +25,7 @@ from hostapp.protocol import (
     cobs_encode,
     encode_frame,
 )
+from hostapp.protocol.crc import crc16, crc16_rows
 from hostapp.protocol.decoder import _cobs_decode_piece
 from hostapp.protocol.messages import BodyError
 
@@ -239,3 +240,10 @@ def test_frames_decoded_together_are_those_decoded_one_by_one(
     reference = one_by_one.stats.as_dict()
     del reference["bytes_in"]
     assert counters == reference
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 80), st.integers(1, 30), st.integers(0, 2**32 - 1))
+def test_crc_of_many_rows_at_once_is_the_crc_of_each(length: int, rows: int, seed: int) -> None:
+    data = np.random.default_rng(seed).integers(0, 256, (rows, length), dtype=np.uint8)
+    assert crc16_rows(data).tolist() == [crc16(row.tobytes()) for row in data]
