@@ -137,6 +137,8 @@ def write_report(results: dict[str, FamilyResult], out_dir: Path, *, quick: bool
         "the knocked cube's landing below is found, and the thrown cube's level is found "
         "only when that plate swung like a landing and was struck the way a stopping cube "
         "strikes it (docs/detection.md): those throws are most of the missed landings.",
+        "*Detect speed* is seconds of stream per second of CPU time of the process "
+        "running `towerear detect` (one core).",
         "",
         "| family | sessions | hours | landings | level right | thrown level right | "
         "level right, throws knocking none down | "

@@ -138,9 +138,11 @@ def _run_job(job: tuple[str, SessionSpec, str]) -> list[SessionResult]:
         if family == "acoustic":
             return _acoustic_job(spec, path)
         truth = record_session(spec, path)
-        started = time.perf_counter()
+        # CPU time of this process: the target is speed on one core, and
+        # the other jobs on the machine must not count against it.
+        started = time.process_time()
         result = detect_recording(path)
-        elapsed = time.perf_counter() - started
+        elapsed = time.process_time() - started
         out = [SessionResult(family, spec, truth, result.events, result.diagnostics, elapsed)]
         if family in CALIBRATED_FAMILIES:
             out.append(_calibrated_twin(family, spec, truth, path))
@@ -177,9 +179,9 @@ def _calibrated_twin(
 ) -> SessionResult:
     """The recording at ``path`` detected again, with its tower's calibration profile."""
     calibration, calibrating_s = tower_calibration(spec.tower_seed)
-    started = time.perf_counter()
+    started = time.process_time()
     result = detect_recording(path, calibration=calibration)
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     diag = dict(result.diagnostics)
     diag["seconds_calibrating"] = calibrating_s
     return SessionResult(family, spec, truth, result.events, diag, elapsed, CALIBRATED)
@@ -204,9 +206,9 @@ def _acoustic_job(spec: SessionSpec, path: Path) -> list[SessionResult]:
     truth = record_session(spec, path)
     out = []
     for variant, calibration in (("cold", None), ("warm", learnt)):
-        started = time.perf_counter()
+        started = time.process_time()
         result = detect_recording(path, calibration=calibration, ignore_load=True)
-        elapsed = time.perf_counter() - started
+        elapsed = time.process_time() - started
         diag = dict(result.diagnostics)
         diag["learnt_landings"] = sum(learnt.acoustic_counts or ()) if calibration else 0
         out.append(
