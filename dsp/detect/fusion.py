@@ -28,6 +28,7 @@ from dsp.detect.loadhistory import SWING_BASE_S, LoadCoverage, LoadHistory
 from dsp.detect.piezo import TimedImpact
 from dsp.detect.stops import (
     BEFORE_STRIKE_S,
+    LOAD_LAG_S,
     STOP_ALONE_S,
     STOP_SWING_FELL,
     fast_arrivals,
@@ -175,9 +176,6 @@ _STOPPED_NET_CUBES = 0.5
 # later would otherwise see the next cube of a quick series land on the
 # plate the thrown one stopped on, and the stop would be lost.
 _STOP_JUDGED_S = 0.3
-# Why 50 ms: the HX711's filter settles in four readings, so a load change
-# shows in the readings up to that long after the strike that caused it.
-_LOAD_LAG_S = 0.05
 # Why 3: a plate's typical landing swing needs a few landings of its own.
 _SWING_SAMPLES = 3
 # Why 15: the median of the last 15 landings follows a slowly changing plate.
@@ -468,7 +466,7 @@ class Fusion:
             return False
         n, residual = self.scale.count(step.level, step.delta_counts)
         swing = self.load_history.swing(
-            step.level, step.t_before_s - _LOAD_LAG_S, step.t_settled_s
+            step.level, step.t_before_s - LOAD_LAG_S, step.t_settled_s
         )
         usual = self._usual_swing(step.level, unit)
         return swung_like_a_landing(n, residual, swing, usual, _STOPPED_SWING)
@@ -963,7 +961,7 @@ class Fusion:
         guessed = memory.stopped_guess
         if (
             guessed is not None
-            and step.t_before_s - _LOAD_LAG_S <= guessed <= step.t_settled_s
+            and step.t_before_s - LOAD_LAG_S <= guessed <= step.t_settled_s
             and (last is None or last.t_s <= guessed + _STOP_BOUNCES_S)
         ):
             # A thrown cube was inferred to have stopped here, knocking one

@@ -48,6 +48,11 @@ STOP_ALONE_S = 1.0
 # the drop (or the thrown cube's first strike there): the HX711 reading in
 # progress at a strike may already show it.
 BEFORE_STRIKE_S = 0.05
+# Why 50 ms: the HX711's filter settles in four readings, so a load change
+# shows in the readings up to that long after the strike that caused it: a
+# plate can still read as before (a still window ending) just after the
+# thrown cube's last strike there, and the gain is that cube's.
+LOAD_LAG_S = 0.05
 
 
 def fell_from_rest(struck_s: float, below_s: float) -> bool:
@@ -124,11 +129,12 @@ def plate_window(
     one, unless it settled only after ``t1_s`` (the plate rang on from the
     stop until the next cube settled it).
     """
+    bounced_until = struck[-1] + LOAD_LAG_S
     later = [t for t in later_strikes if t >= struck[-1] + ARRIVALS_APART_S]
-    until = min([t1_s, *(a for a, _ in gains if a > struck[-1]), *later])
+    until = min([t1_s, *(a for a, _ in gains if a > bounced_until), *later])
     settled = [b for _, b in gains if b < struck[0]]
     since = t0_s
     if any(b >= t0_s for b in settled):
         since = max(t0_s, struck[0] - BEFORE_STRIKE_S)
-    gained = any(a <= struck[-1] and struck[0] <= b <= t1_s for a, b in gains)
+    gained = any(a <= bounced_until and struck[0] <= b <= t1_s for a, b in gains)
     return PlateWindow(since, until, max(settled, default=-np.inf), gained)

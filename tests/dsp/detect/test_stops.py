@@ -55,3 +55,10 @@ def test_a_plate_is_judged_over_the_thrown_cubes_stretch_of_a_quick_series() -> 
     # unless it settled only after the time judged (the next cube's).
     assert plate_window(struck, [(4.99, 5.3)], [], 4.95, 5.5).gained
     assert not plate_window(struck, [(4.99, 5.9)], [], 4.95, 5.5).gained
+    # The plate reads as before for a few readings after a strike (the
+    # HX711 settles in four): a gain whose last still window ended within
+    # that lag of the last bounce is the thrown cube's too, not the next one's.
+    last = struck[-1]
+    just_after = plate_window(struck, [(last + 0.003, last + 0.12)], [], 4.95, 5.5)
+    assert just_after.gained and just_after.until_s == 5.5
+    assert not plate_window(struck, [(last + 0.08, last + 0.2)], [], 4.95, 5.5).gained
