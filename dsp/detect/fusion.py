@@ -301,6 +301,7 @@ class Fusion:
         #: Load of each level (counts) that the events so far account for;
         #: NaN until the settled view has seen the level (or after a lift).
         self.accounted = np.full(self.n_levels, np.nan)
+        self._reconnected = np.zeros(self.n_levels, dtype=bool)
         self._last_connection_t = -np.inf
         self._wide_impact_t: deque[float] = deque(maxlen=64)
         self._heard_db: deque[float] = deque(maxlen=50)
@@ -528,8 +529,13 @@ class Fusion:
         if level in self.disconnected:
             return []
         if not np.isfinite(self.accounted[level]):
-            self.accounted[level] = step.after_counts
-            return []
+            if self._reconnected[level] or not np.isfinite(step.before_counts):
+                # Back on the tower: its load is learnt anew, not counted.
+                self.accounted[level] = step.after_counts
+                return []
+            # The stream's first change on this plate: from the empty tower
+            # it began with (a cube that landed in its first second).
+            self.accounted[level] = step.before_counts
         before = float(self.accounted[level])
         delta = step.after_counts - before
         if not self.disconnected and not self.scale.knows_sign(level):
@@ -1138,6 +1144,7 @@ class Fusion:
     def _connection(self, conn: LoadConnection) -> list[Event]:
         self._last_connection_t = max(self._last_connection_t, conn.t_decided_s)
         self.accounted[conn.level] = np.nan
+        self._reconnected[conn.level] = True
         if not conn.connected:
             self.disconnected.add(conn.level)
             self._disconnect_t[conn.level] = conn.t_s

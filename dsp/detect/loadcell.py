@@ -22,7 +22,9 @@ on short windows of consecutive readings:
   module is lifted); when it is valid again its level is re-learnt silently.
 
 Noise sigmas come from the calibration or from the first ``tare_time_s`` of
-the stream (the tower must be empty and quiet then, contracts.md section 3).
+the stream (the tower should be empty and quiet then, contracts.md section
+3); a cube that lands before that second is over is still a step, decided
+once the noise is known.
 Everything is vectorised per block; results do not depend on how the stream
 is cut into blocks.
 """
@@ -267,13 +269,13 @@ class LoadChannelProcessor:
         # Disconnection times not yet followed by a stable window: the first
         # stable window after one re-learns the level instead of comparing.
         self._pending_resets: list[list[float]] = [[] for _ in range(n)]
-        self._n_rows = 0
         # Why two windows back: the other channels are judged over the
         # settling of the step itself, not over the whole drop (a falling
         # cube's edge strikes briefly shake the plates above).
         self._busy_lookback = 2 * self.window
         self._restless_hist = np.zeros((0, n), dtype=bool)
-        self._first_scored_row = 0 if noise_counts is not None else self.tare_readings - 1
+        # When the noise became known: no step is decided before it.
+        self._ready_t = -np.inf
 
     # -- configuration -----------------------------------------------------
     def set_cube_counts(
@@ -336,22 +338,29 @@ class LoadChannelProcessor:
         if t_s.size == 0:
             return LoadBlockResult([], [])
         connections = self._track_connections(t_s, valid)
-        if not self.noise_ready:
+        learning = not self.noise_ready
+        if learning:
+            need = self.tare_readings - self._n_tare
             self._learn_noise(values, valid)
+            if self.noise_ready:
+                self._ready_t = float(t_s[min(need, t_s.size) - 1])
         steps: list[LoadStep] = []
         all_t = np.concatenate([self._hist_t, t_s])
         all_v = np.concatenate([self._hist_v, values])
         all_ok = np.concatenate([self._hist_ok, valid])
         w = self.window
         first = max(w - 1, self._hist_t.size)  # windows ending in this block's readings
+        if learning and self.noise_ready:
+            # Every reading since the stream began is still here: the windows
+            # of the tare's second are scored now, so a cube that landed in
+            # it is a step (decided once the noise is known), not the start.
+            first = w - 1
         if all_t.size > first and self.noise_ready:
-            # Windows are scored from the same global reading on, however the
-            # stream is cut: the first one ending after the noise is known.
-            first_end = self._n_rows - self._hist_t.size + first
-            skip = max(0, self._first_scored_row - first_end)
-            steps = self._find_steps(all_t, all_v, all_ok, first + skip)
-        self._n_rows += t_s.size
-        keep = self._keep
+            # Every window is scored once, from the stream's first on,
+            # however the stream is cut.
+            steps = self._find_steps(all_t, all_v, all_ok, first)
+        # Until the noise is known, every reading is kept (see above).
+        keep = self._keep if self.noise_ready else all_t.size
         self._hist_t = all_t[-keep:]
         self._hist_v = all_v[-keep:]
         self._hist_ok = all_ok[-keep:]
@@ -726,7 +735,7 @@ class LoadChannelProcessor:
                     level=int(ch),
                     t_before_s=float(prev_t[j, ch]),
                     t_settled_s=float(t_start[j, ch]),
-                    t_decided_s=float(win_t1[j]),
+                    t_decided_s=max(float(win_t1[j]), self._ready_t),
                     delta_counts=float(means[j, ch] - prev_mean[j, ch]),
                     before_counts=float(prev_mean[j, ch]),
                     after_counts=float(means[j, ch]),
@@ -740,7 +749,7 @@ class LoadChannelProcessor:
                     level=ch,
                     t_before_s=t_before,
                     t_settled_s=float(t_start[j, ch]),
-                    t_decided_s=float(win_t1[j]),
+                    t_decided_s=max(float(win_t1[j]), self._ready_t),
                     delta_counts=float(means[j, ch] - before),
                     before_counts=before,
                     after_counts=float(means[j, ch]),

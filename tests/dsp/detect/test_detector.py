@@ -227,3 +227,15 @@ def test_plates_that_never_swing_do_not_break_the_knock_down_check() -> None:
     strike = Impact(frame=0, channels=(5,), peaks=peaks, floor=np.ones(8))
     drop = [TimedImpact(1.2, strike), TimedImpact(1.3, strike)]  # struck twice on level 5
     assert fusion._stopped_above(2, drop, 1.0, 2.0) is None
+
+
+def test_a_cube_landing_in_the_first_second_is_found() -> None:
+    # The load cells' noise is learnt from the stream's first second; a cube
+    # thrown before that is over still lands on its level.
+    tower = SyntheticTower(duration_s=8.0, seed=11)
+    tower.throw(0.3, 4)
+    tower.throw(4.0, 2)
+    events = _detect(tower, list(range(0, 16000, 2000)), list(range(0, 640, 80)))
+    landings = [e for e in events if isinstance(e, Landing)]
+    assert [(e.floor, e.cubes) for e in landings] == [(4, 1), (2, 1)]
+    assert landings[0].t < 1.0 <= landings[0].t_decided

@@ -812,3 +812,17 @@ def test_a_step_read_on_a_strikes_jolt_is_read_again_once_the_jolt_has_passed() 
     fusion, step = _jolted(holds=True)
     fusion.add_load([step], [], 1.0625)
     assert [round(e.t_decided, 3) for e in fusion.advance(1.5)] == [1.125]
+
+
+def test_the_settled_views_first_step_counts_from_the_tower_the_stream_began_with() -> None:
+    # A cube that landed in the stream's first second, the fast view having
+    # doubted it: the settled view's first step on the plate is a landing
+    # (from the empty plate the stream began with). A plate back on the
+    # tower after a lift is learnt anew instead.
+    fusion = _fusion()
+    fusion.accounted[:] = np.nan
+    events = fusion.add_settled_step(_step(3, 0.3, 0.7, 1))
+    assert [(type(e).__name__, e.floor, e.cubes) for e in events] == [("Landing", 3, 1)]
+    fusion.add_load([], [LoadConnection(5, False, 2.0, 2.1)], 2.1)
+    fusion.add_load([], [LoadConnection(5, True, 3.0, 3.0)], 3.0)
+    assert fusion.add_settled_step(_step(5, 3.1, 3.5, 1)) == []

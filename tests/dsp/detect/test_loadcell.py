@@ -71,6 +71,23 @@ def test_noise_is_learnt_on_the_first_second() -> None:
     assert np.allclose(proc.sigma[:6], 30.0, rtol=0.35)
 
 
+@pytest.mark.parametrize("cuts", [[], [10, 45, 79, 81, 100], list(range(1, 200))])
+def test_a_cube_landing_while_the_noise_is_learnt_is_a_step(cuts: list[int]) -> None:
+    # A cube lands 0.4 s into the stream, before the first second (from
+    # which the noise is learnt) is over: it is a step, decided when the
+    # noise is known, however the readings come.
+    rng = np.random.default_rng(5)
+    n = 200
+    t = np.arange(n) / RATE
+    v = rng.normal(0.0, 30.0, (n, 8))
+    v[32:, 3] += 6000.0
+    ok = np.ones((n, 8), dtype=bool)
+    steps, _ = _run(LoadChannelProcessor(n_channels=8, sample_rate_hz=RATE), t, v, ok, cuts)
+    assert [(s.level, round(s.delta_counts / 6000.0)) for s in steps] == [(3, 1)]
+    assert 32 / RATE <= steps[0].t_settled_s <= 34 / RATE
+    assert steps[0].t_decided_s == t[79]  # the 80th reading: the noise is known
+
+
 def test_empty_block_gives_nothing() -> None:
     proc = LoadChannelProcessor(n_channels=8, sample_rate_hz=RATE)
     r = proc.process(t_s=np.zeros(0), values=np.zeros((0, 8)), valid=np.zeros((0, 8), bool))
