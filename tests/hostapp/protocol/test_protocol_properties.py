@@ -124,28 +124,41 @@ def test_any_chunking_gives_the_same_messages(msgs: list[Message], cuts: list[in
     assert decoder.stats.bytes_in == len(wire)
 
 
+Damage = list[tuple[str, int, int]]
+
+
+def damage_list(max_size: int) -> st.SearchStrategy[Damage]:
+    kinds = st.sampled_from(["flip", "insert", "delete"])
+    return st.lists(st.tuples(kinds, st.integers(0, 10**6), u8), max_size=max_size)
+
+
+def _apply(wire: bytearray, kind: str, where: int, value: int) -> int:
+    """Damage ``wire`` in place; returns the position hit."""
+    position = where % len(wire)
+    if kind == "flip":
+        wire[position] ^= value or 1
+    elif kind == "insert":
+        wire.insert(position, value)
+    else:
+        del wire[position]
+    return position
+
+
 @settings(max_examples=80, deadline=None)
 @given(
     st.lists(messages, min_size=3, max_size=12),
-    st.lists(st.tuples(st.sampled_from(["flip", "insert", "delete"]), st.integers(0, 10**6),
-                       u8), max_size=6),
+    damage_list(6),
 )
 def test_damage_never_raises_and_loses_only_damaged_frames(
-    msgs: list[Message], damage: list[tuple[str, int, int]]
+    msgs: list[Message], damage: Damage
 ) -> None:
     frames = [encode_frame(m, i) for i, m in enumerate(msgs)]
     wire = bytearray(b"".join(frames))
     starts = np.cumsum([0] + [len(f) for f in frames])
     touched: set[int] = set()
     for kind, where, value in damage:
-        position = where % len(wire)
+        position = _apply(wire, kind, where, value)
         touched.add(int(np.searchsorted(starts, position, side="right")) - 1)
-        if kind == "flip":
-            wire[position] ^= value or 1
-        elif kind == "insert":
-            wire.insert(position, value)
-        else:
-            del wire[position]
         # Later offsets refer to the damaged wire; keep frame starts roughly right.
         delta = {"flip": 0, "insert": 1, "delete": -1}[kind]
         starts[starts > position] += delta
@@ -206,25 +219,18 @@ def test_decoder_fast_cobs_agrees_with_the_reference_on_any_piece(piece: bytes) 
 @settings(max_examples=150, deadline=None)
 @given(
     st.lists(messages, min_size=1, max_size=30),
-    st.lists(st.tuples(st.sampled_from(["flip", "insert", "delete"]), st.integers(0, 10**6),
-                       u8), max_size=12),
+    damage_list(12),
     st.integers(0, 40),
 )
 def test_frames_decoded_together_are_those_decoded_one_by_one(
-    msgs: list[Message], damage: list[tuple[str, int, int]], skip: int
+    msgs: list[Message], damage: Damage, skip: int
 ) -> None:
     # The decoder checks the PIEZO and LOAD frames of a chunk together with
     # numpy; each frame alone through the per-frame path must give the same
     # frames and counters, damaged or not, from a stream begun mid-frame.
     wire = bytearray(b"".join(encode_frame(m, i) for i, m in enumerate(msgs)))
     for kind, where, value in damage:
-        position = where % len(wire)
-        if kind == "flip":
-            wire[position] ^= value or 1
-        elif kind == "insert":
-            wire.insert(position, value)
-        else:
-            del wire[position]
+        _apply(wire, kind, where, value)
     data = bytes(wire[skip:]) + b"\x00"  # every piece ends within the data
     together = FrameDecoder()
     got = together.feed_raw(data)
