@@ -124,6 +124,10 @@ _DROP_GAP_GUARD_S = 0.3
 # of up to 0.4 s needs about 0.9 s to ring below the fast view's tolerance;
 # until then window means swing, and a step after a step is suspect.
 _RING_GUARD_S = 1.0
+# Why a fifth of a cube: ring reads of a landing lie above the plate's
+# level before it (the cube is on it); a hand lifting or pressing from
+# below reads lower by more than noise.
+_SANK_CUBES = 0.2
 # Why 0.15 cube: a second cube on a still-ringing plate must look whole.
 _RING_MAX_RESIDUAL = 0.15
 # Why 0.3 s: the two halves of one arrival read on a ringing plate come a
@@ -219,6 +223,9 @@ class _LevelMemory:
     landed_t: float = -np.inf
     #: The last fast step's decision time and whether it was a landing.
     last_fast: tuple[float, bool] | None = None
+    #: When a fast step last read the plate lower (by a fifth of a cube or
+    #: more): a hand lifting or pressing from below, never a ring read.
+    sank_t: float = -np.inf
     #: When the fast view last saw the level settle after a change, trusted
     #: or not: the latest a cube there can have come to rest.
     fast_settled_t: float | None = None
@@ -599,9 +606,32 @@ class Fusion:
         """Whether the previous fast step on this level was recent, and a landing."""
         memory = self._levels[step.level]
         last, memory.last_fast = memory.last_fast, (step.t_decided_s, False)
+        unit = self.scale.unit(step.level)
+        sign = self.scale.sign[step.level] or 1.0
+        if unit and sign * step.delta_counts < -_SANK_CUBES * unit:
+            memory.sank_t = step.t_decided_s
         if last is None or step.t_settled_s - last[0] >= _RING_GUARD_S:
             return False, False
         return True, last[1]
+
+    def _rang_then_landed(
+        self, step: LoadStep, previous: tuple[float, bool] | None, n: int, residual: float
+    ) -> bool:
+        """Whether a clean cube came on a plate whose last fast reads were its ring.
+
+        A plate ringing slowly (8-12 Hz, for up to a second) after a landing
+        is read in part-cube steps that are not landings; the guard after
+        them is for a hand, which also moves the plate down. A clean step of
+        one cube, heard landing there, on a plate no fast step read lower
+        within the guard, is the next cube.
+        """
+        memory = self._levels[step.level]
+        if n != 1 or residual > _RING_MAX_RESIDUAL or step.busy_levels:
+            return False
+        if step.t_settled_s - memory.sank_t < _RING_GUARD_S:
+            return False
+        drop = self._drop_impacts(step)
+        return bool(heard_on(drop, self._levels_of(drop), step.level)) and self._heard_a_drop(step)
 
     def _step_event(self, step: LoadStep, now_s: float) -> list[Event]:
         out = self._fast_step_event(step, now_s)
@@ -616,6 +646,8 @@ class Fusion:
         recent, after_landing = self._ringing(step)
         if recent and not step.revises:
             n, residual = self.scale.count(step.level, step.delta_counts)
+            if not after_landing and self._rang_then_landed(step, previous, n, residual):
+                after_landing = True
             if not after_landing or n <= 0 or residual > _RING_MAX_RESIDUAL:
                 # Window means of a plate ringing after a landing wander by
                 # a good part of a cube, and a plate that just moved without

@@ -826,3 +826,34 @@ def test_the_settled_views_first_step_counts_from_the_tower_the_stream_began_wit
     fusion.add_load([], [LoadConnection(5, False, 2.0, 2.1)], 2.1)
     fusion.add_load([], [LoadConnection(5, True, 3.0, 3.0)], 3.0)
     assert fusion.add_settled_step(_step(5, 3.1, 3.5, 1)) == []
+
+
+def _fast(level: int, t_before: float, t_settled: float, delta_cubes: float,
+          before_cubes: float) -> LoadStep:
+    return LoadStep(level=level, t_before_s=t_before, t_settled_s=t_settled,
+                    t_decided_s=t_settled + 0.05, delta_counts=delta_cubes * UNIT,
+                    before_counts=before_cubes * UNIT,
+                    after_counts=(before_cubes + delta_cubes) * UNIT)
+
+
+def _ring_reads_then_a_cube(first_read_cubes: float) -> list:
+    """A cube lands on plate 5 and rings slowly: read once as part of a cube;
+    0.6 s later the next cube lands there, heard, and reads clean."""
+    fusion = _fusion()
+    fusion.add_impacts([_strike(1.00, 5), _strike(1.04, 5)])
+    out = fusion._fast_step_event(_fast(5, 0.9, 1.15, 1.0, 0.0), 1.3)
+    assert _landings(out) == [(5, 1, 1.04)]
+    fusion._fast_step_event(_fast(5, 1.2, 1.35, first_read_cubes, 1.0), 1.45)
+    fusion.add_impacts([_strike(1.80, 5), _strike(1.84, 5)])
+    return fusion._fast_step_event(_fast(5, 1.7, 1.95, 1.0, 1.0 + first_read_cubes), 2.1)
+
+
+def test_a_clean_cube_on_a_plate_whose_ring_was_read_in_part_is_a_landing() -> None:
+    # Plates ringing at 8-12 Hz for most of a second are read in part-cube
+    # steps; the next cube on them is no hand's work.
+    assert _landings(_ring_reads_then_a_cube(0.45)) == [(5, 1, 1.84)]
+
+
+def test_a_cube_after_the_plate_was_read_lower_waits_for_the_settled_view() -> None:
+    # A plate read lower was lifted or pressed from below by a hand.
+    assert _landings(_ring_reads_then_a_cube(-0.45)) == []
