@@ -149,6 +149,14 @@ class CubeScale:
         if self._votes[level] != 0:
             self.sign[level] = 1.0 if self._votes[level] > 0 else -1.0
 
+    def cubes(self, level: int, delta_counts: float) -> float:
+        """A step in cubes, signed (+ added), not rounded; NaN while no size is known."""
+        sign = self.sign[level] if self.knows_sign(level) else self._usual_sign()
+        unit = self.unit(level)
+        if unit is None or unit <= 0:
+            return float("nan")
+        return float(sign * delta_counts / unit)
+
     def count(
         self, level: int, delta_counts: float, *, still: bool = False
     ) -> tuple[int, float]:
@@ -173,11 +181,10 @@ class CubeScale:
             ``|delta/unit - n|`` (0.5 at worst). Before anything is known the
             step counts as one cube added, residual 0.
         """
-        sign = self.sign[level] if self.knows_sign(level) else self._usual_sign()
-        unit = self.unit(level)
-        if unit is None or unit <= 0:
+        x = self.cubes(level, delta_counts)
+        if np.isnan(x):
+            sign = self.sign[level] if self.knows_sign(level) else self._usual_sign()
             return (1 if delta_counts * sign > 0 else -1), 0.0
-        x = sign * delta_counts / unit
         own = self._history[level]
         if still and self._given is None and own and len(own) < _TRUST_SAMPLES:
             if _HALF_RANGE[0] <= abs(x) <= _HALF_RANGE[1]:

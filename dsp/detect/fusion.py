@@ -606,17 +606,13 @@ class Fusion:
         """Whether the previous fast step on this level was recent, and a landing."""
         memory = self._levels[step.level]
         last, memory.last_fast = memory.last_fast, (step.t_decided_s, False)
-        unit = self.scale.unit(step.level)
-        sign = self.scale.sign[step.level] or 1.0
-        if unit and sign * step.delta_counts < -_SANK_CUBES * unit:
+        if self.scale.cubes(step.level, step.delta_counts) < -_SANK_CUBES:
             memory.sank_t = step.t_decided_s
         if last is None or step.t_settled_s - last[0] >= _RING_GUARD_S:
             return False, False
         return True, last[1]
 
-    def _rang_then_landed(
-        self, step: LoadStep, previous: tuple[float, bool] | None, n: int, residual: float
-    ) -> bool:
+    def _rang_then_landed(self, step: LoadStep, n: int, residual: float) -> bool:
         """Whether a clean cube came on a plate whose last fast reads were its ring.
 
         A plate ringing slowly (8-12 Hz, for up to a second) after a landing
@@ -646,7 +642,7 @@ class Fusion:
         recent, after_landing = self._ringing(step)
         if recent and not step.revises:
             n, residual = self.scale.count(step.level, step.delta_counts)
-            if not after_landing and self._rang_then_landed(step, previous, n, residual):
+            if not after_landing and self._rang_then_landed(step, n, residual):
                 after_landing = True
             if not after_landing or n <= 0 or residual > _RING_MAX_RESIDUAL:
                 # Window means of a plate ringing after a landing wander by
