@@ -130,6 +130,21 @@ _RING_GUARD_S = 1.0
 _SANK_CUBES = 0.2
 # Why 0.15 cube: a second cube on a still-ringing plate must look whole.
 _RING_MAX_RESIDUAL = 0.15
+# Why 50 ms, 0.6 s, two levels, 0.1 s and a quarter cube: a fast step
+# doubted only because other plates were restless (a knock on the table
+# rings every plate for up to 0.8 s; a hand on another level shakes the
+# plates near it) is looked at again every 50 ms until 0.6 s after it
+# settled (the settled view decides 0.6-0.9 s after). It is decided once
+# every plate within two levels that no cube struck is back within a
+# quarter cube of its load before the step (the mean of its last 0.1 s,
+# about one period of a plate's ring, or its ring fit): a hand pressing or
+# lifting a plate holds it off its load. A hand further away does not move
+# this plate, which must still hold its cube.
+_CALM_LOOK_EVERY_S = 0.05
+_CALM_LOOK_UNTIL_S = 0.6
+_CALM_REACH = 2
+_CALM_TAIL_S = 0.1
+_CALM_BACK_CUBES = 0.25
 # Why 0.3 s: the two halves of one arrival read on a ringing plate come a
 # window or two apart; a part older than this was something else.
 _PART_JOIN_S = 0.3
@@ -290,8 +305,13 @@ class Fusion:
         self._pending_steps: list[LoadStep] = []
         # Fast steps read on a strike's jolt, queued again to be read later.
         self._rereads: set[LoadStep] = set()
+        # Fast steps doubted for restless plates alone, queued again until
+        # they are still (each with the step as first seen).
+        self._calm_looks: dict[LoadStep, LoadStep] = {}
         self._recent_steps: deque[tuple[LoadStep, int]] = deque()  # (step, signed cubes)
         self._disturbance_until = -np.inf
+        # The same, for steps on many levels at once (not knocks heard).
+        self._steps_disturbed_until = -np.inf
         self._last_disturbance_t = -np.inf
         self.disconnected: set[int] = set()
         self._disconnect_t: dict[int, float] = {}
@@ -362,6 +382,9 @@ class Fusion:
         if self._rereads:
             # Those dropped with a disturbance or a lift are not read again.
             self._rereads.intersection_update(self._pending_steps)
+        if self._calm_looks:
+            pending = set(self._pending_steps)
+            self._calm_looks = {s: f for s, f in self._calm_looks.items() if s in pending}
         if (
             self._drop.impacts
             and not self._load_present(now_s)
@@ -404,6 +427,7 @@ class Fusion:
                 self.stats.steps_in_disturbance += len(group)
                 t0 = min(s.t_before_s for s in group)
                 out.extend(self._disturbance(t0, now_s, settle_until=step.t_settled_s))
+                self._steps_disturbed_until = self._disturbance_until
                 continue
             self._pending_steps.remove(step)
             if step.revises:
@@ -420,7 +444,18 @@ class Fusion:
                     self._doubt(step)
                     self.stats.steps_in_disturbance += 1
                     continue
+            elif step in self._calm_looks:
+                if not self._calm_look(step):
+                    continue
             elif not self._fast_step_trusted(step):
+                if self._waits_for_calm(step):
+                    # Doubted only for other plates shaken by something else
+                    # (a knock on the table, a hand on another level): looked
+                    # at again once they are still. Meanwhile the settled
+                    # view may count it, timed by it.
+                    self._doubt(step)
+                    self._look_when_calm(step, step)
+                    continue
                 if not self._looks_like_cubes(step):
                     # Not like a cube: what follows on this plate soon is suspect (a hand).
                     self._levels[step.level].last_fast = (step.t_decided_s, False)
@@ -436,12 +471,19 @@ class Fusion:
             out.extend(self._step_event(step, now_s))
         return out
 
-    def _fast_step_trusted(self, step: LoadStep) -> bool:
-        """Whether the fast view may decide this step (calm, closed tower)."""
-        if self.disconnected or step.t_settled_s <= self._disturbance_until:
+    def _fast_step_trusted(self, step: LoadStep, *, shaken_too: bool = True) -> bool:
+        """Whether the fast view may decide this step (calm, closed tower).
+
+        ``shaken_too=False``: whether it may, but for other plates being
+        restless or a knock heard on the table.
+        """
+        disturbed_until = self._disturbance_until if shaken_too else self._steps_disturbed_until
+        if self.disconnected or step.t_settled_s <= disturbed_until:
             return False
         if step.t_before_s - self._last_connection_t < _HANDLING_GUARD_S:
             return False
+        if not shaken_too:
+            return not hands_rumbling(self._impacts, step) and self._heard_a_drop(step)
         if self._unexplained_busy(step) >= _BUSY_LEVELS:
             return False
         start = step.t_before_s - _DROP_GAP_GUARD_S
@@ -450,6 +492,58 @@ class Fusion:
         if hands_rumbling(self._impacts, step):
             return False
         return self._heard_a_drop(step) or self._felt_a_drop(step)
+
+    def _waits_for_calm(self, step: LoadStep) -> bool:
+        """Whether a step doubted for restless plates alone may be looked at again.
+
+        One clean cube, heard landing on this level as loud as a cube, with
+        nothing but other plates against it.
+        """
+        n, residual = self.scale.count(step.level, step.delta_counts)
+        if n != 1 or residual > _FAST_MAX_RESIDUAL:
+            return False
+        if not self._fast_step_trusted(step, shaken_too=False):
+            return False
+        drop = self._drop_impacts(step)
+        return any(abs(top - step.level) <= 1 for top in self._levels_of(drop))
+
+    def _look_when_calm(self, step: LoadStep, first: LoadStep) -> None:
+        again = replace(step, t_decided_s=step.t_decided_s + _CALM_LOOK_EVERY_S)
+        self._calm_looks[again] = first
+        self._pending_steps.append(again)
+
+    def _calm_look(self, step: LoadStep) -> bool:
+        """Whether a step waiting for calm is decided now (else doubted, or looked at later)."""
+        first = self._calm_looks.pop(step)
+        now_s = step.t_decided_s
+        doubted = self._levels[step.level].doubted
+        if (
+            first not in doubted
+            or not self._fast_step_trusted(first, shaken_too=False)
+            or not self._still_holds(step)
+        ):
+            # The settled view counted it already; or hands, a lift, steps on
+            # many plates, or the plate went back: the settled view decides.
+            return False
+        if self._plates_calm(first, now_s):
+            doubted.remove(first)
+            return True
+        if now_s + _CALM_LOOK_EVERY_S <= first.t_settled_s + _CALM_LOOK_UNTIL_S:
+            self._look_when_calm(step, first)
+        return False
+
+    def _plates_calm(self, step: LoadStep, now_s: float) -> bool:
+        """Whether every other plate not struck by a cube is still at ``now_s``."""
+        explained = self._explained_plates(step)
+        own = self.scale.unit(step.level)
+        for k in range(self.n_levels):
+            if k == step.level or explained >> k & 1 or abs(k - step.level) > _CALM_REACH:
+                continue
+            unit = self.scale.unit(k) or own
+            back = self.load_history.change(k, step.t_before_s, now_s, _CALM_TAIL_S)
+            if unit is None or not abs(back) <= _CALM_BACK_CUBES * abs(unit):
+                return False
+        return True
 
     def _still_holds(self, step: LoadStep) -> bool:
         """Whether the plate still holds the step's cubes at its (later) decision time."""
@@ -480,7 +574,12 @@ class Fusion:
         return swung_like_a_landing(n, residual, swing, usual, _STOPPED_SWING)
 
     def _unexplained_busy(self, step: LoadStep) -> int:
-        """Other plates restless while this one settled, less those struck by cubes.
+        """How many other plates were restless, unexplained (:meth:`_explained_plates`)."""
+        explained = self._explained_plates(step)
+        return step.busy_levels - (step.busy_mask & explained).bit_count()
+
+    def _explained_plates(self, step: LoadStep) -> int:
+        """Plates whose restlessness cubes explain (a mask of levels).
 
         A falling cube strikes the hole edges of the levels above the one it
         stops on, and each strike jolts that plate's load for a moment; a
@@ -497,7 +596,7 @@ class Fusion:
         loudest = self._levels_of(drop)
         here = heard_on(drop, loudest, step.level)
         if not here:
-            return step.busy_levels
+            return 0
         # Struck on the way down: before the cube first struck this level;
         # and the plates next to this one, which its landing jolts.
         struck = {top for imp, top in zip(drop, loudest, strict=True)
@@ -510,8 +609,7 @@ class Fusion:
         # And plates still ringing from a cube of their own (rapid throws).
         struck |= {k for k, memory in enumerate(self._levels)
                    if memory.landed_t >= step.t_before_s - _RING_GUARD_S}
-        explained = sum(1 for k in struck if step.busy_mask >> k & 1)
-        return step.busy_levels - explained
+        return sum(1 << k for k in struck)
 
     def _heard_a_drop(self, step: LoadStep) -> bool:
         """Whether the piezos heard a cube strike near this level before it settled.
