@@ -55,6 +55,7 @@ from dsp.detect.trust import (
     drop_loudness_db,
     hands_rumbling,
     loud_as_a_cube,
+    pressed_not_struck,
     read_on_a_strike,
     swung_like_a_landing,
 )
@@ -167,6 +168,10 @@ _HEARD_AS_KEPT = 512
 # Why 1 s: without a load reading for this long the load channels are
 # absent and the acoustic model has to decide on its own.
 _LOAD_ABSENT_S = 1.0
+# Why 2: a touch on the tower sounds as one or two soft strikes; the cubes
+# whose plates swung least (knocked one level down from rest, 0.05-0.08 of
+# a landing's swing on the cross-check model) came with a throw's strikes.
+_PRESS_STRIKES = 2
 # Why 0.7: a cube landing on a plate swings it about as far as the plate's
 # own landings do (0.5-1.7 of their median on the cross-check towers); a
 # cube striking the hole edge on its way past swings it 0.03-0.4 of that
@@ -482,6 +487,8 @@ class Fusion:
             return False
         if step.t_before_s - self._last_connection_t < _HANDLING_GUARD_S:
             return False
+        if self._pressed(step):
+            return False
         if not shaken_too:
             return not hands_rumbling(self._impacts, step) and self._heard_a_drop(step)
         if self._unexplained_busy(step) >= _BUSY_LEVELS:
@@ -567,11 +574,29 @@ class Fusion:
         if unit is None:
             return False
         n, residual = self.scale.count(step.level, step.delta_counts)
+        swing, usual = self._swing_and_usual(step, unit)
+        return swung_like_a_landing(n, residual, swing, usual, _STOPPED_SWING)
+
+    def _pressed(self, step: LoadStep) -> bool:
+        """Whether a hand pressed the plate: it gained without swinging, struck once or twice.
+
+        A thrown cube strikes hole edges and bounces; a knocked cube falling
+        one level may swing its plate as little as a hand, but it comes with
+        the strikes of the throw that knocked it.
+        """
+        unit = self.scale.unit(step.level)
+        if unit is None or not self.scale.cubes(step.level, step.delta_counts) > 0:
+            return False
+        if len(self._unclaimed_drop(step)) > _PRESS_STRIKES:
+            return False
+        return pressed_not_struck(*self._swing_and_usual(step, unit))
+
+    def _swing_and_usual(self, step: LoadStep, unit: float) -> tuple[float, float]:
+        """How far the plate swung as the step came, and how far its landings swing it."""
         swing = self.load_history.swing(
             step.level, step.t_before_s - LOAD_LAG_S, step.t_settled_s
         )
-        usual = self._usual_swing(step.level, unit)
-        return swung_like_a_landing(n, residual, swing, usual, _STOPPED_SWING)
+        return swing, self._usual_swing(step.level, unit)
 
     def _unexplained_busy(self, step: LoadStep) -> int:
         """How many other plates were restless, unexplained (:meth:`_explained_plates`)."""
@@ -619,14 +644,20 @@ class Fusion:
         """
         if not self._impacts:
             return not self._piezo_seen
-        # Strikes up to a landing on this level or next to it were that
-        # cube's (its last bounce timed it), not this one's.
+        return loud_as_a_cube(drop_loudness_db(self._unclaimed_drop(step), step.level),
+                              self._heard_db)
+
+    def _unclaimed_drop(self, step: LoadStep) -> list[TimedImpact]:
+        """The drop's strikes after the last landing on this level or next to it.
+
+        Strikes up to such a landing were that cube's (its last bounce timed
+        it), not this one's.
+        """
         claimed = max(
             self._levels[k].landed_t
             for k in range(max(0, step.level - 1), min(self.n_levels, step.level + 2))
         )
-        drop = [imp for imp in self._drop_impacts(step) if imp.t_s > claimed]
-        return loud_as_a_cube(drop_loudness_db(drop, step.level), self._heard_db)
+        return [imp for imp in self._drop_impacts(step) if imp.t_s > claimed]
 
     def add_settled_step(self, step: LoadStep) -> list[Event]:
         """A change seen by the settled view: absorbed if already accounted for."""

@@ -492,6 +492,9 @@ def test_a_plate_clipped_by_two_throws_in_turn_was_not_bounced_on() -> None:
     values = np.zeros((t.size, 8))
     ring = t >= 5.0  # plate 6 jolted by the first cube's clip and still swinging
     values[ring, 6] = 1800.0 * np.exp(-(t[ring] - 5.0) / 0.5) * np.cos(60 * (t[ring] - 5.0))
+    for landed in (5.1, 5.8):  # plate 3 swung by each cube landing on it
+        after = t >= landed
+        values[after, 3] += UNIT + 2000.0 * np.exp(-(t[after] - landed) / 0.05)
     fusion.load_coverage.add(t)
     fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
     # Two cubes thrown 0.7 s apart, each clipping the hole of 6 on its way to 3.
@@ -761,6 +764,38 @@ def test_a_clean_cube_step_not_heard_but_swinging_its_plate_like_a_landing_is_tr
     # Nor is a swinging plate trusted with a step between whole cubes.
     fusion, step = _unheard_step(swing_cubes=9.0, cubes=1.2)
     assert not fusion._fast_step_trusted(step)
+
+
+def _touched_step(swing_cubes: float, strikes: list[TimedImpact]) -> tuple[Fusion, LoadStep]:
+    """Plate 3 a cube heavier, rung by ``swing_cubes`` (a press: none), with ``strikes`` heard."""
+    fusion = _fusion()
+    for level in range(8):
+        fusion._levels[level].landing_swings = [12 * UNIT] * 3  # landings swing by 12 cubes
+    t = np.arange(4.0, 6.0, 1 / 80)
+    values = np.zeros((t.size, 8))
+    tau = t - 5.0
+    values[:, 3] = UNIT * np.clip(tau / 0.1, 0.0, 1.0)  # pressed down smoothly in 0.1 s
+    values[tau >= 0, 3] += swing_cubes * UNIT * np.exp(-tau[tau >= 0] / 0.05) * np.sin(
+        60 * tau[tau >= 0])
+    fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
+    fusion.add_impacts(strikes)
+    step = LoadStep(level=3, t_before_s=4.95, t_settled_s=5.15, t_decided_s=5.21,
+                    delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
+    return fusion, step
+
+
+def test_a_plate_pressed_by_a_touch_that_sounded_like_a_strike_is_no_landing() -> None:
+    # A hand touches level 3 (one soft strike there) and presses its plate a cube down.
+    fusion, step = _touched_step(0.0, [_strike(5.0, 3, 100.0)])
+    assert fusion._heard_a_drop(step)
+    assert not fusion._fast_step_trusted(step)
+    # A cube landing there rings its plate.
+    fusion, step = _touched_step(6.0, [_strike(5.0, 3, 100.0)])
+    assert fusion._fast_step_trusted(step)
+    # A cube knocked down a level barely swings its plate, but comes with a
+    # throw's strikes (the thrown cube on 4 and the fall).
+    fusion, step = _touched_step(0.0, [_strike(4.9, 4), _strike(4.95, 4), _strike(5.0, 3)])
+    assert fusion._fast_step_trusted(step)
 
 
 def test_a_plate_jolted_by_part_of_a_cube_does_not_vote_on_its_cells_sign() -> None:
