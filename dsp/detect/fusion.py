@@ -498,6 +498,13 @@ class Fusion:
             return False
         if hands_rumbling(self._impacts, step):
             return False
+        if self.scale.unit(step.level) is None and self._piezo_seen:
+            # The plate's first cube teaches its size for the whole session:
+            # only a cube heard striking this very plate is taken for it.
+            drop = self._drop_impacts(step)
+            return bool(heard_on(drop, self._levels_of(drop), step.level)) and (
+                self._heard_a_drop(step)
+            )
         return self._heard_a_drop(step) or self._felt_a_drop(step)
 
     def _waits_for_calm(self, step: LoadStep) -> bool:

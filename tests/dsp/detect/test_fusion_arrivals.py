@@ -798,6 +798,24 @@ def test_a_plate_pressed_by_a_touch_that_sounded_like_a_strike_is_no_landing() -
     assert fusion._fast_step_trusted(step)
 
 
+def test_a_plates_first_cube_is_trusted_only_when_heard_striking_that_plate() -> None:
+    # A kit of mixed cells: no level borrows another's cube, so plate 6's
+    # first step teaches its size for the rest of the session.
+    fusion = Fusion(n_levels=8, scale=CubeScale(n_levels=8),
+                    acoustic=AcousticLevelModel(n_levels=8))
+    for level, unit in ((7, UNIT), (5, 1.5 * UNIT), (3, 1.1 * UNIT)):
+        fusion.scale.learn(level, unit, 1)
+    assert fusion.scale.unit(6) is None
+    step = LoadStep(level=6, t_before_s=1.0, t_settled_s=1.2, t_decided_s=1.26,
+                    delta_counts=0.4 * UNIT, before_counts=0.0, after_counts=0.4 * UNIT)
+    # A cube heard landing on 7 while a hand moved plate 6 a little.
+    fusion.add_impacts([_strike(1.05, 7), _strike(1.10, 7)])
+    assert not fusion._fast_step_trusted(step)
+    # A cube heard striking plate 6 itself.
+    fusion.add_impacts([_strike(1.12, 6), _strike(1.16, 6)])
+    assert fusion._fast_step_trusted(step)
+
+
 def test_a_plate_jolted_by_part_of_a_cube_does_not_vote_on_its_cells_sign() -> None:
     fusion = _fusion()
     # A landing next door jolts plate 3 down by half a cube: no cube came or left.
