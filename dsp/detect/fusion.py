@@ -1055,7 +1055,12 @@ class Fusion:
         # last bounce there, and a plate above it clipped in turn by two
         # cubes is not one struck twice by this one.
         own_drop = [imp for imp in drop if imp.t_s > self._levels[level].landed_t]
-        last = self._last_impact_near(own_drop, level)
+        # Nor did it come to rest before its plate was last seen still
+        # (less the converter's lag): an earlier onset there was something else.
+        settled_from = (step.t_before_s if start is None else start) - LOAD_LAG_S
+        last = self._last_impact_near(
+            [imp for imp in own_drop if imp.t_s >= settled_from], level
+        )
         t = rested_by if last is None else last.t_s
         out: list[Event] = []
         # A cube that left a level above in this drop was knocked down to this

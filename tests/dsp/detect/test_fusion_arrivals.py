@@ -511,6 +511,19 @@ def test_a_plate_clipped_by_two_throws_in_turn_was_not_bounced_on() -> None:
     assert _landings(out) == [(3, 1, 5.85)]
 
 
+def test_a_landing_is_never_timed_by_an_onset_before_its_plate_was_last_still() -> None:
+    # Talk made an onset on plate 3 a second before; the cube's own bounces
+    # there went unheard. The plate was still until 1.05 s.
+    fusion = _fusion()
+    fusion.add_impacts([_strike(0.2, 3)])
+    step = _step(3, 1.05, 1.2, 1.0)
+    assert _landings(fusion.add_load([step], [], 1.5) + fusion.advance(2.0)) == [(3, 1, 1.2)]
+    # A bounce heard there after (up to the converter's lag before) is the rest.
+    fusion = _fusion()
+    fusion.add_impacts([_strike(0.2, 3), _strike(1.02, 3)])
+    assert _landings(fusion.add_load([step], [], 1.5) + fusion.advance(2.0)) == [(3, 1, 1.02)]
+
+
 def test_a_landing_is_never_timed_by_the_previous_cube_on_its_level() -> None:
     fusion = _fusion()
     fusion.add_impacts([_strike(1.00, 4), _strike(1.05, 4)])
