@@ -877,13 +877,15 @@ class Fusion:
         """The doubted fast step that a settled change on ``level`` was first seen as.
 
         The earliest; for a landing, of several (a hand was near), the last
-        that looked like whole cubes. It is taken off the list.
+        that looked like whole cubes, else the last that gained (a cube
+        landing as a hand lets go of the plate). It is taken off the list.
         """
         doubted = [s for s in self._levels[level].doubted if since_s <= s.t_settled_s < until_s]
         if not doubted:
             return None
         cube_like = [s for s in doubted if landing and self._looks_like_cubes(s)]
-        chosen = cube_like[-1] if cube_like else doubted[0]
+        gained = [s for s in doubted if landing and self.scale.cubes(level, s.delta_counts) > 0]
+        chosen = cube_like[-1] if cube_like else gained[-1] if gained else doubted[0]
         self._levels[level].doubted.remove(chosen)
         return chosen
 

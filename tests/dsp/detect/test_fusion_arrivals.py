@@ -80,6 +80,17 @@ def test_doubted_fast_steps_that_add_up_time_each_landing() -> None:
     assert not fusion._levels[5].doubted
 
 
+def test_a_cube_landing_under_a_hand_is_timed_by_the_plates_last_gain() -> None:
+    fusion = _fusion()
+    # A hand on plate 6 (a soft strike, the plate pressed and pulled), then a
+    # cube lands there while the hand lets go: no fast step is whole cubes.
+    fusion.add_impacts([_strike(1.00, 6, 60.0), _strike(1.75, 6), _strike(1.82, 6)])
+    for before, settled, cubes in ((0.9, 1.1, -1.1), (1.2, 1.5, -7.2), (1.6, 1.9, 9.3)):
+        fusion._doubt(_step(6, before, settled, cubes))
+    out = fusion.add_settled_step(_step(6, 0.9, 2.6, 1.0))
+    assert _landings(out) == [(6, 1, 1.82)]
+
+
 def test_a_lone_strike_followed_at_once_by_one_below_is_not_where_a_cube_rested() -> None:
     drop = [_strike(1.00, 3), _strike(1.05, 3), _strike(1.50, 3, 150.0), _strike(1.56, 1)]
     last = _fusion()._last_impact_near(drop, 3)
