@@ -498,9 +498,12 @@ class Fusion:
             return False
         if hands_rumbling(self._impacts, step):
             return False
-        if self.scale.unit(step.level) is None and self._piezo_seen:
-            # The plate's first cube teaches its size for the whole session:
-            # only a cube heard striking this very plate is taken for it.
+        if self._piezo_seen and (
+            self.scale.unit(step.level) is None or not self.scale.knows_sign(step.level)
+        ):
+            # The plate's first cube teaches its size, or which way its cell
+            # is wired, for the whole session: only a cube heard striking
+            # this very plate is taken for it.
             drop = self._drop_impacts(step)
             return bool(heard_on(drop, self._levels_of(drop), step.level)) and (
                 self._heard_a_drop(step)
@@ -592,7 +595,12 @@ class Fusion:
         the strikes of the throw that knocked it.
         """
         unit = self.scale.unit(step.level)
-        if unit is None or not self.scale.cubes(step.level, step.delta_counts) > 0:
+        cubes = self.scale.cubes(step.level, step.delta_counts)
+        if not self.scale.knows_sign(step.level):
+            # Its first step decides which way its cell is wired: either way
+            # may be a gain.
+            cubes = abs(cubes)
+        if unit is None or not cubes > 0:
             return False
         if len(self._unclaimed_drop(step)) > _PRESS_STRIKES:
             return False

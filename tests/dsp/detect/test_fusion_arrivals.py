@@ -763,6 +763,7 @@ def _unheard_step(swing_cubes: float, cubes: float = 1.0) -> tuple[Fusion, LoadS
     fusion = _fusion()
     for level in range(8):
         fusion._levels[level].landing_swings = [10 * UNIT] * 3  # landings swing by ten cubes
+    fusion.scale.learn_sign(7, UNIT, cubes_added=True)  # plate 7 has had landings
     t = np.arange(4.0, 6.0, 1 / 80)
     values = np.zeros((t.size, 8))
     ring = t >= 5.0
@@ -782,6 +783,11 @@ def test_a_clean_cube_step_not_heard_but_swinging_its_plate_like_a_landing_is_tr
     assert not fusion._heard_a_drop(step)
     assert fusion._fast_step_trusted(step)
     assert _landings(fusion._fast_step_event(step, 5.46)) == [(7, 1, 5.4)]
+    # Its first cube, which tells which way its cell is wired, must be heard.
+    fusion, step = _unheard_step(swing_cubes=9.0)
+    fusion.scale.sign[7] = 0.0
+    fusion.scale._votes[7] = 0.0
+    assert not fusion._fast_step_trusted(step)
     # A hand pressing the plate by a cube's weight barely rings it.
     fusion, step = _unheard_step(swing_cubes=2.0)
     assert not fusion._fast_step_trusted(step)
@@ -790,21 +796,27 @@ def test_a_clean_cube_step_not_heard_but_swinging_its_plate_like_a_landing_is_tr
     assert not fusion._fast_step_trusted(step)
 
 
-def _touched_step(swing_cubes: float, strikes: list[TimedImpact]) -> tuple[Fusion, LoadStep]:
-    """Plate 3 a cube heavier, rung by ``swing_cubes`` (a press: none), with ``strikes`` heard."""
+def _touched_step(
+    swing_cubes: float, strikes: list[TimedImpact], sign: float = 1.0
+) -> tuple[Fusion, LoadStep]:
+    """Plate 3 a cube heavier, rung by ``swing_cubes`` (a press: none), with ``strikes`` heard.
+
+    ``sign``: -1 for a plate read a cube lighter (a cell wired the other way, or pulled up).
+    """
     fusion = _fusion()
     for level in range(8):
         fusion._levels[level].landing_swings = [12 * UNIT] * 3  # landings swing by 12 cubes
     t = np.arange(4.0, 6.0, 1 / 80)
     values = np.zeros((t.size, 8))
     tau = t - 5.0
-    values[:, 3] = UNIT * np.clip(tau / 0.1, 0.0, 1.0)  # pressed down smoothly in 0.1 s
+    values[:, 3] = sign * UNIT * np.clip(tau / 0.1, 0.0, 1.0)  # pressed smoothly in 0.1 s
     values[tau >= 0, 3] += swing_cubes * UNIT * np.exp(-tau[tau >= 0] / 0.05) * np.sin(
         60 * tau[tau >= 0])
     fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
     fusion.add_impacts(strikes)
+    fusion.scale.learn_sign(3, UNIT, cubes_added=True)  # plate 3 has had landings
     step = LoadStep(level=3, t_before_s=4.95, t_settled_s=5.15, t_decided_s=5.21,
-                    delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
+                    delta_counts=sign * UNIT, before_counts=0.0, after_counts=sign * UNIT)
     return fusion, step
 
 
@@ -820,6 +832,12 @@ def test_a_plate_pressed_by_a_touch_that_sounded_like_a_strike_is_no_landing() -
     # throw's strikes (the thrown cube on 4 and the fall).
     fusion, step = _touched_step(0.0, [_strike(4.9, 4), _strike(4.95, 4), _strike(5.0, 3)])
     assert fusion._fast_step_trusted(step)
+    # A plate with no landing yet, read a cube lighter by a hand: its cell
+    # might be wired the other way, so that is no gain of a cube either.
+    fusion, step = _touched_step(0.0, [_strike(5.0, 3, 100.0)], sign=-1.0)
+    fusion.scale.sign[3] = fusion.scale._votes[3] = 0.0
+    assert fusion._pressed(step)
+    assert not fusion._fast_step_trusted(step)
 
 
 def test_a_plates_first_cube_is_trusted_only_when_heard_striking_that_plate() -> None:
