@@ -172,6 +172,11 @@ _LOAD_ABSENT_S = 1.0
 # whose plates swung least (knocked one level down from rest, 0.05-0.08 of
 # a landing's swing on the cross-check model) came with a throw's strikes.
 _PRESS_STRIKES = 2
+# Why 0.5: a plate's first step against the way the other cells are wired
+# is taken for a cube (its cell wired the other way) only when it swung
+# like one: half a landing's usual swing (most landings swing 0.5-1.7 of
+# it), where hands lifting a plate in our noisy rooms swung 0.03-0.27.
+_AGAINST_SIGN_SWING = 0.5
 # Why 0.7: a cube landing on a plate swings it about as far as the plate's
 # own landings do (0.5-1.7 of their median on the cross-check towers); a
 # cube striking the hole edge on its way past swings it 0.03-0.4 of that
@@ -505,9 +510,16 @@ class Fusion:
             # is wired, for the whole session: only a cube heard striking
             # this very plate is taken for it.
             drop = self._drop_impacts(step)
-            return bool(heard_on(drop, self._levels_of(drop), step.level)) and (
-                self._heard_a_drop(step)
-            )
+            if not heard_on(drop, self._levels_of(drop), step.level):
+                return False
+            if self.scale.cubes(step.level, step.delta_counts) < 0 and not self._swung(
+                step, _AGAINST_SIGN_SWING
+            ):
+                # Read against the way the other cells are wired: a cell wired
+                # the other way, or a hand lifting the plate, which swings it
+                # less than a landing.
+                return False
+            return self._heard_a_drop(step)
         return self._heard_a_drop(step) or self._felt_a_drop(step)
 
     def _waits_for_calm(self, step: LoadStep) -> bool:
@@ -605,6 +617,14 @@ class Fusion:
         if len(self._unclaimed_drop(step)) > _PRESS_STRIKES:
             return False
         return pressed_not_struck(*self._swing_and_usual(step, unit))
+
+    def _swung(self, step: LoadStep, bar: float) -> bool:
+        """Whether the plate swung at least ``bar`` of its landings' usual swing."""
+        unit = self.scale.unit(step.level)
+        if unit is None:
+            return False
+        swing, usual = self._swing_and_usual(step, unit)
+        return bool(np.isfinite(swing) and np.isfinite(usual) and swing >= bar * usual)
 
     def _swing_and_usual(self, step: LoadStep, unit: float) -> tuple[float, float]:
         """How far the plate swung as the step came, and how far its landings swing it."""

@@ -858,6 +858,19 @@ def test_a_plates_first_cube_is_trusted_only_when_heard_striking_that_plate() ->
     assert fusion._fast_step_trusted(step)
 
 
+def test_a_plates_first_step_against_the_other_cells_sign_must_swing_like_a_landing() -> None:
+    strikes = [_strike(4.9, 5), _strike(4.95, 4), _strike(5.0, 3), _strike(5.05, 3)]
+    # Read a cube lighter, heard on its plate, with no landing there yet: a
+    # hand lifting the plate (it barely swings) ...
+    fusion, step = _touched_step(0.0, strikes, sign=-1.0)
+    fusion.scale.sign[3] = fusion.scale._votes[3] = 0.0
+    assert not fusion._fast_step_trusted(step)
+    # ... or a cube on a cell wired the other way (it swings like a landing).
+    fusion, step = _touched_step(12.0, strikes, sign=-1.0)
+    fusion.scale.sign[3] = fusion.scale._votes[3] = 0.0
+    assert fusion._fast_step_trusted(step)
+
+
 def test_a_plate_jolted_by_part_of_a_cube_does_not_vote_on_its_cells_sign() -> None:
     fusion = _fusion()
     # A landing next door jolts plate 3 down by half a cube: no cube came or left.
