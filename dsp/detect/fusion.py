@@ -57,6 +57,7 @@ from dsp.detect.trust import (
     loud_as_a_cube,
     pressed_not_struck,
     read_on_a_strike,
+    swung_at_least,
     swung_like_a_landing,
 )
 
@@ -562,7 +563,7 @@ class Fusion:
         return False
 
     def _plates_calm(self, step: LoadStep, now_s: float) -> bool:
-        """Whether every other plate not struck by a cube is still at ``now_s``."""
+        """Whether every plate within reach that no cube struck is back at its load at ``now_s``."""
         explained = self._explained_plates(step)
         own = self.scale.unit(step.level)
         for k in range(self.n_levels):
@@ -623,8 +624,7 @@ class Fusion:
         unit = self.scale.unit(step.level)
         if unit is None:
             return False
-        swing, usual = self._swing_and_usual(step, unit)
-        return bool(np.isfinite(swing) and np.isfinite(usual) and swing >= bar * usual)
+        return swung_at_least(*self._swing_and_usual(step, unit), bar)
 
     def _swing_and_usual(self, step: LoadStep, unit: float) -> tuple[float, float]:
         """How far the plate swung as the step came, and how far its landings swing it."""

@@ -127,6 +127,11 @@ def swung_like_a_landing(
     """
     if cubes != 1 or residual > FELT_MAX_RESIDUAL:
         return False
+    return swung_at_least(swing, usual_swing, bar)
+
+
+def swung_at_least(swing: float, usual_swing: float, bar: float) -> bool:
+    """Whether a plate swung at least ``bar`` of its landings' usual swing (both known)."""
     return bool(np.isfinite(usual_swing) and np.isfinite(swing) and swing >= bar * usual_swing)
 
 
@@ -139,9 +144,8 @@ def pressed_not_struck(swing: float, usual_swing: float) -> bool:
     plate down smoothly (0.04-0.07 in our noisy rooms), and its touch may
     sound like a soft strike on that level.
     """
-    return bool(
-        np.isfinite(usual_swing) and np.isfinite(swing) and swing < PRESSED_SWING * usual_swing
-    )
+    known = np.isfinite(usual_swing) and np.isfinite(swing)
+    return bool(known and not swung_at_least(swing, usual_swing, PRESSED_SWING))
 
 
 def read_on_a_strike(step: LoadStep, strikes_on_level: Iterable[float]) -> bool:
