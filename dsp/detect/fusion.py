@@ -268,6 +268,19 @@ class _LevelMemory:
     fast_landed: list[tuple[float, int]] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class _Look:
+    """Why a fast step is looked at again later, and the step as first seen.
+
+    ``until_calm`` False: trusted, but read on a strike's jolt; decided if
+    its plate still holds it once the jolt has passed. True: doubted only
+    for restless plates; looked at until they are back at their loads.
+    """
+
+    first: LoadStep
+    until_calm: bool
+
+
 class Fusion:
     """Decision stage of the detector (see the module docstring).
 
@@ -314,11 +327,8 @@ class Fusion:
         self.stats = FusionStats()
         self._impacts: deque[TimedImpact] = deque()
         self._pending_steps: list[LoadStep] = []
-        # Fast steps read on a strike's jolt, queued again to be read later.
-        self._rereads: set[LoadStep] = set()
-        # Fast steps doubted for restless plates alone, queued again until
-        # they are still (each with the step as first seen).
-        self._calm_looks: dict[LoadStep, LoadStep] = {}
+        # Fast steps queued to be looked at again later (``_look_again``).
+        self._looks: dict[LoadStep, _Look] = {}
         self._recent_steps: deque[tuple[LoadStep, int]] = deque()  # (step, signed cubes)
         self._disturbance_until = -np.inf
         # The same, for steps on many levels at once (not knocks heard).
@@ -387,15 +397,13 @@ class Fusion:
         out: list[Event] = []
         if self._pending_lift_deadline is not None and now_s >= self._pending_lift_deadline:
             out.extend(self._emit_lift(self._pending_lift_deadline))
-        # Steps queued again to be read later (``_rereads``) may be due too.
+        # Steps queued to be looked at again (``_looks``) may be due too.
         while ready := [s for s in self._pending_steps if now_s >= s.t_decided_s + self.hold_s]:
             out.extend(self._resolve_steps(ready))
-        if self._rereads:
-            # Those dropped with a disturbance or a lift are not read again.
-            self._rereads.intersection_update(self._pending_steps)
-        if self._calm_looks:
+        if self._looks:
+            # Those dropped with a disturbance or a lift are not looked at again.
             pending = set(self._pending_steps)
-            self._calm_looks = {s: f for s, f in self._calm_looks.items() if s in pending}
+            self._looks = {s: look for s, look in self._looks.items() if s in pending}
         if (
             self._drop.impacts
             and not self._load_present(now_s)
@@ -447,16 +455,9 @@ class Fusion:
                 if first is None:
                     continue
             self._levels[step.level].fast_settled_t = step.t_settled_s
-            if step in self._rereads:
-                # Trusted when first decided; read again once the jolt has passed.
-                self._rereads.discard(step)
-                if not self._still_holds(step):
-                    # The plate went back: it was the jolt of a strike, not a cube.
-                    self._doubt(step)
-                    self.stats.steps_in_disturbance += 1
-                    continue
-            elif step in self._calm_looks:
-                if not self._calm_look(step):
+            look = self._looks.pop(step, None)
+            if look is not None:
+                if not self._looked_again(step, look):
                     continue
             elif not self._fast_step_trusted(step):
                 if self._waits_for_calm(step):
@@ -465,7 +466,8 @@ class Fusion:
                     # at again once they are still. Meanwhile the settled
                     # view may count it, timed by it.
                     self._doubt(step)
-                    self._look_when_calm(step, step)
+                    self._look_again(step, _Look(step, until_calm=True),
+                                     step.t_decided_s + _CALM_LOOK_EVERY_S)
                     continue
                 if not self._looks_like_cubes(step):
                     # Not like a cube: what follows on this plate soon is suspect (a hand).
@@ -475,9 +477,9 @@ class Fusion:
                 self.stats.steps_in_disturbance += 1
                 continue
             elif self._looks_like_cubes(step) and self._read_on_a_strike(step):
-                again = replace(step, t_decided_s=step.t_settled_s + REREAD_AFTER_S)
-                self._rereads.add(again)
-                self._pending_steps.append(again)
+                # Trusted, but read again once the strike's jolt has passed.
+                self._look_again(step, _Look(step, until_calm=False),
+                                 step.t_settled_s + REREAD_AFTER_S)
                 continue
             out.extend(self._step_event(step, now_s))
         return out
@@ -510,8 +512,7 @@ class Fusion:
             # The plate's first cube teaches its size, or which way its cell
             # is wired, for the whole session: only a cube heard striking
             # this very plate is taken for it.
-            drop = self._drop_impacts(step)
-            if not heard_on(drop, self._levels_of(drop), step.level):
+            if not self._heard_here(step):
                 return False
             if self.scale.cubes(step.level, step.delta_counts) < 0 and not self._swung(
                 step, _AGAINST_SIGN_SWING
@@ -537,14 +538,25 @@ class Fusion:
         drop = self._drop_impacts(step)
         return any(abs(top - step.level) <= 1 for top in self._levels_of(drop))
 
-    def _look_when_calm(self, step: LoadStep, first: LoadStep) -> None:
-        again = replace(step, t_decided_s=step.t_decided_s + _CALM_LOOK_EVERY_S)
-        self._calm_looks[again] = first
+    def _look_again(self, step: LoadStep, look: _Look, at_s: float) -> None:
+        """Queue ``step`` to be looked at again at ``at_s`` (see :class:`_Look`)."""
+        again = replace(step, t_decided_s=at_s)
+        self._looks[again] = look
         self._pending_steps.append(again)
 
-    def _calm_look(self, step: LoadStep) -> bool:
-        """Whether a step waiting for calm is decided now (else doubted, or looked at later)."""
-        first = self._calm_looks.pop(step)
+    def _looked_again(self, step: LoadStep, look: _Look) -> bool:
+        """Whether a step queued again is decided now, as a trusted fast step."""
+        if look.until_calm:
+            return self._calm_look(step, look.first)
+        if not self._still_holds(step):
+            # The plate went back: it was the jolt of a strike, not a cube.
+            self._doubt(step)
+            self.stats.steps_in_disturbance += 1
+            return False
+        return True
+
+    def _calm_look(self, step: LoadStep, first: LoadStep) -> bool:
+        """Whether a step waiting for calm is decided now (else left, or looked at later)."""
         now_s = step.t_decided_s
         doubted = self._levels[step.level].doubted
         if (
@@ -559,7 +571,7 @@ class Fusion:
             doubted.remove(first)
             return True
         if now_s + _CALM_LOOK_EVERY_S <= first.t_settled_s + _CALM_LOOK_UNTIL_S:
-            self._look_when_calm(step, first)
+            self._look_again(step, _Look(first, until_calm=True), now_s + _CALM_LOOK_EVERY_S)
         return False
 
     def _plates_calm(self, step: LoadStep, now_s: float) -> bool:
@@ -585,6 +597,11 @@ class Fusion:
             return False
         held_n, residual = self.scale.count(step.level, held)
         return held_n == n and residual <= _FAST_MAX_RESIDUAL
+
+    def _heard_here(self, step: LoadStep) -> bool:
+        """Whether a strike of the step's drop was heard on its own level (by ear)."""
+        drop = self._drop_impacts(step)
+        return bool(heard_on(drop, self._levels_of(drop), step.level))
 
     def _read_on_a_strike(self, step: LoadStep) -> bool:
         """Whether the step may lie on a strike's jolt (see ``trust.read_on_a_strike``)."""
@@ -790,8 +807,7 @@ class Fusion:
             return False
         if step.t_settled_s - memory.sank_t < _RING_GUARD_S:
             return False
-        drop = self._drop_impacts(step)
-        return bool(heard_on(drop, self._levels_of(drop), step.level)) and self._heard_a_drop(step)
+        return self._heard_here(step) and self._heard_a_drop(step)
 
     def _step_event(self, step: LoadStep, now_s: float) -> list[Event]:
         out = self._fast_step_event(step, now_s)
