@@ -53,6 +53,8 @@ class CubeScale:
         self.sign = np.zeros(self.n_levels)  # +1 or -1 per level once known
         self._votes = np.zeros(self.n_levels)
         self._units: np.ndarray | None = None  # cache, cleared on every change
+        # Levels whose plate showed that the matched cells' cube is not theirs.
+        self._unmatched = np.zeros(self.n_levels, dtype=bool)
         #: Incremented on every change, so users can tell when to re-read units.
         self.version = 0
         if cube_counts is not None:
@@ -81,6 +83,8 @@ class CubeScale:
             return float(median(own))
         if self._given is not None:
             return float(self._given[level])
+        if self._unmatched[level]:
+            return None
         return self._matched_pool()
 
     def _matched_pool(self) -> float | None:
@@ -104,9 +108,33 @@ class CubeScale:
                 out[level] = float(median(own))
             elif self._given is not None:
                 out[level] = float(self._given[level])
-            elif pool is not None:
+            elif pool is not None and not self._unmatched[level]:
                 out[level] = pool
         return out
+
+    def borrowed(self, level: int) -> bool:
+        """True if ``level``'s cube size is the matched cells' (none of its own yet)."""
+        return not self.own_unit(level) and self.unit(level) is not None
+
+    def settled_units(self) -> np.ndarray:
+        """Cube sizes the settled view may ignore smaller steps by (NaN where borrowed).
+
+        A kit of mixed cells can look matched after a few landings by
+        chance; a plate whose cell reads a cube as a third of theirs must
+        still show its first cube, so only its own size, or a calibrated
+        one, hides a step.
+        """
+        out = self.units()
+        for level in range(self.n_levels):
+            if self.borrowed(level):
+                out[level] = np.nan
+        return out
+
+    def refuse_pool(self, level: int) -> None:
+        """Stop lending ``level`` the matched cells' size: its first step did not fit it."""
+        if self.borrowed(level):
+            self._unmatched[level] = True
+            self._changed()
 
     def own_unit(self, level: int) -> bool:
         """True if ``level``'s cube size is its own (calibrated or learnt there)."""

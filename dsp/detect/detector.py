@@ -134,7 +134,7 @@ class Detector:
             return
         self._unit_version = self.scale.version
         self.load.set_cube_counts(self.scale.units(), ring_counts=self.scale.trusted_units())
-        self.load_settled.set_cube_counts(self.scale.units(), ring_tolerant=False)
+        self.load_settled.set_cube_counts(self.scale.settled_units(), ring_tolerant=False)
 
     def feed_piezo(self, t0_s: float, samples: np.ndarray) -> list[Event]:
         """Feed piezo sample sets (shape ``(n, n_levels)``) starting at stream time ``t0_s``."""

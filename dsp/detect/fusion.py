@@ -206,6 +206,10 @@ _STOPPED_NET_CUBES = 0.5
 # later would otherwise see the next cube of a quick series land on the
 # plate the thrown one stopped on, and the stop would be lost.
 _STOP_JUDGED_S = 0.3
+# Why 0.6: cells taken for a matched set agree within ``cubes._MATCHED_SPREAD``
+# (1.35), so one of them reads its cube as at least 0.74 of the borrowed size;
+# a first gain under 0.6 of it is a cell of another kind.
+_UNMATCHED_CUBES = 0.6
 # Why 3: a plate's typical landing swing needs a few landings of its own.
 _SWING_SAMPLES = 3
 # Why 15: the median of the last 15 landings follows a slowly changing plate.
@@ -730,6 +734,9 @@ class Fusion:
             # As in the fast view: in a closed tower a change can only be cubes arriving.
             self.scale.learn_sign(level, delta, cubes_added=True)
         n, residual = self.scale.count(level, delta, still=True)
+        if n == 0 and self._unmatched_first_cube(step, delta):
+            self.scale.refuse_pool(level)
+            n, residual = self.scale.count(level, delta, still=True)
         self.accounted[level] = step.after_counts
         if n == 0:
             landed = self._levels[level].fast_landed
@@ -768,6 +775,23 @@ class Fusion:
             Removal(t=t, t_decided=now_s, floor=level, cubes=-n,
                     confidence=confidence * (0.9 if knocked else 1.0), knocked=knocked)
         ]
+
+    def _unmatched_first_cube(self, step: LoadStep, delta: float) -> bool:
+        """Whether a plate's first gain, too small for the cube it borrows, is its own first cube.
+
+        Mixed cells can look matched after a few landings by chance; a cell
+        reading a cube as a third of theirs then sees its cubes as steps too
+        small to count. Heard striking this very plate, as loud as a cube,
+        such a gain is the plate's first cube, as on a plate with no size
+        at all (``_fast_step_trusted``).
+        """
+        if not self.scale.borrowed(step.level) or self.disconnected:
+            return False
+        if not 0.0 < self.scale.cubes(step.level, delta) < _UNMATCHED_CUBES:
+            return False
+        if not self._piezo_seen:
+            return True
+        return self._heard_here(step) and self._heard_a_drop(step)
 
     def track_settled_levels(self, levels: np.ndarray) -> None:
         """Follow slow drift of levels whose load is accounted for (zero tracking)."""

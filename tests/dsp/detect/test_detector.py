@@ -9,7 +9,7 @@ from dsp.detect.acoustic import DEFAULT_FLOOR_DB, AcousticLevelModel, loudness_p
 from dsp.detect.calibration import DetectorCalibration
 from dsp.detect.cubes import CubeScale
 from dsp.detect.detector import Detector
-from dsp.detect.events import Closed, Landing, Lift
+from dsp.detect.events import Closed, Landing, Lift, Removal
 from dsp.detect.synthetic import SyntheticTower
 
 
@@ -239,3 +239,39 @@ def test_a_cube_landing_in_the_first_second_is_found() -> None:
     landings = [e for e in events if isinstance(e, Landing)]
     assert [(e.floor, e.cubes) for e in landings] == [(4, 1), (2, 1)]
     assert landings[0].t < 1.0 <= landings[0].t_decided
+
+
+def test_a_cell_reading_a_third_of_a_matched_looking_set_still_shows_its_cubes() -> None:
+    # Three cells agree by chance, so the others borrow their cube; level 6's
+    # cell reads a cube as a third of it (a kit of mixed cells).
+    tower = SyntheticTower(duration_s=16.0, seed=5)
+    tower.gain[:] = 1.0
+    tower.gain[6] = 0.3
+    for t, level in [(2.0, 2), (4.0, 3), (6.0, 4), (10.0, 6), (12.5, 6)]:
+        tower.throw(t, level)
+    # Before that, a hand resting on level 5 a while presses it by as much, unheard.
+    pressed = (tower.load_t_s >= 7.0) & (tower.load_t_s < 9.0)
+    tower.load[pressed, 5] += 0.3 * tower.cube_counts
+    events = _detect(tower, list(range(0, 32000, 2000)), list(range(0, 1280, 80)))
+    landings = [e for e in events if isinstance(e, Landing)]
+    assert [(e.floor, e.cubes) for e in landings] == [(2, 1), (3, 1), (4, 1), (6, 1), (6, 1)]
+    for e, x in zip(landings, tower.landings, strict=True):
+        assert abs(e.t - x.t_rest_s) < 0.2
+    # The first cube on level 6 waited for the settled view; the next one,
+    # measured against its own cube, did not.
+    assert landings[4].t_decided - landings[4].t < 0.5
+    assert [e for e in events if isinstance(e, Removal)] == []
+
+
+def test_the_matched_set_stops_lending_a_level_whose_first_cube_did_not_fit() -> None:
+    scale = CubeScale(n_levels=8)
+    for level, size in [(1, 30000.0), (2, 31000.0), (3, 29000.0)]:
+        scale.learn(level, size, 1)
+    assert scale.borrowed(6) and scale.unit(6) == 30000.0
+    assert np.isnan(scale.settled_units()[6]) and scale.settled_units()[1] == 30000.0
+    scale.refuse_pool(6)
+    assert not scale.borrowed(6) and scale.unit(6) is None
+    assert scale.count(6, 9000.0, still=True) == (1, 0.0)
+    scale.learn(6, 9000.0, 1)
+    # Now the set is mixed: it lends nothing to the levels still unseen.
+    assert scale.unit(6) == 9000.0 and scale.unit(5) is None
