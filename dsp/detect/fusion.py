@@ -207,13 +207,18 @@ _STOPPED_NET_CUBES = 0.5
 # plate the thrown one stopped on, and the stop would be lost.
 _STOP_JUDGED_S = 0.3
 # Why 0.6: cells taken for a matched set agree within ``cubes._MATCHED_SPREAD``
-# (1.35), so one of them reads its cube as at least 0.74 of the borrowed size;
-# a first gain under 0.6 of it is a cell of another kind.
+# (1.35), so one of them reads its cube as 0.74-1.35 of the borrowed size; a
+# first gain under 0.6 of it, or over 1 / 0.6, is a cell of another kind.
 _UNMATCHED_CUBES = 0.6
 # Why 3: a plate's typical landing swing needs a few landings of its own.
 _SWING_SAMPLES = 3
 # Why 15: the median of the last 15 landings follows a slowly changing plate.
 _HISTORY_SWINGS = 15
+
+
+def _count_confidence(residual: float) -> float:
+    """How sure a count of whole cubes is, from how far the step lies off whole ones."""
+    return float(np.clip(1.0 - 0.9 * max(0.0, residual - 0.1) / 0.4, 0.5, 0.99))
 
 
 @dataclass
@@ -746,13 +751,18 @@ class Fusion:
                 self.scale.revise_last(level, step.delta_counts)
             return []
         now_s = step.t_decided_s
-        confidence = float(np.clip(1.0 - 0.9 * max(0.0, residual - 0.1) / 0.4, 0.5, 0.99))
+        confidence = _count_confidence(residual)
         if n > 0:
             self.stats.settled_landings += 1
             whole = replace(step, delta_counts=delta, before_counts=before)
             parts = []
             if n >= 2:
                 parts = self._doubted_arrivals(whole, n) or self._heard_arrivals(whole, n)
+                if not parts and self._unmatched_first_cube(step, delta):
+                    # One cube heard, read as several of the borrowed size.
+                    self.scale.refuse_pool(level)
+                    n, residual = self.scale.count(level, delta, still=True)
+                    confidence = _count_confidence(residual)
             if parts:
                 # The cubes were seen (by the doubted fast view) or heard
                 # arriving one by one: separate landings, each timed by its
@@ -777,17 +787,20 @@ class Fusion:
         ]
 
     def _unmatched_first_cube(self, step: LoadStep, delta: float) -> bool:
-        """Whether a plate's first gain, too small for the cube it borrows, is its own first cube.
+        """Whether a plate's first gain, no size of the cube it borrows, is its own first cube.
 
         Mixed cells can look matched after a few landings by chance; a cell
         reading a cube as a third of theirs then sees its cubes as steps too
-        small to count. Heard striking this very plate, as loud as a cube,
-        such a gain is the plate's first cube, as on a plate with no size
-        at all (``_fast_step_trusted``).
+        small to count, one reading it as twice theirs sees two cubes in
+        each. Heard striking this very plate, as loud as a cube, such a gain
+        is the plate's first cube, as on a plate with no size at all
+        (``_fast_step_trusted``); a plate's first cube learnt from two that
+        came together is corrected by the next (``CubeScale.count``).
         """
         if not self.scale.borrowed(step.level) or self.disconnected:
             return False
-        if not 0.0 < self.scale.cubes(step.level, delta) < _UNMATCHED_CUBES:
+        x = self.scale.cubes(step.level, delta)
+        if not (0.0 < x < _UNMATCHED_CUBES or x > 1.0 / _UNMATCHED_CUBES):
             return False
         if not self._piezo_seen:
             return True
@@ -890,7 +903,7 @@ class Fusion:
                 return []
         # Confidence from how well the step matches whole cubes: a clean
         # step is within 0.1 cube; at 0.5 it is a coin toss between n and n+1.
-        confidence = float(np.clip(1.0 - 0.9 * max(0.0, residual - 0.1) / 0.4, 0.5, 0.99))
+        confidence = _count_confidence(residual)
         if not self.scale.known:
             confidence = min(confidence, 0.8)
         self._recent_steps.append((step, n))

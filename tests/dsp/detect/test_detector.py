@@ -241,12 +241,13 @@ def test_a_cube_landing_in_the_first_second_is_found() -> None:
     assert landings[0].t < 1.0 <= landings[0].t_decided
 
 
-def test_a_cell_reading_a_third_of_a_matched_looking_set_still_shows_its_cubes() -> None:
+@pytest.mark.parametrize("gain", [0.3, 2.2])
+def test_a_cell_unlike_a_matched_looking_set_counts_its_own_cubes(gain: float) -> None:
     # Three cells agree by chance, so the others borrow their cube; level 6's
-    # cell reads a cube as a third of it (a kit of mixed cells).
+    # cell reads a cube as a third of it, or as twice it (a kit of mixed cells).
     tower = SyntheticTower(duration_s=16.0, seed=5)
     tower.gain[:] = 1.0
-    tower.gain[6] = 0.3
+    tower.gain[6] = gain
     for t, level in [(2.0, 2), (4.0, 3), (6.0, 4), (10.0, 6), (12.5, 6)]:
         tower.throw(t, level)
     # Before that, a hand resting on level 5 a while presses it by as much, unheard.
