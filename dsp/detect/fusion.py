@@ -1357,8 +1357,10 @@ class Fusion:
                 continue  # struck once, just before a level below: a clipped edge
             bounced = len(struck) >= 2 and bool(below) and fell
             needed = _STOPPED_SWING_BOUNCED if bounced else _STOPPED_SWING
-            if alone and j == level + 1 and below and fell_clearly(struck[0], below[0]):
-                needed = min(needed, STOP_SWING_FELL)
+            if alone and j == level + 1 and below and not bounced and fell_clearly(
+                struck[0], below[0]
+            ):
+                needed = STOP_SWING_FELL
             if ratio >= needed and ratio >= best_ratio:
                 best, best_ratio = j, ratio
         return best
