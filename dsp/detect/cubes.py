@@ -26,6 +26,11 @@ _HISTORY = 15
 # learnt from a double step; with few samples learnt, start again.
 _HALF_RANGE = (0.35, 0.65)
 _TRUST_SAMPLES = 3
+# Why 2.5: three or more cubes arriving on one plate at once, seen by the
+# still view, do not happen in play (cubes are thrown one at a time; a
+# knock-down adds one more); a level whose first cube was learnt from a
+# hand's touch reads every later cube as several.
+_MANY_CUBES = 2.5
 # Why 1.35: cells of one batch agree within about +-12 %; levels whose
 # learnt cubes differ by more than this are a mixed set, and one level's
 # cube says nothing about another's.
@@ -177,6 +182,13 @@ class CubeScale:
         if self._votes[level] != 0:
             self.sign[level] = 1.0 if self._votes[level] > 0 else -1.0
 
+    def relearn_sign(self, level: int, delta_counts: float, *, cubes_added: bool) -> None:
+        """Take ``level``'s sign from this step alone: the step it was learnt from was no cube."""
+        if delta_counts == 0 or self._given is not None:
+            return
+        self._votes[level] = 0.0
+        self.learn_sign(level, delta_counts, cubes_added=cubes_added)
+
     def cubes(self, level: int, delta_counts: float) -> float:
         """A step in cubes, signed (+ added), not rounded; NaN while no size is known."""
         sign = self.sign[level] if self.knows_sign(level) else self._usual_sign()
@@ -220,6 +232,11 @@ class CubeScale:
                 own.clear()
                 self._changed()
                 return (1 if x > 0 else -1), 0.0
+            if x >= _MANY_CUBES:
+                # Or from a hand's touch: cubes are thrown one at a time.
+                own.clear()
+                self._changed()
+                return 1, 0.0
         n = int(np.round(x))
         return n, float(abs(x - n))
 

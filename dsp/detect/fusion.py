@@ -272,6 +272,8 @@ class _LevelMemory:
     #: The last fast step of part of a cube, with the fast step before it
     #: (``last_fast`` then): the next may be the rest of the same arrival.
     part: tuple[LoadStep, tuple[float, bool] | None] | None = None
+    #: Cubes reported landing here, in all.
+    landings: int = 0
     #: Fast-view landings (settle time, cubes), to re-measure a cube's size
     #: once the settled view sees the plate still.
     fast_landed: list[tuple[float, int]] = field(default_factory=list)
@@ -739,6 +741,16 @@ class Fusion:
             # As in the fast view: in a closed tower a change can only be cubes arriving.
             self.scale.learn_sign(level, delta, cubes_added=True)
         n, residual = self.scale.count(level, delta, still=True)
+        if (
+            n < 0
+            and not self.disconnected
+            and self.cubes_on[level] == 0
+            and self._levels[level].landings <= 1
+        ):
+            # Nothing on the plate to take away in a closed tower: the one
+            # "cube" its sign was learnt from was a hand, and this is a cube.
+            self.scale.relearn_sign(level, delta, cubes_added=True)
+            n, residual = self.scale.count(level, delta, still=True)
         if n == 0 and self._unmatched_first_cube(step, delta):
             self.scale.refuse_pool(level)
             n, residual = self.scale.count(level, delta, still=True)
@@ -1207,6 +1219,7 @@ class Fusion:
             self.stats.acoustic_learnt += 1
         self.scale.learn(level, step.delta_counts, n)
         self.cubes_on[level] += n
+        self._levels[level].landings += n
         if settled:
             self.accounted[level] = step.after_counts
         else:

@@ -942,6 +942,38 @@ def test_the_settled_views_first_step_counts_from_the_tower_the_stream_began_wit
     assert fusion.add_settled_step(_step(5, 3.1, 3.5, 1)) == []
 
 
+def _settled(level: int, t: float, before_cubes: float, after_cubes: float) -> LoadStep:
+    return LoadStep(level=level, t_before_s=t, t_settled_s=t + 0.4, t_decided_s=t + 0.7,
+                    delta_counts=(after_cubes - before_cubes) * UNIT,
+                    before_counts=before_cubes * UNIT, after_counts=after_cubes * UNIT)
+
+
+def test_a_plate_whose_sign_a_hand_taught_learns_it_again_from_a_cube_it_cannot_lose() -> None:
+    def kinds(events: list) -> list[tuple[str, int]]:
+        return [(type(e).__name__, e.floor) for e in events]
+
+    fusion = _fusion()
+    # A hand let go of plate 2 before anything else happened there: its
+    # first step, down by a cube, taught it a cell wired the other way.
+    assert kinds(fusion.add_settled_step(_settled(2, 1.0, 0.0, -1.0))) == [("Landing", 2)]
+    assert fusion.scale.sign[2] == -1.0
+    # The next cube reads as that "cube" taken away (it may have been knocked down) ...
+    assert kinds(fusion.add_settled_step(_settled(2, 5.0, -1.0, 0.0))) == [("Removal", 2)]
+    # ... but with nothing left on the plate of a closed tower, a cube
+    # going is impossible: the sign is learnt again, and the cube is a landing.
+    assert kinds(fusion.add_settled_step(_settled(2, 9.0, 0.0, 1.0))) == [("Landing", 2)]
+    assert fusion.scale.sign[2] == 1.0
+    assert kinds(fusion.add_settled_step(_settled(2, 13.0, 1.0, 2.0))) == [("Landing", 2)]
+    # A plate that has held two landings keeps its sign: a loss from it
+    # when the count says it is empty is a count gone wrong, not a sign.
+    fusion = _fusion()
+    for t, (a, b) in zip((1.0, 5.0, 9.0, 13.0), ((0, 1), (1, 2), (2, 1), (1, 0)), strict=True):
+        fusion.add_settled_step(_settled(4, t, a, b))
+    assert fusion.cubes_on[4] == 0
+    assert kinds(fusion.add_settled_step(_settled(4, 17.0, 0.0, -1.0))) == [("Removal", 4)]
+    assert fusion.scale.sign[4] == 1.0
+
+
 def _fast(level: int, t_before: float, t_settled: float, delta_cubes: float,
           before_cubes: float) -> LoadStep:
     return LoadStep(level=level, t_before_s=t_before, t_settled_s=t_settled,
