@@ -928,6 +928,43 @@ def test_a_step_read_on_a_strikes_jolt_is_read_again_once_the_jolt_has_passed() 
     assert [round(e.t_decided, 3) for e in fusion.advance(1.5)] == [1.125]
 
 
+def _touched(holds: bool) -> tuple[Fusion, LoadStep]:
+    """Plate 3 rose smoothly by a cube after a soft strike there; it holds or goes back."""
+    scale, acoustic = CubeScale(n_levels=8), AcousticLevelModel(n_levels=8)
+    fusion = Fusion(n_levels=8, scale=scale, acoustic=acoustic)
+    for level in range(8):
+        fusion.scale.learn(level, UNIT, 1)
+        fusion._levels[level].landing_swings = [5 * UNIT] * 3  # landings swing by five cubes
+    t = np.arange(0.0, 4.0, 1 / 80)
+    values = np.zeros((t.size, 8))
+    values[:, 3] = np.clip((t - 0.9) / 0.1, 0.0, 1.0) * UNIT
+    if not holds:
+        values[t >= 1.05, 3] = 0.0
+    values += np.random.default_rng(3).normal(0.0, 10.0, values.shape)  # the cells' noise
+    fusion.load_coverage.add(t)
+    fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
+    fusion.accounted[:] = 0.0
+    fusion.add_impacts([_strike(0.9, 3)])
+    step = LoadStep(level=3, t_before_s=0.9, t_settled_s=1.0, t_decided_s=1.0625,
+                    delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
+    return fusion, step
+
+
+def test_a_step_that_swung_its_plate_less_than_a_landing_is_read_again() -> None:
+    # Heard and clean, but the plate swung a fifth as far as a landing: a
+    # hand touching the tower (a soft strike) may be pressing it.
+    fusion, step = _touched(holds=False)
+    assert fusion.add_load([step], [], 1.0625) + fusion.advance(1.0625) == []
+    assert fusion.advance(1.5) == []
+    assert [s.t_settled_s for s in fusion._levels[3].doubted] == [1.0]
+    # A cube is still there 125 ms on.
+    fusion, step = _touched(holds=True)
+    assert fusion.add_load([step], [], 1.0625) + fusion.advance(1.0625) == []
+    out = fusion.advance(1.5)
+    assert _landings(out) == [(3, 1, 0.9)]
+    assert [round(e.t_decided, 3) for e in out] == [1.125]
+
+
 def test_the_settled_views_first_step_counts_from_the_tower_the_stream_began_with() -> None:
     # A cube that landed in the stream's first second, the fast view having
     # doubted it: the settled view's first step on the plate is a landing
