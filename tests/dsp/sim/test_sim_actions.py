@@ -16,6 +16,7 @@ from dsp.sim import (
     draw_tower,
     run_scenario,
 )
+from dsp.sim.scenarios import QUIET_START_S
 
 
 @pytest.fixture
@@ -117,7 +118,7 @@ def test_every_scenario_renders_with_plausible_truth(name: str) -> None:
     times = [e.t for e in truth.events]
     assert times == sorted(times) and all(0 <= t <= duration for t in times)
     # The first seconds stay quiet so a detector can tare itself.
-    assert min(times, default=duration) >= 1.0
+    assert min(times, default=duration) >= QUIET_START_S
     data = json.loads(json.dumps(truth.to_json()))
     assert data["scenario"] == name and data["load_ignored"] == (name == "acoustic")
 
