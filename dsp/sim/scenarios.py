@@ -64,9 +64,10 @@ def _rapid(sim: TowerSimulator, rng: np.random.Generator, duration_s: float) -> 
 
 def _noisy(sim: TowerSimulator, rng: np.random.Generator, duration_s: float) -> Iterator[float]:
     # Disturbances are scheduled ahead at their own times; throws interleave.
-    # Like the throws they wait for the quiet start (contracts.md section 3:
-    # the detector tares itself on the first seconds of a quiet tower).
-    t = QUIET_START_S
+    # The first comes one interval after the quiet start (contracts.md
+    # section 3: the detector tares itself on the first seconds of a quiet
+    # tower), not with the first throw.
+    t = QUIET_START_S + float(rng.uniform(2.0, 7.0))
     while t < duration_s:
         kind = rng.random()
         if kind < 0.4:
