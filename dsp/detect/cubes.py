@@ -26,11 +26,6 @@ _HISTORY = 15
 # learnt from a double step; with few samples learnt, start again.
 _HALF_RANGE = (0.35, 0.65)
 _TRUST_SAMPLES = 3
-# Why 2.5: three or more cubes arriving on one plate at once, seen by the
-# still view, do not happen in play (cubes are thrown one at a time; a
-# knock-down adds one more); a level whose first cube was learnt from a
-# hand's touch reads every later cube as several.
-_MANY_CUBES = 2.5
 # Why 1.35: cells of one batch agree within about +-12 %; levels whose
 # learnt cubes differ by more than this are a mixed set, and one level's
 # cube says nothing about another's.
@@ -141,6 +136,16 @@ class CubeScale:
             self._unmatched[level] = True
             self._changed()
 
+    def learnt_from_few(self, level: int) -> bool:
+        """True if ``level``'s size is its own but rests on fewer landings than are trusted."""
+        return self._given is None and 0 < len(self._history[level]) < _TRUST_SAMPLES
+
+    def forget(self, level: int) -> None:
+        """Forget the cube size learnt on ``level``: it was learnt from something else."""
+        if self._history[level]:
+            self._history[level].clear()
+            self._changed()
+
     def own_unit(self, level: int) -> bool:
         """True if ``level``'s cube size is its own (calibrated or learnt there)."""
         return self._given is not None or bool(self._history[level])
@@ -232,11 +237,6 @@ class CubeScale:
                 own.clear()
                 self._changed()
                 return (1 if x > 0 else -1), 0.0
-            if x >= _MANY_CUBES:
-                # Or from a hand's touch: cubes are thrown one at a time.
-                own.clear()
-                self._changed()
-                return 1, 0.0
         n = int(np.round(x))
         return n, float(abs(x - n))
 

@@ -217,6 +217,11 @@ _LITTLE_SWING = 0.3
 # (1.35), so one of them reads its cube as 0.74-1.35 of the borrowed size; a
 # first gain under 0.6 of it, or over 1 / 0.6, is a cell of another kind.
 _UNMATCHED_CUBES = 0.6
+# Why 3: three or more cubes arriving on one plate at once, and neither seen
+# nor heard arriving one by one, do not happen in play (cubes are thrown one
+# at a time; a knock-down adds one more); a level whose first cube was
+# learnt from a hand's touch reads every later cube as several.
+_MANY_CUBES = 3
 # Why 3: a plate's typical landing swing needs a few landings of its own.
 _SWING_SAMPLES = 3
 # Why 15: the median of the last 15 landings follows a slowly changing plate.
@@ -793,6 +798,12 @@ class Fusion:
                 if not parts and self._unmatched_first_cube(step, delta):
                     # One cube heard, read as several of the borrowed size.
                     self.scale.refuse_pool(level)
+                    n, residual = self.scale.count(level, delta, still=True)
+                    confidence = _count_confidence(residual)
+                elif not parts and n >= _MANY_CUBES and self.scale.learnt_from_few(level):
+                    # Many cubes at once, not seen or heard arriving one by
+                    # one: the size was learnt from a hand's touch.
+                    self.scale.forget(level)
                     n, residual = self.scale.count(level, delta, still=True)
                     confidence = _count_confidence(residual)
             if parts:

@@ -985,6 +985,24 @@ def _settled(level: int, t: float, before_cubes: float, after_cubes: float) -> L
                     before_counts=before_cubes * UNIT, after_counts=after_cubes * UNIT)
 
 
+def test_a_plate_whose_size_a_hand_taught_learns_it_again_from_the_next_cube() -> None:
+    # Plate 2's first "cube" was a hand's touch, a twentieth of a cube.
+    fusion = _fusion()
+    fusion.scale.forget(2)
+    fusion.scale.learn(2, UNIT / 20, 1)
+    # The next cube reads as twenty, unheard as such: one cube, learnt anew.
+    out = fusion.add_settled_step(_settled(2, 5.0, 0.0, 1.0))
+    assert [(e.floor, e.cubes) for e in out if isinstance(e, Landing)] == [(2, 1)]
+    assert fusion.scale.unit(2) == UNIT
+    # Three cubes heard arriving one by one on a plate learnt from one
+    # landing are three landings, and its size stands.
+    fusion = _fusion()
+    fusion.add_impacts([_strike(t, 4) for t in (5.0, 5.05, 5.6, 5.65, 6.2, 6.25)])
+    out = fusion.add_settled_step(_step(4, 4.9, 6.5, 3.0))
+    assert [(e.floor, e.cubes) for e in out if isinstance(e, Landing)] == [(4, 1)] * 3
+    assert fusion.scale.unit(4) == UNIT
+
+
 def test_a_plate_whose_sign_a_hand_taught_learns_it_again_from_a_cube_it_cannot_lose() -> None:
     def kinds(events: list) -> list[tuple[str, int]]:
         return [(type(e).__name__, e.floor) for e in events]
