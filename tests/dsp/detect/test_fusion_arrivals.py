@@ -13,15 +13,19 @@ from dsp.detect.piezo import TimedImpact
 UNIT = 1000.0
 
 
-def _fusion() -> Fusion:
+# Load reading times of the fusions below: 80 Hz over the first 4 s.
+_T = np.arange(0.0, 4.0, 1 / 80)
+
+
+def _fusion(readings: np.ndarray | None = None) -> Fusion:
+    """A fusion that knows every level's cube (UNIT), its plates read ``readings`` at ``_T``."""
     scale, acoustic = CubeScale(n_levels=8), AcousticLevelModel(n_levels=8)
     fusion = Fusion(n_levels=8, scale=scale, acoustic=acoustic)
     for level in range(8):
         fusion.scale.learn(level, UNIT, 1)
-    t = np.arange(0.0, 4.0, 1 / 80)
-    rows = np.ones((t.size, 8), bool)
-    fusion.load_coverage.add(t)
-    fusion.load_history.add(t, np.zeros((t.size, 8)), rows)
+    values = np.zeros((_T.size, 8)) if readings is None else readings
+    fusion.load_coverage.add(_T)
+    fusion.load_history.add(_T, values, np.ones((_T.size, 8), bool))
     fusion.accounted[:] = 0.0
     return fusion
 
@@ -893,16 +897,9 @@ def test_a_plate_jolted_by_part_of_a_cube_does_not_vote_on_its_cells_sign() -> N
 
 def _jolted(holds: bool) -> tuple[Fusion, LoadStep]:
     """Plate 3 rose by a cube between two readings just as it was struck; it holds or goes back."""
-    scale, acoustic = CubeScale(n_levels=8), AcousticLevelModel(n_levels=8)
-    fusion = Fusion(n_levels=8, scale=scale, acoustic=acoustic)
-    for level in range(8):
-        fusion.scale.learn(level, UNIT, 1)
-    t = np.arange(0.0, 4.0, 1 / 80)
-    values = np.zeros((t.size, 8))
-    values[(t >= 1.0) & (holds | (t < 1.07)), 3] = UNIT
-    fusion.load_coverage.add(t)
-    fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
-    fusion.accounted[:] = 0.0
+    values = np.zeros((_T.size, 8))
+    values[(_T >= 1.0) & (holds | (_T < 1.07)), 3] = UNIT
+    fusion = _fusion(values)
     fusion.add_impacts([_strike(0.995, 3)])
     step = LoadStep(level=3, t_before_s=0.9875, t_settled_s=1.0, t_decided_s=1.0625,
                     delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
@@ -930,20 +927,14 @@ def test_a_step_read_on_a_strikes_jolt_is_read_again_once_the_jolt_has_passed() 
 
 def _touched(holds: bool) -> tuple[Fusion, LoadStep]:
     """Plate 3 rose smoothly by a cube after a soft strike there; it holds or goes back."""
-    scale, acoustic = CubeScale(n_levels=8), AcousticLevelModel(n_levels=8)
-    fusion = Fusion(n_levels=8, scale=scale, acoustic=acoustic)
-    for level in range(8):
-        fusion.scale.learn(level, UNIT, 1)
-        fusion._levels[level].landing_swings = [5 * UNIT] * 3  # landings swing by five cubes
-    t = np.arange(0.0, 4.0, 1 / 80)
-    values = np.zeros((t.size, 8))
-    values[:, 3] = np.clip((t - 0.9) / 0.1, 0.0, 1.0) * UNIT
+    values = np.zeros((_T.size, 8))
+    values[:, 3] = np.clip((_T - 0.9) / 0.1, 0.0, 1.0) * UNIT
     if not holds:
-        values[t >= 1.05, 3] = 0.0
+        values[_T >= 1.05, 3] = 0.0
     values += np.random.default_rng(3).normal(0.0, 10.0, values.shape)  # the cells' noise
-    fusion.load_coverage.add(t)
-    fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
-    fusion.accounted[:] = 0.0
+    fusion = _fusion(values)
+    for level in range(8):
+        fusion._levels[level].landing_swings = [5 * UNIT] * 3  # landings swing by five cubes
     fusion.add_impacts([_strike(0.9, 3)])
     step = LoadStep(level=3, t_before_s=0.9, t_settled_s=1.0, t_decided_s=1.0625,
                     delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
