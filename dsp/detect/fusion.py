@@ -58,6 +58,7 @@ from dsp.detect.trust import (
     pressed_not_struck,
     read_on_a_strike,
     swung_at_least,
+    swung_less_than,
     swung_like_a_landing,
 )
 
@@ -676,8 +677,7 @@ class Fusion:
         unit = self.scale.unit(step.level)
         if unit is None:
             return False
-        swing, usual = self._swing_and_usual(step, unit)
-        return bool(np.isfinite(swing) and np.isfinite(usual) and swing < _LITTLE_SWING * usual)
+        return swung_less_than(*self._swing_and_usual(step, unit), _LITTLE_SWING)
 
     def _swing_and_usual(self, step: LoadStep, unit: float) -> tuple[float, float]:
         """How far the plate swung as the step came, and how far its landings swing it."""

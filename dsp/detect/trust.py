@@ -144,8 +144,13 @@ def pressed_not_struck(swing: float, usual_swing: float) -> bool:
     plate down smoothly (0.04-0.07 in our noisy rooms), and its touch may
     sound like a soft strike on that level.
     """
+    return swung_less_than(swing, usual_swing, PRESSED_SWING)
+
+
+def swung_less_than(swing: float, usual_swing: float, bar: float) -> bool:
+    """Whether a plate swung less than ``bar`` of its landings' usual swing (both known)."""
     known = np.isfinite(usual_swing) and np.isfinite(swing)
-    return bool(known and not swung_at_least(swing, usual_swing, PRESSED_SWING))
+    return bool(known and not swung_at_least(swing, usual_swing, bar))
 
 
 def read_on_a_strike(step: LoadStep, strikes_on_level: Iterable[float]) -> bool:
