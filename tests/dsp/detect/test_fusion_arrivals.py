@@ -528,14 +528,15 @@ def test_a_plate_clipped_by_two_throws_in_turn_was_not_bounced_on() -> None:
 
 def test_a_landing_is_never_timed_by_an_onset_before_its_plate_was_last_still() -> None:
     # Talk made an onset on plate 3 a second before; the cube's own bounces
-    # there went unheard. The plate was still until 1.05 s.
+    # there went unheard (it clipped a hole edge on 5 just before, heard).
+    # The plate was still until 1.05 s.
     fusion = _fusion()
-    fusion.add_impacts([_strike(0.2, 3)])
+    fusion.add_impacts([_strike(0.2, 3), _strike(0.98, 5)])
     step = _step(3, 1.05, 1.2, 1.0)
     assert _landings(fusion.add_load([step], [], 1.5) + fusion.advance(2.0)) == [(3, 1, 1.2)]
     # A bounce heard there after (up to the converter's lag before) is the rest.
     fusion = _fusion()
-    fusion.add_impacts([_strike(0.2, 3), _strike(1.02, 3)])
+    fusion.add_impacts([_strike(0.2, 3), _strike(0.98, 5), _strike(1.02, 3)])
     assert _landings(fusion.add_load([step], [], 1.5) + fusion.advance(2.0)) == [(3, 1, 1.02)]
 
 
@@ -1049,3 +1050,69 @@ def test_a_clean_cube_on_a_plate_whose_ring_was_read_in_part_is_a_landing() -> N
 def test_a_cube_after_the_plate_was_read_lower_waits_for_the_settled_view() -> None:
     # A plate read lower was lifted or pressed from below by a hand.
     assert _landings(_ring_reads_then_a_cube(-0.45)) == []
+
+
+def _touched_before_its_cube(*later: TimedImpact) -> list[tuple[int, int, float]]:
+    """A hand's touch on plate 6 (unheard) moved it at 1.0 s; the fast view
+    doubted the change, which settled at 1.3 s; ``later`` strikes follow,
+    and the settled view counts one cube there by 2.2 s."""
+    fusion = _fusion()
+    fusion.add_impacts([_strike(0.5, 2), *later])
+    fusion._doubt(_step(6, 1.0, 1.3, 1.0))
+    fusion._levels[6].fast_settled_t = 1.3
+    return _landings(fusion.add_settled_step(_step(6, 1.0, 2.2, 1.0)))
+
+
+def test_a_cube_that_struck_its_plate_after_a_hand_moved_it_is_timed_by_its_own_bounces() -> None:
+    # The thrown cube came half a second after the touch: its last bounce
+    # times the landing, not the hand's change the fast view saw settle.
+    assert _touched_before_its_cube(_strike(1.70, 6), _strike(1.78, 6)) == [(6, 1, 1.78)]
+    # A later strike there that went on below was a cube passing the hole:
+    # the change the fast view saw is the landing.
+    assert _touched_before_its_cube(_strike(1.70, 6), _strike(1.76, 3)) == [(6, 1, 1.3)]
+
+
+def test_in_a_quick_series_a_later_strike_on_the_plate_does_not_retime_its_landing() -> None:
+    # A cube landed on 2 at 1.1 s: the strike on 6 later may be the next
+    # throw's cube; the fast view's settle times this one.
+    fusion = _fusion()
+    fusion.add_impacts([_strike(1.05, 6), _strike(1.10, 6), _strike(1.70, 6), _strike(1.78, 6)])
+    fusion._levels[2].landed_t = 1.1
+    fusion._doubt(_step(6, 1.0, 1.3, 1.0))
+    assert _landings(fusion.add_settled_step(_step(6, 1.0, 2.2, 1.0))) == [(6, 1, 1.1)]
+
+
+def test_the_rest_of_a_first_cube_read_short_is_not_a_second_cube() -> None:
+    # Plate 1's first cube was read by the fast view at 0.7 of its true size
+    # while a hand shook the tower; that is the size the level learnt.
+    fusion = _fusion()
+    fusion.scale.forget(1)
+    fusion.scale.learn(1, 0.7 * UNIT, 1)
+    fusion._levels[1].fast_landed.append((1.3, 1))
+    fusion.accounted[1] = 0.7 * UNIT
+    # The settled view reads the whole cube: the 0.3 left over (under half
+    # the size learnt) is that cube's, and the level learns its size anew.
+    out = fusion.add_settled_step(_step(1, 0.9, 2.0, 1.0))
+    assert _landings(out) == []
+    assert fusion.scale.unit(1) == UNIT
+    # Half the size learnt, on a plate the fast view counted nothing on, is
+    # a cube: the first was two that came together.
+    fusion = _fusion()
+    fusion.scale.forget(1)
+    fusion.scale.learn(1, 2 * UNIT, 1)
+    fusion.accounted[1] = 2 * UNIT
+    out = fusion.add_settled_step(_settled(1, 5.0, 2.0, 3.0))
+    assert [(e.floor, e.cubes) for e in out if isinstance(e, Landing)] == [(1, 1)]
+
+
+def test_a_plate_moved_long_after_the_last_strike_was_not_moved_by_that_drop() -> None:
+    # A cube struck plate 4 at 0.95 and 1.0 s. Its first touch moves the
+    # plate before its last bounce is heard, and the plate is read still
+    # last up to a third of a second after it.
+    fusion = _fusion()
+    fusion.add_impacts([_strike(0.95, 4), _strike(1.0, 4)])
+    assert fusion._heard_a_drop(_step(4, 0.9, 1.2, 1.0))
+    assert fusion._heard_a_drop(_step(4, 1.35, 1.5, 1.0))
+    # Still for more than 0.4 s after all was quiet, then moved by a cube's
+    # weight: a hand.
+    assert not fusion._heard_a_drop(_step(4, 1.45, 1.6, 1.0))
