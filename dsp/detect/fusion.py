@@ -224,6 +224,14 @@ _STOP_JUDGED_S = 0.3
 # Such a step is read again 125 ms on, like one read on a strike's jolt: a
 # hand has often let go by then, a cube is still there.
 _LITTLE_SWING = 0.3
+# Why 0.1: a step whose plate swung that little is a hand's even when it
+# still holds 125 ms on (hands press for up to a second): the lowest swings
+# of fast-view landings were 0.15 of the usual on the cross-check towers
+# (13,000 landings) and 0.47 in our noisy rooms; the hands taken for
+# landings there swung 0.04-0.06. Left to the settled view: 2 false
+# landings fewer on 140 fresh noisy-room sessions, no cross-check score
+# changed (session 13).
+_HARDLY_SWUNG = 0.1
 # Why 0.6: cells taken for a matched set agree within ``cubes._MATCHED_SPREAD``
 # (1.35), so one of them reads its cube as 0.74-1.35 of the borrowed size; a
 # first gain under 0.6 of it, or over 1 / 0.6, is a cell of another kind.
@@ -510,6 +518,12 @@ class Fusion:
                 # Left to the settled view, which decides once all is still.
                 self.stats.steps_in_disturbance += 1
                 continue
+            elif self._swung_little(step, _HARDLY_SWUNG):
+                # A cube's weight, but the plate hardly swung: a hand pressing
+                # it. Left to the settled view, which decides once all is still.
+                self._doubt(step)
+                self.stats.steps_in_disturbance += 1
+                continue
             elif self._looks_like_cubes(step) and (
                 self._read_on_a_strike(step) or self._swung_little(step)
             ):
@@ -682,12 +696,12 @@ class Fusion:
             return False
         return swung_at_least(*self._swing_and_usual(step, unit), bar)
 
-    def _swung_little(self, step: LoadStep) -> bool:
-        """Whether the plate swung less than a landing does (known), as under a hand."""
+    def _swung_little(self, step: LoadStep, bar: float = _LITTLE_SWING) -> bool:
+        """Whether the plate swung under ``bar`` of a landing's swing (known), as under a hand."""
         unit = self.scale.unit(step.level)
         if unit is None:
             return False
-        return swung_less_than(*self._swing_and_usual(step, unit), _LITTLE_SWING)
+        return swung_less_than(*self._swing_and_usual(step, unit), bar)
 
     def _swing_and_usual(self, step: LoadStep, unit: float) -> tuple[float, float]:
         """How far the plate swung as the step came, and how far its landings swing it."""

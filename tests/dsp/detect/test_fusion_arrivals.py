@@ -1116,3 +1116,16 @@ def test_a_plate_moved_long_after_the_last_strike_was_not_moved_by_that_drop() -
     # Still for more than 0.4 s after all was quiet, then moved by a cube's
     # weight: a hand.
     assert not fusion._heard_a_drop(_step(4, 1.45, 1.6, 1.0))
+
+
+def test_a_cube_step_that_hardly_swung_its_plate_is_left_to_the_settled_view() -> None:
+    # Plate 3 rose smoothly by a cube after a soft strike and still holds it
+    # 125 ms on, while a thrown cube struck plate 6; its landings swing it by
+    # 12 cubes, a twelfth of which is a hand pressing it, not a cube landing.
+    fusion, step = _touched(holds=True)
+    fusion.add_impacts([_strike(0.92, 6), _strike(0.95, 6), _strike(0.98, 6)])
+    for level in range(8):
+        fusion._levels[level].landing_swings = [12 * UNIT] * 3
+    assert not fusion._pressed(step) and fusion._fast_step_trusted(step)
+    assert fusion.add_load([step], [], 1.0625) + fusion.advance(1.5) == []
+    assert [s.t_settled_s for s in fusion._levels[3].doubted] == [1.0]
