@@ -227,7 +227,7 @@ _LITTLE_SWING = 0.3
 # Why 0.1: a step whose plate swung that little is a hand's even when it
 # still holds 125 ms on (hands press for up to a second): the lowest swings
 # of fast-view landings were 0.15 of the usual on the cross-check towers
-# (13,000 landings) and 0.47 in our noisy rooms; the hands taken for
+# (8,000 landings) and 0.47 in our noisy rooms; the hands taken for
 # landings there swung 0.04-0.06. Left to the settled view: 2 false
 # landings fewer on 140 fresh noisy-room sessions, no cross-check score
 # changed (session 13).
