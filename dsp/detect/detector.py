@@ -42,6 +42,7 @@ UNIT_HANDOVER_S = 2.0
 class _LoadProgress:
     t_s: float
     settled_levels: np.ndarray
+    settled_times: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -204,7 +205,10 @@ class Detector:
 
     def _push_progress(self, t_s: float) -> None:
         """The settled levels as of ``t_s``, for the fusion's zero tracking."""
-        self._push(t_s, _LoadProgress(t_s, self.load_settled.level.copy()))
+        self._push(
+            t_s,
+            _LoadProgress(t_s, self.load_settled.level.copy(), self.load_settled.level_t.copy()),
+        )
 
     def _push(self, t_s: float, item: object) -> None:
         heapq.heappush(self._queue, (t_s, self._seq, item))
@@ -264,7 +268,7 @@ class Detector:
         if isinstance(item, _SettledStep):
             return self.fusion.add_settled_step(item.step)
         if isinstance(item, _LoadProgress):
-            self.fusion.track_settled_levels(item.settled_levels)
+            self.fusion.track_settled_levels(item.settled_levels, item.settled_times)
             return self.fusion.add_load([], [], t)
         return []
 

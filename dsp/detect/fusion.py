@@ -243,6 +243,9 @@ _UNMATCHED_CUBES = 0.6
 _MANY_CUBES = 3
 # Why 3: a plate's typical landing swing needs a few landings of its own.
 _SWING_SAMPLES = 3
+# Why 0.1 s: a still window that ends this long after a cube came to rest
+# began after it (a window across the step is never still).
+_SETTLED_AFTER_S = 0.1
 # Why 15: the median of the last 15 landings follows a slowly changing plate.
 _HISTORY_SWINGS = 15
 
@@ -267,6 +270,7 @@ class FusionStats:
     acoustic_learnt: int = 0
     acoustic_agreed: int = 0
     acoustic_checked: int = 0
+    hands_unlearnt: int = 0
 
 
 @dataclass
@@ -551,7 +555,11 @@ class Fusion:
         if self._pressed(step):
             return False
         if not shaken_too:
-            return not hands_rumbling(self._impacts, step) and self._heard_a_drop(step)
+            return (
+                not hands_rumbling(self._impacts, step)
+                and self._heard_a_drop(step)
+                and not self._first_cube_unswung(step)
+            )
         if self._unexplained_busy(step) >= _BUSY_LEVELS:
             return False
         start = step.t_before_s - _DROP_GAP_GUARD_S
@@ -566,6 +574,8 @@ class Fusion:
             # is wired, for the whole session: only a cube heard striking
             # this very plate is taken for it.
             if not self._heard_here(step):
+                return False
+            if self._first_cube_unswung(step):
                 return False
             if self.scale.cubes(step.level, step.delta_counts) < 0 and not self._swung(
                 step, _AGAINST_SIGN_SWING
@@ -703,12 +713,31 @@ class Fusion:
             return False
         return swung_less_than(*self._swing_and_usual(step, unit), bar)
 
-    def _swing_and_usual(self, step: LoadStep, unit: float) -> tuple[float, float]:
+    def _first_cube_unswung(self, step: LoadStep) -> bool:
+        """Whether a plate with no size of its own swung less than a cube of this step would.
+
+        The step is taken for the cube (as it would be): a landing swings a
+        plate by some multiple of the cube's weight whatever the cell, so the
+        tower's other landings tell how far (in cubes). A hand pressing a
+        plate as it touches the tower, heard as a soft strike there, swung
+        it 0.09-0.14 of that; had it taught the plate its size, its release
+        left every later cube there reading as a fraction of one.
+        """
+        if self.scale.own_unit(step.level) or step.delta_counts == 0:
+            return False
+        size = abs(step.delta_counts)
+        return swung_less_than(
+            *self._swing_and_usual(step, size, pooled_only=True), _LITTLE_SWING
+        )
+
+    def _swing_and_usual(
+        self, step: LoadStep, unit: float, *, pooled_only: bool = False
+    ) -> tuple[float, float]:
         """How far the plate swung as the step came, and how far its landings swing it."""
         swing = self.load_history.swing(
             step.level, step.t_before_s - LOAD_LAG_S, step.t_settled_s
         )
-        return swing, self._usual_swing(step.level, unit)
+        return swing, self._usual_swing(step.level, unit, pooled_only=pooled_only)
 
     def _unexplained_busy(self, step: LoadStep) -> int:
         """How many other plates were restless, unexplained (:meth:`_explained_plates`)."""
@@ -883,8 +912,12 @@ class Fusion:
             return True
         return self._heard_here(step) and self._heard_a_drop(step)
 
-    def track_settled_levels(self, levels: np.ndarray) -> None:
-        """Follow slow drift of levels whose load is accounted for (zero tracking)."""
+    def track_settled_levels(self, levels: np.ndarray, times: np.ndarray | None = None) -> None:
+        """Follow slow drift of levels whose load is accounted for (zero tracking).
+
+        ``times``: when each level was last seen still (the end of its last
+        still window), NaN where never.
+        """
         units = self.scale.units()
         for level in range(self.n_levels):
             value = float(levels[level])
@@ -896,6 +929,37 @@ class Fusion:
                 _DRIFT_FOLLOW_CUBES * units[level]
             ):
                 self.accounted[level] = value
+            elif times is not None and self._first_cube_left(level, value, float(times[level])):
+                # The one cube this plate's size was learnt from is gone, and
+                # the settled view never saw it come or go (nothing was still
+                # meanwhile): a hand pressed the plate and let go, heard as
+                # it touched. Its size is no cube's: every cube after it had
+                # read as a fraction of one, too small to count.
+                self.stats.hands_unlearnt += 1
+                self.scale.forget(level)
+                self.cubes_on[level] = 0
+                self._levels[level].landings -= 1
+                self._levels[level].fast_landed.clear()
+                self.accounted[level] = value
+
+    def _first_cube_left(self, level: int, value: float, value_t: float) -> bool:
+        """Whether the single cube counted on ``level`` left a closed tower unseen.
+
+        ``value`` is the level's settled load, seen still until ``value_t``
+        (the settled view is slower than the fast one: a value from before
+        the cube came to rest says nothing of it); a cube leaves a closed
+        tower's plate only when knocked down, which the settled view sees
+        as a removal unless the cube came and went while the plate never
+        stood still.
+        """
+        if self.disconnected or self.cubes_on[level] != 1 or self._levels[level].landings != 1:
+            return False
+        if not value_t > self._levels[level].landed_t + _SETTLED_AFTER_S:
+            return False
+        if not self.scale.learnt_from_few(level):
+            return False
+        x = self.scale.cubes(level, value - float(self.accounted[level]))
+        return abs(x + 1.0) <= _FAST_MAX_RESIDUAL
 
     def _ringing(self, step: LoadStep) -> tuple[bool, bool]:
         """Whether the previous fast step on this level was recent, and a landing."""
@@ -1469,10 +1533,10 @@ class Fusion:
                 best, best_ratio = j, ratio
         return best
 
-    def _usual_swing(self, level: int, unit: float) -> float:
+    def _usual_swing(self, level: int, unit: float, *, pooled_only: bool = False) -> float:
         """How far a landing swings this plate: its own median, else the tower's in cubes."""
         own = self._levels[level].landing_swings
-        if len(own) >= _SWING_SAMPLES:
+        if len(own) >= _SWING_SAMPLES and not pooled_only:
             return float(median(own))
         pooled = [
             swing / abs(u)

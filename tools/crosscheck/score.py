@@ -388,8 +388,12 @@ def main(argv: list[str] | None = None) -> int:
     for tpath in truths:
         doc = json.loads(tpath.read_text())
         rec = tpath.with_name(tpath.name.replace(".truth.json", ".bin"))
-        run = (load_previous_run(rec) if args.reuse else None) or run_detect(
-            rec, command=args.command)
+        run = load_previous_run(rec) if args.reuse else None
+        if run is None:
+            if args.reuse:
+                print(f"{rec.name}: no saved output newer than the recording; running detect",
+                      file=sys.stderr)
+            run = run_detect(rec, command=args.command)
         res = score_one(doc, run, tolerance_s=args.tolerance)
         res["scenario"] = doc["scenario"]
         res["cells"] = doc.get("cells", "?")

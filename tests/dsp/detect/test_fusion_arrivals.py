@@ -1129,3 +1129,67 @@ def test_a_cube_step_that_hardly_swung_its_plate_is_left_to_the_settled_view() -
     assert not fusion._pressed(step) and fusion._fast_step_trusted(step)
     assert fusion.add_load([step], [], 1.0625) + fusion.advance(1.5) == []
     assert [s.t_settled_s for s in fusion._levels[3].doubted] == [1.0]
+
+
+def _first_touch(swing_cubes: float) -> tuple[Fusion, LoadStep]:
+    """Plate 6, no cube size of its own, rose by 4 cubes of the others' size after a strike
+    there, rung by ``swing_cubes`` of its own step; the tower's landings swing plates by 12."""
+    scale, acoustic = CubeScale(n_levels=8), AcousticLevelModel(n_levels=8)
+    fusion = Fusion(n_levels=8, scale=scale, acoustic=acoustic)
+    for level in (0, 1, 2):
+        fusion.scale.learn(level, UNIT, 1)
+        fusion.scale.learn_sign(level, UNIT, cubes_added=True)
+        fusion._levels[level].landing_swings = [12 * UNIT]
+    fusion.scale.refuse_pool(6)
+    values = np.zeros((_T.size, 8))
+    tau = _T - 0.9
+    values[:, 6] = 4 * UNIT * np.clip(tau / 0.1, 0.0, 1.0)
+    values[tau >= 0, 6] += swing_cubes * 4 * UNIT * np.exp(-tau[tau >= 0] / 0.05) * np.sin(
+        60 * tau[tau >= 0])
+    fusion.load_coverage.add(_T)
+    fusion.load_history.add(_T, values, np.ones((_T.size, 8), bool))
+    fusion.accounted[:] = 0.0
+    fusion.add_impacts([_strike(0.9, 6, 100.0)])
+    step = LoadStep(level=6, t_before_s=0.9, t_settled_s=1.0, t_decided_s=1.0625,
+                    delta_counts=4 * UNIT, before_counts=0.0, after_counts=4 * UNIT)
+    return fusion, step
+
+
+def test_a_plates_first_cube_that_hardly_swung_it_is_left_to_the_settled_view() -> None:
+    # Heard striking plate 6 and the plate's first step: it would teach the
+    # plate its cube. It swung the plate a twelfth of what a cube of that
+    # size swings the tower's plates: a hand pressing it as it touched.
+    fusion, step = _first_touch(swing_cubes=1.0)
+    assert fusion.scale.unit(6) is None and fusion._heard_here(step)
+    assert not fusion._fast_step_trusted(step)
+    assert not fusion._fast_step_trusted(step, shaken_too=False)
+    # A cube landing rings it.
+    fusion, step = _first_touch(swing_cubes=12.0)
+    assert fusion._fast_step_trusted(step)
+
+
+def test_a_plate_whose_first_cube_left_unseen_forgets_the_size_it_taught() -> None:
+    # Plate 6's first "cube" (4 of the others' size) was counted by the fast
+    # view; the plate was back where it was when the settled view next saw it
+    # still: a hand pressed it and let go. Its cubes must count again.
+    fusion, step = _first_touch(swing_cubes=12.0)
+    assert _landings(fusion.add_load([step], [], 1.0625) + fusion.advance(1.2)) == [(6, 1, 0.9)]
+    assert fusion.scale.unit(6) == 4 * UNIT
+    levels = np.full(8, np.nan)
+    levels[6] = 0.0
+    times = np.full(8, np.nan)
+    # Seen still, but only until before the cube came to rest: says nothing.
+    times[6] = 0.85
+    fusion.track_settled_levels(levels, times)
+    assert fusion.scale.unit(6) == 4 * UNIT
+    times[6] = 1.6
+    fusion.track_settled_levels(levels, times)
+    assert fusion.scale.unit(6) is None and fusion.cubes_on[6] == 0
+    assert fusion.accounted[6] == 0.0
+    # A plate that still holds its cube keeps its size.
+    fusion, step = _first_touch(swing_cubes=12.0)
+    fusion.add_load([step], [], 1.0625)
+    fusion.advance(1.2)
+    levels[6] = 4 * UNIT
+    fusion.track_settled_levels(levels, times)
+    assert fusion.scale.unit(6) == 4 * UNIT and fusion.cubes_on[6] == 1
