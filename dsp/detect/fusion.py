@@ -243,6 +243,21 @@ _UNMATCHED_CUBES = 0.6
 _MANY_CUBES = 3
 # Why 3: a plate's typical landing swing needs a few landings of its own.
 _SWING_SAMPLES = 3
+# Why these: in a tower whose cubes rest a moment on a plate and slide on
+# (cross-check model B, docs/crosscheck.md: slides of 0.02-0.45 s), a
+# landing waits until its plate has held the cube 0.4 s and nothing was
+# heard on it for 60 ms (a sliding cube scrapes, heard as faint onsets),
+# looking every 0.1 s, for 0.8 s at most. Two cubes seen leaving a plate
+# within 0.8 s of settling there, in a single throw's time, tell such a
+# tower: a cube knocked down by the next throw is gone before the fast view
+# sees the thrower settle. None of 140 sessions of ours and 64 of model A
+# showed two; 29 of model B's 32 showed one or more.
+_SLIDE_LOOK_S = 0.1
+_MOVING_S = 0.06
+_SLIDE_HOLD_S = 0.4
+_SLIDE_WAIT_S = 0.8
+_SLIDES_SEEN = 2
+_SLID_WITHIN_S = 0.8
 # Why 0.1 s: a still window that ends this long after a cube came to rest
 # began after it (a window across the step is never still).
 _SETTLED_AFTER_S = 0.1
@@ -271,6 +286,7 @@ class FusionStats:
     acoustic_agreed: int = 0
     acoustic_checked: int = 0
     hands_unlearnt: int = 0
+    slides_seen: int = 0
 
 
 @dataclass
@@ -371,6 +387,8 @@ class Fusion:
         self.drop_gap_s = drop_gap_s
         self.impact_delay_s = impact_delay_s
         self.stats = FusionStats()
+        # Cubes seen resting a moment on an empty plate and leaving it (``_note_slide``).
+        self._slides = 0
         self._impacts: deque[TimedImpact] = deque()
         self._pending_steps: list[LoadStep] = []
         # Fast steps queued to be looked at again later (``_look_again``).
@@ -403,6 +421,11 @@ class Fusion:
         self._heard_as: dict[int, tuple[TimedImpact, int, int]] = {}
 
     # -- inputs ------------------------------------------------------------
+    @property
+    def slides(self) -> bool:
+        """Whether cubes here rest a moment on plates and slide on (see ``_note_slide``)."""
+        return self._slides >= _SLIDES_SEEN
+
     def add_impacts(
         self, impacts: list[TimedImpact], *, known_s: float | None = None
     ) -> list[Event]:
@@ -538,8 +561,31 @@ class Fusion:
                 self._look_again(step, _Look(step, until_calm=False),
                                  step.t_settled_s + REREAD_AFTER_S)
                 continue
+            if self._slides_on(step, now_s, look):
+                continue
             out.extend(self._step_event(step, now_s))
         return out
+
+    def _slides_on(self, step: LoadStep, now_s: float, look: _Look | None) -> bool:
+        """Whether a landing about to be decided waits to see whether its cube stays.
+
+        Only in a tower whose cubes rest a moment on a plate and slide on
+        into its hole (:attr:`slides`): the landing waits until its plate
+        has held the cube a while and nothing more is heard on it (a sliding
+        cube scrapes), then is decided if the plate still holds it.
+        """
+        if not self.slides or self.scale.cubes(step.level, step.delta_counts) <= 0:
+            return False
+        first = step if look is None else look.first
+        if now_s - first.t_settled_s >= _SLIDE_WAIT_S:
+            return False
+        recent = [imp for imp in self._impacts if now_s - _MOVING_S < imp.t_s <= now_s]
+        if now_s >= first.t_settled_s + _SLIDE_HOLD_S and step.level not in self._levels_of(
+            recent
+        ):
+            return False
+        self._look_again(step, _Look(first, until_calm=False), now_s + _SLIDE_LOOK_S - self.hold_s)
+        return True
 
     def _fast_step_trusted(self, step: LoadStep, *, shaken_too: bool = True) -> bool:
         """Whether the fast view may decide this step (calm, closed tower).
@@ -886,6 +932,21 @@ class Fusion:
                     confidence=confidence * (0.9 if knocked else 1.0), knocked=knocked)
         ]
 
+    def _note_slide(self, step: LoadStep, since_s: float) -> None:
+        """Count a cube that left a closed tower's plate it alone had landed on since ``since_s``.
+
+        Nothing was there for it to knock down, so it rested a moment and
+        slid on into the hole (a cube landing on it later and knocking it
+        down looks the same, but rarely within the moment this allows).
+        """
+        memory = self._levels[step.level]
+        if not memory.fast_landed:
+            return
+        landed_t, n = memory.fast_landed[-1]
+        if n == 1 and since_s <= landed_t <= step.t_settled_s:
+            self._slides += 1
+            self.stats.slides_seen += 1
+
     def _fast_counted_one(self, step: LoadStep) -> bool:
         """Whether the fast view counted exactly one cube, and nothing else, during ``step``."""
         landed = self._levels[step.level].fast_landed
@@ -995,6 +1056,8 @@ class Fusion:
 
     def _fast_step_event(self, step: LoadStep, now_s: float) -> list[Event]:
         memory = self._levels[step.level]
+        if not self.disconnected and self.scale.cubes(step.level, step.delta_counts) < -0.75:
+            self._note_slide(step, step.t_before_s - _SLID_WITHIN_S)
         step = self._joined_with_part(step)
         previous = memory.last_fast
         recent, after_landing = self._ringing(step)
@@ -1315,7 +1378,7 @@ class Fusion:
             thrown = after_last_silence(own_drop, self.drop_gap_s)
             stopped = (
                 self._stopped_above(level, thrown, thrown[0].t_s - BEFORE_STRIKE_S, judged_until)
-                if n == 1 and thrown else None
+                if n == 1 and thrown and not self.slides else None
             )
             if stopped is not None and knocked_from in (None, stopped):
                 # The thrown cube stopped on an occupied plate above (it swung

@@ -1,5 +1,7 @@
 """The settled view's multi-cube changes: one landing per cube that arrived apart."""
 
+from dataclasses import replace
+
 import numpy as np
 
 from dsp.detect.acoustic import AcousticLevelModel
@@ -1193,3 +1195,59 @@ def test_a_plate_whose_first_cube_left_unseen_forgets_the_size_it_taught() -> No
     levels[6] = 4 * UNIT
     fusion.track_settled_levels(levels, times)
     assert fusion.scale.unit(6) == 4 * UNIT and fusion.cubes_on[6] == 1
+
+
+def _rests_a_moment(leaves_at: float | None) -> tuple[Fusion, LoadStep]:
+    """A cube struck plate 5 at 0.95 s and settled on it by 1.0 s; it leaves at ``leaves_at``."""
+    values = np.zeros((_T.size, 8))
+    values[(_T >= 1.0), 5] = UNIT
+    if leaves_at is not None:
+        values[_T >= leaves_at, 5] = 0.0
+    fusion = _fusion(values)
+    fusion.add_impacts([_strike(0.95, 5)])
+    step = LoadStep(level=5, t_before_s=0.95, t_settled_s=1.0, t_decided_s=1.0625,
+                    delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
+    return fusion, step
+
+
+def _decide(fusion: Fusion, step: LoadStep, until: float) -> list:
+    out = fusion.add_load([step], [], step.t_decided_s)
+    for now in np.arange(step.t_decided_s, until, 0.05):
+        out += fusion.advance(float(now))
+    return out
+
+
+def test_cubes_that_leave_a_plate_they_had_just_settled_on_tell_a_tower_whose_cubes_slide() -> None:
+    fusion, step = _rests_a_moment(None)
+    assert _landings(_decide(fusion, step, 1.2)) == [(5, 1, 0.95)]
+    assert not fusion.slides
+    # 0.3 s later the plate is back where it was, and the cube is heard below.
+    fusion.add_impacts([_strike(1.32, 4)])
+    gone = LoadStep(level=5, t_before_s=1.28, t_settled_s=1.35, t_decided_s=1.41,
+                    delta_counts=-UNIT, before_counts=UNIT, after_counts=0.0)
+    _decide(fusion, gone, 1.6)
+    assert fusion.stats.slides_seen == 1 and not fusion.slides
+    # A cube leaving a plate a second or more after it settled there was
+    # knocked down by another throw: no sign of sliding cubes.
+    fusion, step = _rests_a_moment(None)
+    _decide(fusion, step, 1.2)
+    fusion.add_impacts([_strike(2.2, 4)])
+    _decide(fusion, replace(gone, t_before_s=2.18, t_settled_s=2.25, t_decided_s=2.31), 2.5)
+    assert fusion.stats.slides_seen == 0
+
+
+def test_where_cubes_slide_a_landing_waits_until_its_plate_has_held_the_cube() -> None:
+    # The tower has shown cubes resting a moment and sliding on.
+    fusion, step = _rests_a_moment(leaves_at=1.3)
+    fusion._slides = 2
+    assert _landings(_decide(fusion, step, 2.0)) == []
+    # The plate still holds it 0.4 s on: a landing, decided then.
+    fusion, step = _rests_a_moment(leaves_at=None)
+    fusion._slides = 2
+    out = _decide(fusion, step, 2.0)
+    assert _landings(out) == [(5, 1, 0.95)]
+    assert 1.4 <= out[0].t_decided < 1.6
+    # Elsewhere the fast view decides at once.
+    fusion, step = _rests_a_moment(leaves_at=1.3)
+    out = _decide(fusion, step, 2.0)
+    assert _landings(out) == [(5, 1, 0.95)] and out[0].t_decided < 1.2
