@@ -247,17 +247,19 @@ _SWING_SAMPLES = 3
 # (cross-check model B, docs/crosscheck.md: slides of 0.02-0.45 s), a
 # landing waits until its plate has held the cube 0.4 s and nothing was
 # heard on it for 60 ms (a sliding cube scrapes, heard as faint onsets),
-# looking every 0.1 s, for 0.8 s at most. Two cubes seen leaving a plate
-# within 0.8 s of settling there, in a single throw's time, tell such a
-# tower: a cube knocked down by the next throw is gone before the fast view
-# sees the thrower settle. None of 140 sessions of ours and 64 of model A
-# showed two; 29 of model B's 32 showed one or more.
+# looking every 0.1 s, for 0.8 s at most. Two signs tell such a tower: a
+# cube seen settling on a plate and leaving it within 0.8 s as a strike is
+# heard below (``_note_slide``), or one that bounced on an empty plate,
+# swung it like a landing and went on (``_stopped_above``). No session of
+# ours (140) or of model A (64) showed two; 23 of model B's 32 did.
 _SLIDE_LOOK_S = 0.1
 _MOVING_S = 0.06
 _SLIDE_HOLD_S = 0.4
 _SLIDE_WAIT_S = 0.8
 _SLIDES_SEEN = 2
 _SLID_WITHIN_S = 0.8
+_SLIDE_STRIKE_S = 0.1
+_SLIDE_HANDLING_GUARD_S = 2.0
 # Why 0.1 s: a still window that ends this long after a cube came to rest
 # began after it (a window across the step is never still).
 _SETTLED_AFTER_S = 0.1
@@ -287,6 +289,7 @@ class FusionStats:
     acoustic_checked: int = 0
     hands_unlearnt: int = 0
     slides_seen: int = 0
+    bounced_on_empty: int = 0
 
 
 @dataclass
@@ -387,8 +390,11 @@ class Fusion:
         self.drop_gap_s = drop_gap_s
         self.impact_delay_s = impact_delay_s
         self.stats = FusionStats()
-        # Cubes seen resting a moment on an empty plate and leaving it (``_note_slide``).
+        # Cubes seen resting a moment on a plate and sliding on (``_note_slide``),
+        # the last rise of about a cube per plate, and the steps looked at.
         self._slides = 0
+        self._risen: dict[int, LoadStep] = {}
+        self._seen_steps: deque[tuple[int, float]] = deque(maxlen=64)
         self._impacts: deque[TimedImpact] = deque()
         self._pending_steps: list[LoadStep] = []
         # Fast steps queued to be looked at again later (``_look_again``).
@@ -501,6 +507,7 @@ class Fusion:
         for step in sorted(ready, key=lambda s: s.t_settled_s):
             if step not in self._pending_steps:
                 continue
+            self._note_slide(step)
             # Decided as soon as the hold after the step's own decision is over.
             now_s = step.t_decided_s + self.hold_s
             group = [
@@ -932,18 +939,39 @@ class Fusion:
                     confidence=confidence * (0.9 if knocked else 1.0), knocked=knocked)
         ]
 
-    def _note_slide(self, step: LoadStep, since_s: float) -> None:
-        """Count a cube that left a closed tower's plate it alone had landed on since ``since_s``.
+    def _note_slide(self, step: LoadStep) -> None:
+        """Count a cube seen resting a moment on a plate and sliding on into its hole.
 
-        Nothing was there for it to knock down, so it rested a moment and
-        slid on into the hole (a cube landing on it later and knocking it
-        down looks the same, but rarely within the moment this allows).
+        A fast step of about one cube, then within ``_SLID_WITHIN_S`` one of
+        about one cube back on the same plate of a closed tower, as a strike
+        is heard below it: the cube fell on. Hands press plates and let go
+        too, but nothing falls below as they do; a cube knocked down by the
+        next throw is rarely seen settled first.
         """
-        memory = self._levels[step.level]
-        if not memory.fast_landed:
+        key = (step.level, step.t_settled_s)
+        if step.revises or key in self._seen_steps:
             return
-        landed_t, n = memory.fast_landed[-1]
-        if n == 1 and since_s <= landed_t <= step.t_settled_s:
+        self._seen_steps.append(key)
+        x = self.scale.cubes(step.level, step.delta_counts)
+        if not abs(abs(x) - 1.0) <= _FAST_MAX_RESIDUAL:
+            return
+        if x > 0:
+            self._risen[step.level] = step
+            return
+        rise = self._risen.pop(step.level, None)
+        if (
+            rise is None
+            or self.disconnected
+            or step.t_before_s - self._last_connection_t < _SLIDE_HANDLING_GUARD_S
+            or not rise.t_settled_s - LOAD_LAG_S <= step.t_before_s
+            <= rise.t_settled_s + _SLID_WITHIN_S
+        ):
+            return
+        falling = [
+            imp for imp in self._impacts
+            if step.t_before_s - _SLIDE_STRIKE_S <= imp.t_s <= step.t_settled_s + _SLIDE_STRIKE_S
+        ]
+        if any(top < step.level for top in self._levels_of(falling)):
             self._slides += 1
             self.stats.slides_seen += 1
 
@@ -1056,8 +1084,6 @@ class Fusion:
 
     def _fast_step_event(self, step: LoadStep, now_s: float) -> list[Event]:
         memory = self._levels[step.level]
-        if not self.disconnected and self.scale.cubes(step.level, step.delta_counts) < -0.75:
-            self._note_slide(step, step.t_before_s - _SLID_WITHIN_S)
         step = self._joined_with_part(step)
         previous = memory.last_fast
         recent, after_landing = self._ringing(step)
@@ -1543,6 +1569,7 @@ class Fusion:
         fast_on_level = fast_arrivals(drop, loudest, level)
         alone = t0_s - max(memory.landed_t for memory in self._levels) > STOP_ALONE_S
         best, best_ratio = None, 0.0
+        passed_empty = False
         for j in range(level + 1, self.n_levels):
             # The thrown cube's own run of bounces there, begun before the
             # cube below came to rest: in a quick series each cube may clip
@@ -1562,10 +1589,10 @@ class Fusion:
             ]
             heard_later = own + [t for t, top in heard_after if top == j]
             window = plate_window(struck, gains, heard_later, t0_s, t1_s)
+            empty = self.cubes_on[j] < 1
             if (
                 window.gained
                 or self._levels[j].stopped_t >= t0_s
-                or self.cubes_on[j] < 1
                 or j in self.disconnected
                 or any(s.level == j for s in self._pending_steps)
             ):
@@ -1592,8 +1619,15 @@ class Fusion:
                 struck[0], below[0]
             ):
                 needed = STOP_SWING_FELL
-            if ratio >= needed and ratio >= best_ratio:
+            if ratio >= needed and empty:
+                passed_empty = True
+            elif ratio >= needed and ratio >= best_ratio:
                 best, best_ratio = j, ratio
+        if passed_empty:
+            # Bounced on a plate with no cube to knock down, swung it like a
+            # landing and went on: cubes here do not stop where they bounce.
+            self.stats.bounced_on_empty += 1
+            self._slides += 1
         return best
 
     def _usual_swing(self, level: int, unit: float, *, pooled_only: bool = False) -> float:

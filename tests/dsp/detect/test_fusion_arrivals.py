@@ -1251,3 +1251,26 @@ def test_where_cubes_slide_a_landing_waits_until_its_plate_has_held_the_cube() -
     fusion, step = _rests_a_moment(leaves_at=1.3)
     out = _decide(fusion, step, 2.0)
     assert _landings(out) == [(5, 1, 0.95)] and out[0].t_decided < 1.2
+
+
+def test_a_cube_that_bounced_on_an_empty_plate_and_went_on_tells_cubes_that_slide() -> None:
+    # Plate 5 swung like a landing, bounced on twice, and holds what it
+    # held: with a cube on it, the thrown cube stopped there and knocked it
+    # down; with none, nothing could be knocked down: the cube went on.
+    twice = [_strike(5.00, 5), _strike(5.01, 5), _strike(5.025, 4), _strike(5.08, 4)]
+    occupied = _stop_candidate(1800.0)
+    assert occupied._stopped_above(4, twice, 4.95, 5.9) == 5
+    assert occupied.stats.bounced_on_empty == 0
+    empty = _stop_candidate(1800.0)
+    empty.cubes_on[5] = 0
+    assert empty._stopped_above(4, twice, 4.95, 5.9) is None
+    assert empty.stats.bounced_on_empty == 1 and not empty.slides
+    assert empty._stopped_above(4, twice, 4.95, 5.9) is None
+    assert empty.slides
+
+
+def test_where_cubes_slide_no_knock_down_is_inferred_from_a_plate_whose_load_came_back() -> None:
+    assert _landing_below(_stop_candidate(), 5.9) == _STOPPED
+    sliding = _stop_candidate()
+    sliding._slides = 2
+    assert _landing_below(sliding, 5.9) == [(3, 1, 5.15)]
