@@ -328,6 +328,8 @@ class _LevelMemory:
     part: tuple[LoadStep, tuple[float, bool] | None] | None = None
     #: Cubes reported landing here, in all.
     landings: int = 0
+    #: Settled steps of two cubes that arrived together, since the last single cube.
+    doubles: int = 0
     #: Fast-view landings (settle time, cubes), to re-measure a cube's size
     #: once the settled view sees the plate still.
     fast_landed: list[tuple[float, int]] = field(default_factory=list)
@@ -910,12 +912,17 @@ class Fusion:
                     self.scale.refuse_pool(level)
                     n, residual = self.scale.count(level, delta, still=still)
                     confidence = _count_confidence(residual)
-                elif not parts and n >= _MANY_CUBES and self.scale.learnt_from_few(level):
-                    # Many cubes at once, not seen or heard arriving one by
-                    # one: the size was learnt from a hand's touch.
+                elif not parts and self.scale.learnt_from_few(level) and (
+                    n >= _MANY_CUBES or (n == 2 and self._levels[level].doubles >= 1)
+                ):
+                    # Many cubes at once, or two again and again, not seen
+                    # or heard arriving one by one: the size was learnt from
+                    # a hand's touch (or a jolt half a cube deep).
                     self.scale.forget(level)
                     n, residual = self.scale.count(level, delta, still=still)
                     confidence = _count_confidence(residual)
+                if not parts:
+                    self._levels[level].doubles += int(n == 2)
             if parts:
                 # The cubes were seen (by the doubted fast view) or heard
                 # arriving one by one: separate landings, each timed by its
@@ -1444,6 +1451,8 @@ class Fusion:
         self.scale.learn(level, step.delta_counts, n)
         self.cubes_on[level] += n
         self._levels[level].landings += n
+        if n == 1:
+            self._levels[level].doubles = 0
         if settled:
             self.accounted[level] = step.after_counts
         else:

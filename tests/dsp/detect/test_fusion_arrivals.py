@@ -1274,3 +1274,32 @@ def test_where_cubes_slide_no_knock_down_is_inferred_from_a_plate_whose_load_cam
     sliding = _stop_candidate()
     sliding._slides = 2
     assert _landing_below(sliding, 5.9) == [(3, 1, 5.15)]
+
+
+def test_a_plate_whose_every_cube_reads_as_two_learns_its_cube_again() -> None:
+    # Plate 4 learnt its cube from a hand's jolt half a cube deep. A still
+    # step of two such cubes, not heard arriving apart, may be two cubes;
+    # the same again, with no single cube between, is one cube each time.
+    fusion = _fusion()
+    fusion.scale.forget(4)
+    fusion.scale.learn(4, UNIT / 2, 1)
+    first = fusion.add_settled_step(_step(4, 1.0, 2.0, 1.0))
+    assert [(e.floor, e.cubes) for e in first if isinstance(e, Landing)] == [(4, 2)]
+    again = LoadStep(level=4, t_before_s=5.0, t_settled_s=6.0, t_decided_s=6.3,
+                     delta_counts=UNIT, before_counts=UNIT, after_counts=2 * UNIT)
+    second = fusion.add_settled_step(again)
+    assert [(e.floor, e.cubes) for e in second if isinstance(e, Landing)] == [(4, 1)]
+    assert fusion.scale.unit(4) == UNIT
+    # A single cube between two doubles: they were doubles.
+    fusion = _fusion()
+    fusion.scale.forget(4)
+    fusion.scale.learn(4, UNIT / 2, 1)
+    fusion.add_settled_step(_step(4, 1.0, 2.0, 1.0))
+    single = LoadStep(level=4, t_before_s=3.0, t_settled_s=4.0, t_decided_s=4.3,
+                      delta_counts=UNIT / 2, before_counts=UNIT, after_counts=1.5 * UNIT)
+    assert [(e.floor, e.cubes) for e in fusion.add_settled_step(single)
+            if isinstance(e, Landing)] == [(4, 1)]
+    double = LoadStep(level=4, t_before_s=5.0, t_settled_s=6.0, t_decided_s=6.3,
+                      delta_counts=UNIT, before_counts=1.5 * UNIT, after_counts=2.5 * UNIT)
+    assert [(e.floor, e.cubes) for e in fusion.add_settled_step(double)
+            if isinstance(e, Landing)] == [(4, 2)]
