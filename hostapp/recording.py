@@ -232,12 +232,13 @@ class DecodedBlock:
         """``(t_s, sets, samples)`` of all PIEZO messages at once, or None if they differ.
 
         ``samples`` has shape ``(sets.sum(), channels)``, in arrival order.
-        None when the messages do not all have the same length and channel
-        count (then parse them one by one with :meth:`as_frames`).
+        Messages may carry different numbers of sets (a firmware that sends
+        what it has); None when their channel counts differ (then parse them
+        one by one with :meth:`as_frames`).
         """
         table = self.piezo.table()
         if table is None:
-            return None
+            return self._piezo_arrays_of_any_length()
         length = table.shape[1]
         sets = table[:, 4].astype(np.int64)
         channels = (length - PIEZO_HEADER_SIZE) // (2 * int(sets[0]))
@@ -245,6 +246,27 @@ class DecodedBlock:
             return None
         samples = np.ascontiguousarray(table[:, PIEZO_HEADER_SIZE:]).view("<u2")
         return self.piezo.t_s, sets, samples.reshape(-1, channels)
+
+    def _piezo_arrays_of_any_length(
+        self,
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.uint16]] | None:
+        rows = self.piezo
+        if not len(rows):
+            return None
+        sets = rows.data[rows.start + 4].astype(np.int64)
+        payload = rows.length - PIEZO_HEADER_SIZE
+        channels = payload // (2 * np.maximum(sets, 1))
+        if np.any(sets < 1) or np.any(sets * channels * 2 != payload) or np.any(
+            channels != channels[0]
+        ):
+            return None
+        # Every body's samples, gathered into one buffer in arrival order.
+        first = np.cumsum(payload) - payload
+        index = np.arange(int(payload.sum())) + np.repeat(
+            rows.start + PIEZO_HEADER_SIZE - first, payload
+        )
+        samples = np.ascontiguousarray(rows.data[index]).view("<u2")
+        return rows.t_s, sets, samples.reshape(-1, int(channels[0]))
 
     def load_arrays(
         self,

@@ -129,3 +129,32 @@ def test_runs_of_messages_are_cut_where_their_stamps_drift_a_quarter_of_a_set() 
         assert abs(t1 - (t0 + part.shape[0] / rate)) <= 0.25 / rate + sets / rate * 400e-6 + 1e-9
     # No drift: one run.
     assert len(_runs(np.arange(n) * sets / rate, np.full(n, sets), samples, rate)) == 1
+
+
+def test_piezo_messages_of_any_number_of_sets_go_as_arrays(tmp_path: Path) -> None:
+    # A firmware that sends whatever sets it has: 1 to 14 a message.
+    rng = np.random.default_rng(5)
+    frames = [encode_frame(Hello(piezo_rate_hz=2000, load_rate_hz=80), 0)]
+    seq, t_us = 1, 0
+    for k in range(600):
+        sets = int(rng.integers(1, 15))
+        samples = (512 + rng.integers(-3, 4, size=(sets, 8))).astype(np.uint16)
+        samples[:, k % 8] += np.uint16(k % 50)
+        frames.append(encode_frame(Piezo(t_us, samples), seq))
+        seq += 1
+        t_us += sets * 500
+        if k % 6 == 0:
+            frames.append(encode_frame(Load(t_us, 0xFF, np.arange(8, dtype=np.int32)), seq))
+            seq += 1
+    path = tmp_path / "sets.bin"
+    path.write_bytes(b"".join(frames))
+    blocks = list(RecordingReader(path, chunk_size=4000).blocks())
+    arrays = [b.piezo_arrays() for b in blocks if b.piezo]
+    assert arrays and all(a is not None for a in arrays)
+    t, sets, samples = arrays[0]
+    by_message = [f.msg for f in blocks[0].as_frames() if isinstance(f.msg, Piezo)]
+    assert sets.tolist() == [m.samples.shape[0] for m in by_message]
+    assert np.array_equal(samples, np.concatenate([m.samples for m in by_message]))
+    reference = _by_messages(path, with_load=True, chunk_size=4000)
+    assert _by_blocks(path, with_load=True, chunk_size=4000) == reference
+    assert reference[2]["odd_shape_messages"] == 0
