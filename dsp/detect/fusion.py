@@ -593,7 +593,9 @@ class Fusion:
             recent
         ):
             return False
-        self._look_again(step, _Look(first, until_calm=False), now_s + _SLIDE_LOOK_S - self.hold_s)
+        # Nothing is decided before the plate has held the cube long enough.
+        at_s = max(now_s + _SLIDE_LOOK_S, first.t_settled_s + _SLIDE_HOLD_S)
+        self._look_again(step, _Look(first, until_calm=False), at_s - self.hold_s)
         return True
 
     def _fast_step_trusted(self, step: LoadStep, *, shaken_too: bool = True) -> bool:
