@@ -775,10 +775,11 @@ class Fusion:
 
         The step is taken for the cube (as it would be): a landing swings a
         plate by some multiple of the cube's weight whatever the cell, so the
-        tower's other landings tell how far (in cubes). A hand pressing a
-        plate as it touches the tower, heard as a soft strike there, swung
-        it 0.09-0.14 of that; had it taught the plate its size, its release
-        left every later cube there reading as a fraction of one.
+        tower's other landings tell how far (in cubes; one is enough, for a
+        touch in a session's first minute). A hand pressing a plate as it
+        touches the tower, heard as a soft strike there, swung it 0.09-0.14
+        of that; had it taught the plate its size, its release left every
+        later cube there reading as a fraction of one.
         """
         if self.scale.own_unit(step.level) or step.delta_counts == 0:
             return False
@@ -1652,7 +1653,7 @@ class Fusion:
             if (u := self.scale.unit(k)) is not None and u != 0
             for swing in memory.landing_swings
         ]
-        if len(pooled) < _SWING_SAMPLES:
+        if len(pooled) < (1 if pooled_only else _SWING_SAMPLES):
             return float("nan")
         return float(median(pooled)) * abs(unit)
 

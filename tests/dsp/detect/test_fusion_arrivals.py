@@ -1168,6 +1168,12 @@ def test_a_plates_first_cube_that_hardly_swung_it_is_left_to_the_settled_view() 
     # A cube landing rings it.
     fusion, step = _first_touch(swing_cubes=12.0)
     assert fusion._fast_step_trusted(step)
+    # One landing of the tower is enough to compare with (a touch in the
+    # first minute of a session).
+    fusion, step = _first_touch(swing_cubes=1.0)
+    for level in (1, 2):
+        fusion._levels[level].landing_swings = []
+    assert not fusion._fast_step_trusted(step)
 
 
 def test_a_plate_whose_first_cube_left_unseen_forgets_the_size_it_taught() -> None:
