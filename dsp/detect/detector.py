@@ -268,7 +268,7 @@ class Detector:
         if isinstance(item, _SettledStep):
             return self.fusion.add_settled_step(item.step)
         if isinstance(item, _LoadProgress):
-            self.fusion.track_settled_levels(item.settled_levels, item.settled_times)
+            self.fusion.track_settled_levels(item.settled_levels, item.settled_times, item.t_s)
             return self.fusion.add_load([], [], t)
         return []
 

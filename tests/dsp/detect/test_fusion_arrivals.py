@@ -1191,7 +1191,10 @@ def test_a_plate_whose_first_cube_left_unseen_forgets_the_size_it_taught() -> No
     fusion.track_settled_levels(levels, times)
     assert fusion.scale.unit(6) == 4 * UNIT
     times[6] = 1.6
-    fusion.track_settled_levels(levels, times)
+    # Seen still later than the fusion has reached: a step may be on its way.
+    fusion.track_settled_levels(levels, times, 1.5)
+    assert fusion.scale.unit(6) == 4 * UNIT
+    fusion.track_settled_levels(levels, times, 1.7)
     assert fusion.scale.unit(6) is None and fusion.cubes_on[6] == 0
     assert fusion.accounted[6] == 0.0
     # A plate that still holds its cube keeps its size.
@@ -1271,6 +1274,11 @@ def test_a_cube_that_bounced_on_an_empty_plate_and_went_on_tells_cubes_that_slid
     empty.cubes_on[5] = 0
     assert empty._stopped_above(4, twice, 4.95, 5.9) is None
     assert empty.stats.bounced_on_empty == 1 and not empty.slides
+    # Such bounces count half as much as cubes seen leaving a plate (a
+    # neighbour's jolt can look like one): four tell a tower whose cubes slide.
+    for _ in range(2):
+        assert empty._stopped_above(4, twice, 4.95, 5.9) is None
+    assert empty.stats.bounced_on_empty == 3 and not empty.slides
     assert empty._stopped_above(4, twice, 4.95, 5.9) is None
     assert empty.slides
 
@@ -1309,3 +1317,43 @@ def test_a_plate_whose_every_cube_reads_as_two_learns_its_cube_again() -> None:
                       delta_counts=UNIT, before_counts=1.5 * UNIT, after_counts=2.5 * UNIT)
     assert [(e.floor, e.cubes) for e in fusion.add_settled_step(double)
             if isinstance(e, Landing)] == [(4, 2)]
+
+
+def test_a_plate_jolted_by_a_landing_next_door_does_not_learn_its_cube_from_it() -> None:
+    # Plate 6 has no cube size yet. A cube landed on plate 7 (a step of a
+    # cube there); plate 6's cell shifted with it by a tenth of that and
+    # stayed there: the tower's walls, not a cube.
+    fusion = _fusion()
+    fusion.scale.forget(6)
+    fusion.scale.refuse_pool(6)
+    assert fusion.scale.unit(6) is None
+    fusion._recent_steps.append((_step(7, 1.0, 1.1, 1.0), 1))
+    jolt = LoadStep(level=6, t_before_s=1.0, t_settled_s=1.2, t_decided_s=1.5,
+                    delta_counts=0.1 * UNIT, before_counts=0.0, after_counts=0.1 * UNIT)
+    assert fusion.add_settled_step(jolt) == []
+    assert fusion.scale.unit(6) is None and fusion.accounted[6] == 0.1 * UNIT
+    # Its own cube, later, teaches it.
+    cube = LoadStep(level=6, t_before_s=3.0, t_settled_s=3.2, t_decided_s=3.5,
+                    delta_counts=0.8 * UNIT, before_counts=0.1 * UNIT, after_counts=0.9 * UNIT)
+    assert _landings(fusion.add_settled_step(cube)) == [(6, 1, 3.2)]
+    assert fusion.scale.unit(6) == 0.8 * UNIT
+    # A step as large as the neighbour's is no jolt (a cell of another batch).
+    fusion = _fusion()
+    fusion.scale.forget(6)
+    fusion.scale.refuse_pool(6)
+    fusion._recent_steps.append((_step(7, 1.0, 1.1, 1.0), 1))
+    big = replace(jolt, delta_counts=0.5 * UNIT, after_counts=0.5 * UNIT)
+    assert [e.floor for e in fusion.add_settled_step(big) if isinstance(e, Landing)] == [6]
+
+
+def test_a_plate_with_no_cube_size_learns_it_from_the_step_not_from_a_stale_account() -> None:
+    # A hand had pushed plate 6 down and let go, seen by no step: the load
+    # accounted for is where the plate ends after its first cube.
+    fusion = _fusion()
+    fusion.scale.forget(6)
+    fusion.scale.refuse_pool(6)
+    fusion.accounted[6] = 0.97 * UNIT
+    cube = LoadStep(level=6, t_before_s=3.0, t_settled_s=3.2, t_decided_s=3.5,
+                    delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
+    assert _landings(fusion.add_settled_step(cube)) == [(6, 1, 3.2)]
+    assert fusion.scale.unit(6) == UNIT
