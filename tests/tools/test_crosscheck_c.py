@@ -1,0 +1,150 @@
+"""Cross-check C generator: contract-conformant bytes our decoder reads cleanly, sane truth.
+
+tools/crosscheck_c/ is a folder of scripts, not a package: load it by path.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+from hostapp.protocol import FrameDecoder, Hello, Load, Piezo, Status, cobs_decode
+from hostapp.recording import read_recording
+
+TOOL = Path(__file__).resolve().parents[2] / "tools" / "crosscheck_c" / "make_recordings_c.py"
+
+
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("crosscheck_c_make_recordings_c", TOOL)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+gen = _load()
+U32 = 1 << 32
+TRUTH_KEYS = {"format", "scenario", "seed", "duration_s", "cells", "landings", "knockdowns",
+              "removals", "lifts", "closes", "knocks"}
+
+
+def test_crc_and_cobs_follow_the_contract_and_our_decoder_reads_them() -> None:
+    assert gen.crc16_ccitt_false(b"123456789") == 0x29B1
+    assert gen.crc16_ccitt_false_reference(b"123456789") == 0x29B1
+    rng = np.random.default_rng(7)
+    samples = [b"", b"\x00", b"\x00\x00", bytes(range(1, 255)), bytes(range(1, 256)),
+               b"\x01" * 254 + b"\x00", bytes(range(256))]
+    samples += [rng.integers(0, 3, n).astype(np.uint8).tobytes() for n in (1, 9, 120, 254)]
+    samples += [rng.integers(0, 256, n).astype(np.uint8).tobytes() for n in (5, 253, 254)]
+    for data in samples:
+        assert gen.crc16_ccitt_false(data) == gen.crc16_ccitt_false_reference(data)
+        enc = gen.cobs_encode(data)
+        assert b"\x00" not in enc
+        assert cobs_decode(enc) == data
+
+
+@pytest.mark.parametrize(("seed", "scenario", "t_us_start"), [
+    (1, "single", U32 - 5_000_000),  # the u32 clock wraps 5 s in
+    (2, "rapid", None),
+    (3, "noisy", None),
+    (4, "game", None),  # every 4th seed starts 10-50 s before the wrap by itself
+])
+def test_recordings_decode_with_zero_errors(tmp_path: Path, seed: int, scenario: str,
+                                            t_us_start: int | None) -> None:
+    duration = 14.0
+    rec, truth_path = gen.make_recording(seed, scenario, duration, tmp_path,
+                                         t_us_start=t_us_start)
+    assert rec.name == f"{scenario}_t{seed}.bin"
+    assert truth_path.name == f"{scenario}_t{seed}.truth.json"
+    truth = json.loads(truth_path.read_text())
+    data = rec.read_bytes()
+    decoder = FrameDecoder()
+    frames = []
+    for i in range(0, len(data), 3001):  # odd chunks: frames cut anywhere
+        frames += decoder.feed(data[i:i + 3001])
+    st = decoder.stats
+    assert st.crc_errors == st.framing_errors == st.bad_length == st.oversize == 0
+    assert st.lost_messages == st.unknown_types == st.partial_start == st.resets == 0
+    seqs = [f.seq for f in frames]
+    assert all((b - a) % 65536 == 1 for a, b in zip(seqs, seqs[1:], strict=False))
+
+    hello = frames[0].msg
+    assert isinstance(hello, Hello)
+    tower = truth["tower"]
+    assert (hello.proto, hello.n_piezo, hello.n_load, hello.adc_bits) == (1, 8, 8, 10)
+    assert hello.piezo_rate_hz == tower["piezo_rate_hz"] in (1000, 2000, 4000)
+    assert hello.load_rate_hz == tower["load_rate_hz"] in (10, 40, 80)
+    kinds = [type(f.msg) for f in frames]
+    assert kinds.count(Hello) == 1
+    assert kinds.count(Piezo) == truth["counts"]["piezo_frames"]
+    assert kinds.count(Load) == truth["counts"]["load"]
+    assert kinds.count(Status) == truth["counts"]["status"]
+    piezo = [f.msg for f in frames if isinstance(f.msg, Piezo)]
+    assert all(1 <= p.samples.shape[0] <= 14 and p.samples.shape[1] == 8 for p in piezo)
+    first = next(f.msg for f in frames if isinstance(f.msg, Piezo | Load))
+    assert isinstance(first, Piezo) and first.t_us == truth["t_us_start"]
+
+    t_us = np.array([p.t_us for p in piezo], dtype=np.int64)
+    wraps = int(np.sum(np.diff(t_us) < 0))
+    start = truth["t_us_start"]
+    assert wraps == (1 if start + duration * 1e6 > U32 else 0)
+    if t_us_start is not None:
+        assert wraps == 1 and start == t_us_start
+    elif seed % 4 == 0:
+        assert U32 - 50_000_000 <= start <= U32 - 10_000_000
+
+    r = read_recording(rec)
+    assert r.stats.crc_errors == r.stats.lost_messages == 0
+    assert abs(r.duration_s - duration) < 0.01
+    assert np.all(np.diff(r.piezo_t_s) > 0) and np.all(np.diff(r.load_t_s) > 0)
+    rate = len(r.load_t_s) / r.duration_s
+    assert abs(rate - hello.load_rate_hz) < 0.03 * hello.load_rate_hz
+    # The first 4 s: an empty, quiet tower, every load channel fresh, piezos at mid-scale.
+    quiet = r.load_t_s < 4.0
+    assert r.load_valid[quiet].mean() > 0.99
+    idle = r.piezo[r.piezo_t_s < 4.0]
+    assert np.all(np.abs(np.median(idle, axis=0) - 512) <= 40)
+
+    assert TRUTH_KEYS <= truth.keys()
+    assert truth["format"] == "towerear-crosscheck-truth/1"
+    assert (truth["scenario"], truth["seed"], truth["duration_s"]) == (scenario, seed, duration)
+    assert truth["cells"] in ("matched", "mixed")
+    assert truth["landings"]
+    for x in truth["landings"]:
+        assert 4.0 <= x["t_first_impact"] <= x["t"] < duration
+        assert 0 <= x["floor"] <= 7 and x["cubes"] == 1 and isinstance(x["knocked"], bool)
+    for kind in ("knockdowns", "removals", "lifts", "closes", "knocks"):
+        assert all(4.0 <= x["t"] < duration for x in truth[kind])
+    n_knocked = sum(x["knocked"] for x in truth["landings"])
+    assert n_knocked == len(truth["knockdowns"])
+    assert sum(bool(x.get("caused_knockdown")) for x in truth["landings"]) == n_knocked
+
+
+def test_an_inspection_clears_the_lifted_valid_bits_and_removes_the_cubes() -> None:
+    tower = gen.Tower.from_seed(6)
+    world = gen.World(tower, np.random.default_rng(1))
+    for t in (1.0, 3.0, 5.0, 7.0, 9.0, 11.0):
+        world.throw(t)
+    k = 2
+    t_end, taken = world.inspect(14.0, k)
+    lift, close = world.lifts[0]["t"], world.closes[0]["t"]
+    assert world.lifts[0]["exposed"] == k and lift < close == pytest.approx(t_end, abs=1e-3)
+    assert sum(x["cubes"] for x in world.removals) == len(taken)
+    assert all(x["floor"] == k and lift < x["t"] < close for x in world.removals)
+    assert not world.resting(k, t_end + 1)
+    duration = t_end + 3.0
+    rng = np.random.default_rng(2)
+    t_read = gen.reading_times(tower, duration, 0.01, rng)
+    counts, valid = gen.render_load(tower, world.ev, t_read, duration, rng)
+    during = (t_read > lift + 0.05) & (t_read < close - 0.05)
+    assert not valid[during][:, k + 1:].any()
+    assert valid[during][:, :k + 1].mean() > 0.98
+    assert (counts[~valid] == 0).all()
+    assert valid[t_read > close + 0.5].mean() > 0.98
