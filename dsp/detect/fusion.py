@@ -432,6 +432,8 @@ class Fusion:
         self.accounted = np.full(self.n_levels, np.nan)
         self._reconnected = np.zeros(self.n_levels, dtype=bool)
         self._last_connection_t = -np.inf
+        # When modules were last lifted off or set back (a few are enough).
+        self._connection_times: deque[float] = deque(maxlen=32)
         self._wide_impact_t: deque[float] = deque(maxlen=64)
         self._heard_db: deque[float] = deque(maxlen=50)
         self._piezo_seen = False
@@ -924,6 +926,11 @@ class Fusion:
             return []
         now_s = step.t_decided_s
         confidence = _count_confidence(residual)
+        if n > 0 and self._handled_during(step):
+            # Nobody throws while the tower is open or being opened or closed:
+            # hands gripping it, the modules set back with a thump.
+            self.stats.steps_in_disturbance += 1
+            return []
         if n > 0:
             self.stats.settled_landings += 1
             whole = replace(step, delta_counts=delta, before_counts=before)
@@ -1023,6 +1030,13 @@ class Fusion:
             and abs(delta) * _JOLT_FRACTION < abs(other.delta_counts)
             for other, m in self._recent_steps
         )
+
+    def _handled_during(self, step: LoadStep) -> bool:
+        """Whether the tower was open, or opened or closed, while the step's plate changed."""
+        if self.disconnected:
+            return True
+        start, end = step.t_before_s - _HANDLING_GUARD_S, step.t_settled_s + _HANDLING_GUARD_S
+        return any(start <= t <= end for t in self._connection_times)
 
     def _fast_counted_one(self, step: LoadStep) -> bool:
         """Whether the fast view counted exactly one cube, and nothing else, during ``step``."""
@@ -1721,6 +1735,7 @@ class Fusion:
     # -- connections -------------------------------------------------------
     def _connection(self, conn: LoadConnection) -> list[Event]:
         self._last_connection_t = max(self._last_connection_t, conn.t_decided_s)
+        self._connection_times.append(conn.t_s)
         self.accounted[conn.level] = np.nan
         self._reconnected[conn.level] = True
         if not conn.connected:
