@@ -271,6 +271,7 @@ _SETTLED_AFTER_S = 0.1
 # in most kits, and a first cube landing together with its neighbour's is rare.
 _JOLT_NEAR_S = 0.3
 _JOLT_FRACTION = 3.0
+_JOLT_CUBE = 0.75
 # Why 15: the median of the last 15 landings follows a slowly changing plate.
 _HISTORY_SWINGS = 15
 
@@ -1021,7 +1022,7 @@ class Fusion:
         """
         if self.scale.unit(step.level) is not None:
             return False
-        return any(
+        if any(
             m > 0
             and abs(other.level - step.level) == 1
             and step.t_before_s - _JOLT_NEAR_S
@@ -1029,7 +1030,25 @@ class Fusion:
             <= step.t_settled_s + _JOLT_NEAR_S
             and abs(delta) * _JOLT_FRACTION < abs(other.delta_counts)
             for other, m in self._recent_steps
-        )
+        ):
+            return True
+        # The neighbour's own step may not be decided yet (the settled view
+        # decides each plate once it is still): its readings tell.
+        for other in (step.level - 1, step.level + 1):
+            if not 0 <= other < self.n_levels or other in self.disconnected:
+                continue
+            moved = self.load_history.change(
+                other, step.t_before_s, step.t_settled_s + _JOLT_NEAR_S, REREAD_TAIL_S
+            )
+            unit = self.scale.unit(other)
+            if (
+                np.isfinite(moved)
+                and abs(delta) * _JOLT_FRACTION < abs(moved)
+                and unit is not None
+                and abs(moved) >= _JOLT_CUBE * unit
+            ):
+                return True
+        return False
 
     def _handled_during(self, step: LoadStep) -> bool:
         """Whether the tower was open, or opened or closed, while the step's plate changed."""

@@ -1374,3 +1374,22 @@ def test_no_landing_is_counted_while_the_tower_is_opened_or_closed() -> None:
     fusion = _fusion()
     fusion._connection_times.append(1.1)
     assert _landings(fusion.add_settled_step(_step(2, 2.5, 2.7, 1.0))) == [(2, 1, 2.7)]
+
+
+def test_a_jolt_is_told_by_the_neighbours_readings_before_its_landing_is_decided() -> None:
+    # Plate 7 gained a cube at 1.05 s; its landing is not decided yet (the
+    # settled view decides each plate once it is still), but its readings
+    # show it: plate 6's first step, a tenth of that, is the walls' jolt.
+    values = np.zeros((_T.size, 8))
+    values[_T >= 1.05, 7] = UNIT
+    fusion = _fusion(values)
+    fusion.scale.forget(6)
+    fusion.scale.refuse_pool(6)
+    jolt = LoadStep(level=6, t_before_s=1.0, t_settled_s=1.2, t_decided_s=1.5,
+                    delta_counts=0.1 * UNIT, before_counts=0.0, after_counts=0.1 * UNIT)
+    assert fusion.add_settled_step(jolt) == []
+    # Its neighbour still as the plate moved: plate 6's own first cube.
+    fusion = _fusion()
+    fusion.scale.forget(6)
+    fusion.scale.refuse_pool(6)
+    assert [e.floor for e in fusion.add_settled_step(jolt) if isinstance(e, Landing)] == [6]
