@@ -260,6 +260,9 @@ _SLIDE_HOLD_S = 0.4
 _SLIDE_WAIT_S = 0.8
 _SLIDES_SEEN = 2
 _SLID_WITHIN_S = 0.8
+# Why 0.1 s: a cube sliding off a plate strikes the one below within a
+# module's fall (0.09 s for 4 cm) of leaving it. Why 2 s: hands lifting
+# modules or setting them back press plates and let go, heard as they do.
 _SLIDE_STRIKE_S = 0.1
 _SLIDE_HANDLING_GUARD_S = 2.0
 # Why 0.1 s: a still window that ends this long after a cube came to rest
