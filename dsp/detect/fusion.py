@@ -1499,7 +1499,9 @@ class Fusion:
                 self._stopped_above(level, thrown, thrown[0].t_s - BEFORE_STRIKE_S, judged_until)
                 if n == 1 and thrown and not self.slides else None
             )
-            if stopped is not None and knocked_from in (None, stopped):
+            if stopped is not None and self._recent_removal_above(
+                step, since_s=thrown[0].t_s - BEFORE_STRIKE_S
+            ) in (None, stopped):
                 # The thrown cube stopped on an occupied plate above (it swung
                 # like a landing) and knocked a cube down to this level; that
                 # plate's load did not change: one came, one left.
@@ -1744,10 +1746,20 @@ class Fusion:
         on = heard_on(drop, self._levels_of(drop), level)
         return on[-1] if on else drop[0].t_s
 
-    def _recent_removal_above(self, step: LoadStep) -> int | None:
-        """The level above that lost a cube in this drop: where this one was knocked from."""
+    def _recent_removal_above(self, step: LoadStep, since_s: float = -np.inf) -> int | None:
+        """The level above that lost a cube in this drop: where this one was knocked from.
+
+        ``since_s``: only a loss that began after then (the thrown cube's
+        first strike): in quick series an earlier throw's knock-down is
+        still recent.
+        """
         for other, m in reversed(self._recent_steps):
-            if m < 0 and other.level > step.level and other is not step:
+            if (
+                m < 0
+                and other.level > step.level
+                and other is not step
+                and other.t_settled_s >= since_s
+            ):
                 return other.level
         return None
 

@@ -1393,3 +1393,16 @@ def test_a_jolt_is_told_by_the_neighbours_readings_before_its_landing_is_decided
     fusion.scale.forget(6)
     fusion.scale.refuse_pool(6)
     assert [e.floor for e in fusion.add_settled_step(jolt) if isinstance(e, Landing)] == [6]
+
+
+def test_an_earlier_throws_knock_down_does_not_hide_this_ones_stop() -> None:
+    # Plate 7 lost a cube 0.7 s before this throw (the last throw's
+    # knock-down, in a quick series): this throw's cube still stopped on
+    # plate 5 and knocked its cube down to 3.
+    fusion = _stop_candidate()
+    fusion._recent_steps.append((_step(7, 4.2, 4.3, -1.0), -1))
+    assert _landing_below(fusion, 5.9) == _STOPPED
+    # A loss above in this very drop is where the cube below came from.
+    fusion = _stop_candidate()
+    fusion._recent_steps.append((_step(7, 5.0, 5.08, -1.0), -1))
+    assert _landing_below(fusion, 5.9) == [(3, 1, 5.15)]
