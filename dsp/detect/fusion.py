@@ -502,6 +502,10 @@ class Fusion:
             and now_s >= self._drop_over_s()
         ):
             out.extend(self._decide_drop(self._drop_over_s()))
+        # Steps are judged in the order their plates settled, but a plate that
+        # settled first may have been sure later: events go out in the order
+        # decided (contracts.md section 3), ties as judged.
+        out.sort(key=lambda e: e.t_decided)
         return out
 
     def _drop_over_s(self) -> float:

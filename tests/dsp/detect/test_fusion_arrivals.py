@@ -1406,3 +1406,19 @@ def test_an_earlier_throws_knock_down_does_not_hide_this_ones_stop() -> None:
     fusion = _stop_candidate()
     fusion._recent_steps.append((_step(7, 5.0, 5.08, -1.0), -1))
     assert _landing_below(fusion, 5.9) == [(3, 1, 5.15)]
+
+
+def test_events_come_out_in_the_order_they_were_decided() -> None:
+    # Plate 4 settled first but its still window took longer to complete
+    # than plate 2's: plate 2's landing was decided first and comes first
+    # (contracts.md section 3: JSON Lines in the order decided).
+    fusion = _fusion()
+    fusion.add_impacts([_strike(0.95, 4), _strike(1.0, 2)])
+    first = LoadStep(level=4, t_before_s=0.95, t_settled_s=1.0, t_decided_s=1.30,
+                     delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
+    second = LoadStep(level=2, t_before_s=1.0, t_settled_s=1.05, t_decided_s=1.25,
+                      delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
+    out = fusion.add_load([first, second], [], 1.30) + fusion.advance(2.0)
+    assert sorted(_landings(out)) == [(2, 1, 1.0), (4, 1, 0.95)]
+    decided = [e.t_decided for e in out]
+    assert decided == sorted(decided)
