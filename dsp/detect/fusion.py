@@ -1090,9 +1090,7 @@ class Fusion:
             return True
         return self._heard_here(step) and self._heard_a_drop(step)
 
-    def track_settled_levels(
-        self, levels: np.ndarray, times: np.ndarray | None = None, now_s: float = np.inf
-    ) -> None:
+    def track_settled_levels(self, levels: np.ndarray, times: np.ndarray, now_s: float) -> None:
         """Follow slow drift of levels whose load is accounted for (zero tracking).
 
         ``times``: when each level was last seen still (the end of its last
@@ -1111,11 +1109,7 @@ class Fusion:
                 _DRIFT_FOLLOW_CUBES * units[level]
             ):
                 self.accounted[level] = value
-            elif (
-                times is not None
-                and times[level] <= now_s
-                and self._first_cube_left(level, value, float(times[level]))
-            ):
+            elif times[level] <= now_s and self._first_cube_left(level, value, float(times[level])):
                 # The one cube this plate's size was learnt from is gone, and
                 # the settled view never saw it come or go (nothing was still
                 # meanwhile): a hand pressed the plate and let go, heard as

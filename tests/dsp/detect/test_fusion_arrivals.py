@@ -1188,7 +1188,7 @@ def test_a_plate_whose_first_cube_left_unseen_forgets_the_size_it_taught() -> No
     times = np.full(8, np.nan)
     # Seen still, but only until before the cube came to rest: says nothing.
     times[6] = 0.85
-    fusion.track_settled_levels(levels, times)
+    fusion.track_settled_levels(levels, times, 2.0)
     assert fusion.scale.unit(6) == 4 * UNIT
     times[6] = 1.6
     # Seen still later than the fusion has reached: a step may be on its way.
@@ -1202,7 +1202,7 @@ def test_a_plate_whose_first_cube_left_unseen_forgets_the_size_it_taught() -> No
     fusion.add_load([step], [], 1.0625)
     fusion.advance(1.2)
     levels[6] = 4 * UNIT
-    fusion.track_settled_levels(levels, times)
+    fusion.track_settled_levels(levels, times, 2.0)
     assert fusion.scale.unit(6) == 4 * UNIT and fusion.cubes_on[6] == 1
 
 
