@@ -173,3 +173,13 @@ def test_cubes_count_wrong_when_one_detection_claims_two_for_one_truth() -> None
     ev = [{"event": "landing", "t_decided": 5.5, "confidence": 1.0, **det[0]}]
     res = score.score_one(doc, score.DetectRun(ev, 0, 1.0), tolerance_s=0.5)
     assert res["right"] == 1 and res["cubes_right"] == 0
+
+
+def test_a_broken_truth_file_is_named_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "single_t1.truth.json").write_text('{"format": "towerear-crosscheck-truth/1"}')
+    with pytest.raises(ValueError, match="single_t1.truth.json: truth file lacks cells, "):
+        score.read_truth(tmp_path / "single_t1.truth.json")
+    assert score.main([str(tmp_path)]) == 2
+    (tmp_path / "single_t1.truth.json").write_text("{not json")
+    with pytest.raises(ValueError, match="not a readable truth file"):
+        score.read_truth(tmp_path / "single_t1.truth.json")

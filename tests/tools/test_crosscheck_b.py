@@ -32,9 +32,8 @@ def _load(name: str, path: Path) -> ModuleType:
 
 
 gen = _load("crosscheck_b_make_recordings", TOOL)
+score = _load("crosscheck_score_for_b", SCORE)
 
-REQUIRED = {"format", "scenario", "seed", "duration_s", "cells", "landings", "knockdowns",
-            "removals", "lifts", "closes", "knocks"}
 
 
 def test_crc_and_cobs_follow_the_contract_and_agree_with_our_decoder() -> None:
@@ -115,7 +114,7 @@ def test_recording_decodes_cleanly_and_truth_fits_the_scorer(
     steps = np.diff(set_t) % (1 << 32) / np.array([p.samples.shape[0] for p in piezo[:-1]])
     assert np.all(np.abs(steps - 500) < 1.5)  # 2000 sets/s, +-500 ppm, rounding
 
-    assert REQUIRED <= truth.keys()
+    assert score.TRUTH_KEYS <= truth.keys()
     assert truth["format"] == "towerear-crosscheck-truth/1" and truth["scenario"] == scenario
     assert truth["cells"] in ("matched", "mixed") and truth["seed"] == seed
     assert truth["landings"]
@@ -142,7 +141,6 @@ def test_recording_decodes_cleanly_and_truth_fits_the_scorer(
     if scenario == "noisy":
         assert truth["knocks"]
 
-    score = _load("crosscheck_score_for_b", SCORE)
     res = score.score_one(truth, score.DetectRun([], 0, 1.0), tolerance_s=0.5)
     assert res["n_truth"] == sum(not x["knocked"] for x in truth["landings"])
 

@@ -18,10 +18,11 @@ from hostapp.protocol import FrameDecoder, Hello, Load, Piezo, Status, cobs_deco
 from hostapp.recording import read_recording
 
 TOOL = Path(__file__).resolve().parents[2] / "tools" / "crosscheck_c" / "make_recordings_c.py"
+SCORE = Path(__file__).resolve().parents[2] / "tools" / "crosscheck" / "score.py"
 
 
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("crosscheck_c_make_recordings_c", TOOL)
+def _load(name: str = "crosscheck_c_make_recordings_c", path: Path = TOOL) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up by name
@@ -30,9 +31,8 @@ def _load() -> ModuleType:
 
 
 gen = _load()
+score = _load("crosscheck_score_for_c", SCORE)
 U32 = 1 << 32
-TRUTH_KEYS = {"format", "scenario", "seed", "duration_s", "cells", "landings", "knockdowns",
-              "removals", "lifts", "closes", "knocks"}
 
 
 def test_crc_and_cobs_follow_the_contract_and_our_decoder_reads_them() -> None:
@@ -112,7 +112,7 @@ def test_recordings_decode_with_zero_errors(tmp_path: Path, seed: int, scenario:
     idle = r.piezo[r.piezo_t_s < 4.0]
     assert np.all(np.abs(np.median(idle, axis=0) - 512) <= 40)
 
-    assert TRUTH_KEYS <= truth.keys()
+    assert score.TRUTH_KEYS <= truth.keys()
     assert truth["format"] == "towerear-crosscheck-truth/1"
     assert (truth["scenario"], truth["seed"], truth["duration_s"]) == (scenario, seed, duration)
     assert truth["cells"] in ("matched", "mixed")

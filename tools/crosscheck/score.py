@@ -84,6 +84,26 @@ def load_previous_run(recording: Path) -> DetectRun | None:
     return DetectRun(events, info["exit_code"], info["wall_s"], malformed, info["stderr_tail"])
 
 
+# The truth file every generator writes beside its recording (the format
+# ``towerear-crosscheck-truth/1``): what the scorer reads of it.
+TRUTH_KEYS = frozenset({
+    "format", "scenario", "seed", "duration_s", "cells", "landings", "knockdowns",
+    "removals", "lifts", "closes", "knocks",
+})
+
+
+def read_truth(path: Path) -> dict[str, Any]:
+    """A truth file, or ValueError naming what is wrong with it (one line)."""
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path.name}: not a readable truth file ({exc})") from None
+    missing = TRUTH_KEYS - doc.keys() if isinstance(doc, dict) else TRUTH_KEYS
+    if missing:
+        raise ValueError(f"{path.name}: truth file lacks {', '.join(sorted(missing))}")
+    return doc
+
+
 REQUIRED = {
     "landing": {"t", "t_decided", "floor", "cubes", "confidence"},
     "removal": {"t", "t_decided", "floor", "cubes", "confidence"},
@@ -386,7 +406,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     per_rec: dict[str, dict[str, Any]] = {}
     for tpath in truths:
-        doc = json.loads(tpath.read_text())
+        try:
+            doc = read_truth(tpath)
+        except ValueError as exc:
+            print(exc, file=sys.stderr)
+            return 2
         rec = tpath.with_name(tpath.name.replace(".truth.json", ".bin"))
         run = load_previous_run(rec) if args.reuse else None
         if run is None:
