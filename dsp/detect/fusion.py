@@ -260,10 +260,19 @@ _SLIDE_HOLD_S = 0.4
 _SLIDE_WAIT_S = 0.8
 _SLIDES_SEEN = 2
 _SLID_WITHIN_S = 0.8
-# Why 0.1 s: a cube sliding off a plate strikes the one below within a
-# module's fall (0.09 s for 4 cm) of leaving it. Why 2 s: hands lifting
-# modules or setting them back press plates and let go, heard as they do.
-_SLIDE_STRIKE_S = 0.1
+# Why 0.15 s: a cube sliding off a plate strikes the one below within a
+# module's fall (0.09 s for 4 cm from rest, 0.14 s for two) of leaving it;
+# whether it did is judged once the impacts up to then are known. Why 0.1 s:
+# a plate that read a cube for less than that after its rise settled was
+# jolted by a strike (a load cell reads an impact's spike as a rise and a
+# fall 50-80 ms apart); a sliding cube rests longer (model B: 0.05-0.5 s,
+# mostly over 0.1). Why 2 s: hands lifting modules or setting them back
+# press plates and let go, heard as they do.
+_SLIDE_STRIKE_S = 0.15
+_SLIDE_RESTED_S = 0.1
+# Why 0.1 s: a fall step is read from its first reading that moved, which
+# can lag the cube leaving (and its strike below) by one conversion or so.
+_SLIDE_LOOKBACK_S = 0.1
 _SLIDE_HANDLING_GUARD_S = 2.0
 # Why 0.1 s: a still window that ends this long after a cube came to rest
 # began after it (a window across the step is never still).
@@ -275,6 +284,10 @@ _SETTLED_AFTER_S = 0.1
 _JOLT_NEAR_S = 0.3
 _JOLT_FRACTION = 3.0
 _JOLT_CUBE = 0.75
+# Why 0.15 s: the neighbour's load is read over a period of the slowest
+# converters (10 readings a second in model C); a shorter tail held no
+# reading there, and its plate was never asked.
+_JOLT_TAIL_S = 0.15
 # Why 15: the median of the last 15 landings follows a slowly changing plate.
 _HISTORY_SWINGS = 15
 
@@ -409,6 +422,8 @@ class Fusion:
         self._slides = 0
         self._bounced_on = 0
         self._risen: dict[int, LoadStep] = {}
+        # Cubes seen leaving a plate, waiting for the strike below to be known.
+        self._slide_checks: deque[LoadStep] = deque(maxlen=16)
         self._seen_steps: deque[tuple[int, float]] = deque(maxlen=64)
         self._impacts: deque[TimedImpact] = deque()
         self._pending_steps: list[LoadStep] = []
@@ -492,6 +507,7 @@ class Fusion:
         # Steps queued to be looked at again (``_looks``) may be due too.
         while ready := [s for s in self._pending_steps if now_s >= s.t_decided_s + self.hold_s]:
             out.extend(self._resolve_steps(ready))
+        self._check_slides(now_s)
         if self._looks:
             # Those dropped with a disturbance or a lift are not looked at again.
             pending = set(self._pending_steps)
@@ -528,9 +544,10 @@ class Fusion:
         for step in sorted(ready, key=lambda s: s.t_settled_s):
             if step not in self._pending_steps:
                 continue
-            self._note_slide(step)
             # Decided as soon as the hold after the step's own decision is over.
             now_s = step.t_decided_s + self.hold_s
+            self._check_slides(now_s)
+            self._note_slide(step)
             group = [
                 s
                 for s in self._pending_steps
@@ -987,11 +1004,12 @@ class Fusion:
     def _note_slide(self, step: LoadStep) -> None:
         """Count a cube seen resting a moment on a plate and sliding on into its hole.
 
-        A fast step of about one cube, then within ``_SLID_WITHIN_S`` one of
-        about one cube back on the same plate of a closed tower, as a strike
-        is heard below it: the cube fell on. Hands press plates and let go
-        too, but nothing falls below as they do; a cube knocked down by the
-        next throw is rarely seen settled first.
+        A fast step of about one cube, then, at least ``_SLIDE_RESTED_S``
+        after it settled and within ``_SLID_WITHIN_S``, one of about one cube
+        back on the same plate of a closed tower, as a strike is heard below
+        it (judged by :meth:`_check_slides` once known): the cube fell on.
+        Hands press plates and let go too, but nothing falls below as they
+        do; a cube knocked down by the next throw is rarely seen settled first.
         """
         key = (step.level, step.t_settled_s)
         if step.revises or key in self._seen_steps:
@@ -1008,17 +1026,26 @@ class Fusion:
             rise is None
             or self.disconnected
             or step.t_before_s - self._last_connection_t < _SLIDE_HANDLING_GUARD_S
-            or not rise.t_settled_s - LOAD_LAG_S <= step.t_before_s
+            or not rise.t_settled_s + _SLIDE_RESTED_S <= step.t_before_s
             <= rise.t_settled_s + _SLID_WITHIN_S
         ):
             return
-        falling = [
-            imp for imp in self._impacts
-            if step.t_before_s - _SLIDE_STRIKE_S <= imp.t_s <= step.t_settled_s + _SLIDE_STRIKE_S
-        ]
-        if any(top < step.level for top in self._levels_of(falling)):
-            self._slides += 1
-            self.stats.slides_seen += 1
+        self._slide_checks.append(step)
+
+    def _check_slides(self, now_s: float) -> None:
+        """Count the cubes seen leaving a plate that were heard falling below it by ``now_s``."""
+        while self._slide_checks and (
+            self._slide_checks[0].t_settled_s + _SLIDE_STRIKE_S + self.impact_delay_s <= now_s
+        ):
+            step = self._slide_checks.popleft()
+            falling = [
+                imp for imp in self._impacts
+                if step.t_before_s - _SLIDE_LOOKBACK_S <= imp.t_s
+                <= step.t_settled_s + _SLIDE_STRIKE_S
+            ]
+            if any(top <= step.level for top in self._levels_of(falling)):
+                self._slides += 1
+                self.stats.slides_seen += 1
 
     def _jolted_by_a_neighbour(self, step: LoadStep, delta: float) -> bool:
         """Whether a plate with no cube size moved with a landing next door, by a third or less.
@@ -1045,15 +1072,17 @@ class Fusion:
             if not 0 <= other < self.n_levels or other in self.disconnected:
                 continue
             moved = self.load_history.change(
-                other, step.t_before_s, step.t_settled_s + _JOLT_NEAR_S, REREAD_TAIL_S
+                other, step.t_before_s, step.t_settled_s + _JOLT_NEAR_S, _JOLT_TAIL_S
             )
             unit = self.scale.unit(other)
-            if (
-                np.isfinite(moved)
-                and abs(delta) * _JOLT_FRACTION < abs(moved)
-                and unit is not None
-                and abs(moved) >= _JOLT_CUBE * unit
-            ):
+            if not (np.isfinite(moved) and abs(delta) * _JOLT_FRACTION < abs(moved)):
+                continue
+            if unit is not None and abs(moved) >= _JOLT_CUBE * unit:
+                return True
+            if unit is None and not self._heard_here(step):
+                # Neither plate knows its cube yet (the tower's first): the
+                # one that moved three times as far took it, unless the
+                # drop was heard on this plate and its cell reads small.
                 return True
         return False
 

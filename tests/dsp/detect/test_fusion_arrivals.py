@@ -1230,12 +1230,30 @@ def test_cubes_that_leave_a_plate_they_had_just_settled_on_tell_a_tower_whose_cu
     fusion, step = _rests_a_moment(None)
     assert _landings(_decide(fusion, step, 1.2)) == [(5, 1, 0.95)]
     assert not fusion.slides
-    # 0.3 s later the plate is back where it was, and the cube is heard below.
-    fusion.add_impacts([_strike(1.32, 4)])
-    gone = LoadStep(level=5, t_before_s=1.28, t_settled_s=1.35, t_decided_s=1.41,
+    # 0.3 s later the plate is back where it was; the cube strikes the plate
+    # below after the fast view has decided that it left (a module's fall).
+    gone = LoadStep(level=5, t_before_s=1.28, t_settled_s=1.30, t_decided_s=1.35,
                     delta_counts=-UNIT, before_counts=UNIT, after_counts=0.0)
-    _decide(fusion, gone, 1.6)
+    _decide(fusion, gone, 1.40)
+    assert fusion.stats.slides_seen == 0
+    fusion.add_impacts([_strike(1.41, 4)])
+    fusion.advance(1.6)
     assert fusion.stats.slides_seen == 1 and not fusion.slides
+    # Nothing heard below by then: a hand that pressed the plate and let go.
+    fusion, step = _rests_a_moment(None)
+    _decide(fusion, step, 1.2)
+    _decide(fusion, gone, 1.40)
+    fusion.add_impacts([_strike(1.5, 4)])
+    fusion.advance(1.6)
+    assert fusion.stats.slides_seen == 0
+    # A plate read a cube for 50 ms, then none: the jolt of a strike.
+    fusion, step = _rests_a_moment(None)
+    _decide(fusion, step, 1.04)
+    jolt = replace(gone, t_before_s=1.05, t_settled_s=1.07, t_decided_s=1.12)
+    _decide(fusion, jolt, 1.2)
+    fusion.add_impacts([_strike(1.1, 4)])
+    fusion.advance(1.6)
+    assert fusion.stats.slides_seen == 0
     # A cube leaving a plate a second or more after it settled there was
     # knocked down by another throw: no sign of sliding cubes.
     fusion, step = _rests_a_moment(None)
@@ -1393,6 +1411,34 @@ def test_a_jolt_is_told_by_the_neighbours_readings_before_its_landing_is_decided
     fusion.scale.forget(6)
     fusion.scale.refuse_pool(6)
     assert [e.floor for e in fusion.add_settled_step(jolt) if isinstance(e, Landing)] == [6]
+
+
+def _first_cube_of_the_tower(heard_on: int) -> Fusion:
+    """No plate knows its cube; one landed on plate 1 at 1.05 s, read 10 times a second."""
+    t = np.arange(0.0, 4.0, 0.1)
+    values = np.zeros((t.size, 8))
+    values[t >= 1.05, 1] = 9 * UNIT
+    fusion = Fusion(n_levels=8, scale=CubeScale(n_levels=8),
+                    acoustic=AcousticLevelModel(n_levels=8))
+    fusion.load_coverage.add(t)
+    fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
+    fusion.accounted[:] = 0.0
+    fusion.add_impacts([_strike(1.0, heard_on), _strike(1.05, heard_on)])
+    return fusion
+
+
+def test_the_towers_first_cube_does_not_teach_the_plate_next_door_its_jolt() -> None:
+    # Plate 2 shifted by a tenth of plate 1's step as the tower's first cube
+    # landed on 1 (heard there); plate 2 is decided first, knowing no cube.
+    jolt = LoadStep(level=2, t_before_s=0.9, t_settled_s=1.27, t_decided_s=1.67,
+                    delta_counts=-0.9 * UNIT, before_counts=0.0, after_counts=-0.9 * UNIT)
+    fusion = _first_cube_of_the_tower(heard_on=1)
+    assert fusion.add_settled_step(jolt) == []
+    assert fusion.scale.unit(2) is None
+    # Heard on plate 2 itself, the small step is its own cube (a cell that
+    # reads small; plate 1 moved with it).
+    fusion = _first_cube_of_the_tower(heard_on=2)
+    assert [e.floor for e in fusion.add_settled_step(jolt) if isinstance(e, Landing)] == [2]
 
 
 def test_an_earlier_throws_knock_down_does_not_hide_this_ones_stop() -> None:
