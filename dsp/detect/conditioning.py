@@ -15,7 +15,8 @@ Frames are counted from the first sample of the stream, so the frame grid
 from __future__ import annotations
 
 import numpy as np
-from scipy.signal import butter, lfilter, lfilter_zi
+
+from dsp.detect.biquad import butter_highpass, linear_filter, steady_state
 
 # Why 150 Hz: above mains hum (50/60 Hz) and the body resonance of a table
 # knock (tens of Hz), below most of the energy of a hard, light impact.
@@ -58,7 +59,7 @@ class PiezoConditioner:
         # On a slow device the corner moves down with the band so that the
         # filter stays well defined.
         corner = min(highpass_hz, 0.4 * nyquist)
-        self._b, self._a = butter(2, corner / nyquist, btype="highpass")
+        self._b, self._a = butter_highpass(corner, self.sample_rate_hz)
         self._zi: np.ndarray | None = None
         self._pending = np.zeros((0, self.n_channels))
         self.n_samples = 0  # samples consumed so far
@@ -84,8 +85,8 @@ class PiezoConditioner:
         if self._zi is None:
             # Start the filter as if the first sample had always been there,
             # so the bias does not ring through the first frames.
-            self._zi = lfilter_zi(self._b, self._a)[:, None] * x[0][None, :]
-        y, self._zi = lfilter(self._b, self._a, x, axis=0, zi=self._zi)
+            self._zi = steady_state(self._b, self._a)[:, None] * x[0][None, :]
+        y, self._zi = linear_filter(self._b, self._a, x, 0, self._zi)
         self.n_samples += x.shape[0]
         y = np.concatenate([self._pending, np.abs(y)])
         n_frames = y.shape[0] // self.frame_len
