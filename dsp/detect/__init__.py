@@ -32,6 +32,7 @@ Events (:mod:`~dsp.detect.events`): :class:`~dsp.detect.events.Landing`,
 Stages
 ------
 - :mod:`~dsp.detect.conditioning`: high-pass, frame-peak envelope.
+- :mod:`~dsp.detect.biquad`: that high-pass's filter, without importing scipy.signal.
 - :mod:`~dsp.detect.noisefloor`: adaptive floor per channel.
 - :mod:`~dsp.detect.onsets`: threshold, scan and mask times, retrigger decay.
 - :mod:`~dsp.detect.grouping`: simultaneous onsets on several levels -> one impact.
@@ -44,6 +45,7 @@ Stages
 - :mod:`~dsp.detect.loadhistory`: recent load readings (present? how far a plate swung).
 - :mod:`~dsp.detect.stops`: a thrown cube that stopped on a plate, knocking its cube down.
 - :mod:`~dsp.detect.trust`: whether a load step is a cube's, by ear and by its plate's swing.
+- :mod:`~dsp.detect.slides`: signs of a tower whose cubes rest a moment and slide on.
 - :mod:`~dsp.detect.fusion`: landings, removals, lifts, closures, disturbances.
 - :mod:`~dsp.detect.calibration`: :class:`~dsp.detect.calibration.DetectorCalibration`.
 - :mod:`~dsp.detect.synthetic`: simple synthetic tower signals for tests.

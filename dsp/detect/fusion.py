@@ -26,6 +26,7 @@ from dsp.detect.events import Closed, Disturbance, Event, Landing, Lift, Removal
 from dsp.detect.loadcell import LoadConnection, LoadStep
 from dsp.detect.loadhistory import SWING_BASE_S, LoadCoverage, LoadHistory
 from dsp.detect.piezo import TimedImpact
+from dsp.detect.slides import SlideSigns
 from dsp.detect.stops import (
     BEFORE_STRIKE_S,
     LOAD_LAG_S,
@@ -244,36 +245,13 @@ _MANY_CUBES = 3
 # Why 3: a plate's typical landing swing needs a few landings of its own.
 _SWING_SAMPLES = 3
 # Why these: in a tower whose cubes rest a moment on a plate and slide on
-# (cross-check model B, docs/crosscheck.md: slides of 0.02-0.45 s), a
-# landing waits until its plate has held the cube 0.4 s and nothing was
-# heard on it for 60 ms (a sliding cube scrapes, heard as faint onsets),
-# looking every 0.1 s, for 0.8 s at most. Two cubes seen settling on a
-# plate and leaving it within 0.8 s as a strike is heard below
-# (``_note_slide``) tell such a tower; a cube that bounced on an empty
-# plate, swung it like a landing and went on (``_stopped_above``) counts
-# half as much (a neighbour's jolt can look like that: model C showed two
-# in a session, none of the first kind). No session of ours (140) or of
-# models A (64) and C (32) reached the bar; 27 of model B's 32 did.
+# (``slides.SlideSigns``), a landing waits until its plate has held the cube
+# 0.4 s and nothing was heard on it for 60 ms (a sliding cube scrapes, heard
+# as faint onsets), looking every 0.1 s, for 0.8 s at most.
 _SLIDE_LOOK_S = 0.1
 _MOVING_S = 0.06
 _SLIDE_HOLD_S = 0.4
 _SLIDE_WAIT_S = 0.8
-_SLIDES_SEEN = 2
-_SLID_WITHIN_S = 0.8
-# Why 0.15 s: a cube sliding off a plate strikes the one below within a
-# module's fall (0.09 s for 4 cm from rest, 0.14 s for two) of leaving it;
-# whether it did is judged once the impacts up to then are known. Why 0.1 s:
-# a plate that read a cube for less than that after its rise settled was
-# jolted by a strike (a load cell reads an impact's spike as a rise and a
-# fall 50-80 ms apart); a sliding cube rests longer (model B: 0.05-0.5 s,
-# mostly over 0.1). Why 2 s: hands lifting modules or setting them back
-# press plates and let go, heard as they do.
-_SLIDE_STRIKE_S = 0.15
-_SLIDE_RESTED_S = 0.1
-# Why 0.1 s: a fall step is read from its first reading that moved, which
-# can lag the cube leaving (and its strike below) by one conversion or so.
-_SLIDE_LOOKBACK_S = 0.1
-_SLIDE_HANDLING_GUARD_S = 2.0
 # Why 0.1 s: a still window that ends this long after a cube came to rest
 # began after it (a window across the step is never still).
 _SETTLED_AFTER_S = 0.1
@@ -417,14 +395,8 @@ class Fusion:
         self.drop_gap_s = drop_gap_s
         self.impact_delay_s = impact_delay_s
         self.stats = FusionStats()
-        # Cubes seen resting a moment on a plate and sliding on (``_note_slide``),
-        # the last rise of about a cube per plate, and the steps looked at.
-        self._slides = 0
-        self._bounced_on = 0
-        self._risen: dict[int, LoadStep] = {}
-        # Cubes seen leaving a plate, waiting for the strike below to be known.
-        self._slide_checks: deque[LoadStep] = deque(maxlen=16)
-        self._seen_steps: deque[tuple[int, float]] = deque(maxlen=64)
+        #: Signs that cubes here rest a moment on a plate and slide on.
+        self.slide_signs = SlideSigns()
         self._impacts: deque[TimedImpact] = deque()
         self._pending_steps: list[LoadStep] = []
         # Fast steps queued to be looked at again later (``_look_again``).
@@ -461,8 +433,8 @@ class Fusion:
     # -- inputs ------------------------------------------------------------
     @property
     def slides(self) -> bool:
-        """Whether cubes here rest a moment on plates and slide on (see ``_note_slide``)."""
-        return 2 * self._slides + self._bounced_on >= 2 * _SLIDES_SEEN
+        """Whether cubes here rest a moment on plates and slide on (``slides.SlideSigns``)."""
+        return self.slide_signs.slides
 
     def add_impacts(
         self, impacts: list[TimedImpact], *, known_s: float | None = None
@@ -1002,49 +974,22 @@ class Fusion:
         ]
 
     def _note_slide(self, step: LoadStep) -> None:
-        """Count a cube seen resting a moment on a plate and sliding on into its hole.
-
-        A fast step of about one cube, then, at least ``_SLIDE_RESTED_S``
-        after it settled and within ``_SLID_WITHIN_S``, one of about one cube
-        back on the same plate of a closed tower, as a strike is heard below
-        it (judged by :meth:`_check_slides` once known): the cube fell on.
-        Hands press plates and let go too, but nothing falls below as they
-        do; a cube knocked down by the next throw is rarely seen settled first.
-        """
-        key = (step.level, step.t_settled_s)
-        if step.revises or key in self._seen_steps:
-            return
-        self._seen_steps.append(key)
-        x = self.scale.cubes(step.level, step.delta_counts)
-        if not abs(abs(x) - 1.0) <= _FAST_MAX_RESIDUAL:
-            return
-        if x > 0:
-            self._risen[step.level] = step
-            return
-        rise = self._risen.pop(step.level, None)
-        if (
-            rise is None
-            or self.disconnected
-            or step.t_before_s - self._last_connection_t < _SLIDE_HANDLING_GUARD_S
-            or not rise.t_settled_s + _SLIDE_RESTED_S <= step.t_before_s
-            <= rise.t_settled_s + _SLID_WITHIN_S
-        ):
-            return
-        self._slide_checks.append(step)
+        """Show a fast step to the slide signs as it is decided (``slides.SlideSigns``)."""
+        handled_since = np.inf if self.disconnected else self._last_connection_t
+        self.slide_signs.note_step(
+            step, self.scale.cubes(step.level, step.delta_counts), _FAST_MAX_RESIDUAL,
+            handled_since,
+        )
 
     def _check_slides(self, now_s: float) -> None:
         """Count the cubes seen leaving a plate that were heard falling below it by ``now_s``."""
-        while self._slide_checks and (
-            self._slide_checks[0].t_settled_s + _SLIDE_STRIKE_S + self.impact_delay_s <= now_s
-        ):
-            step = self._slide_checks.popleft()
-            falling = [
-                imp for imp in self._impacts
-                if step.t_before_s - _SLIDE_LOOKBACK_S <= imp.t_s
-                <= step.t_settled_s + _SLIDE_STRIKE_S
-            ]
-            if any(top <= step.level for top in self._levels_of(falling)):
-                self._slides += 1
+        for fall in self.slide_signs.due(now_s, self.impact_delay_s):
+            t0, t1 = SlideSigns.strike_window(fall)
+            falling = [imp for imp in self._impacts if t0 <= imp.t_s <= t1]
+            # Loudest on the plate itself counts too: before the ear has
+            # learnt the tower, the plate below's crosstalk can be louder there.
+            if any(top <= fall.level for top in self._levels_of(falling)):
+                self.slide_signs.count_slide()
                 self.stats.slides_seen += 1
 
     def _jolted_by_a_neighbour(self, step: LoadStep, delta: float) -> bool:
@@ -1751,7 +1696,7 @@ class Fusion:
             # Bounced on a plate with no cube to knock down, swung it like a
             # landing and went on: cubes here do not stop where they bounce.
             self.stats.bounced_on_empty += 1
-            self._bounced_on += 1
+            self.slide_signs.count_bounce_on_empty()
         return best
 
     def _usual_swing(self, level: int, unit: float, *, pooled_only: bool = False) -> float:

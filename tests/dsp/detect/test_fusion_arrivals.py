@@ -1266,11 +1266,11 @@ def test_cubes_that_leave_a_plate_they_had_just_settled_on_tell_a_tower_whose_cu
 def test_where_cubes_slide_a_landing_waits_until_its_plate_has_held_the_cube() -> None:
     # The tower has shown cubes resting a moment and sliding on.
     fusion, step = _rests_a_moment(leaves_at=1.3)
-    fusion._slides = 2
+    fusion.slide_signs.slides_seen = 2
     assert _landings(_decide(fusion, step, 2.0)) == []
     # The plate still holds it 0.4 s on: a landing, decided then.
     fusion, step = _rests_a_moment(leaves_at=None)
-    fusion._slides = 2
+    fusion.slide_signs.slides_seen = 2
     out = _decide(fusion, step, 2.0)
     assert _landings(out) == [(5, 1, 0.95)]
     assert 1.4 <= out[0].t_decided < 1.6
@@ -1304,7 +1304,7 @@ def test_a_cube_that_bounced_on_an_empty_plate_and_went_on_tells_cubes_that_slid
 def test_where_cubes_slide_no_knock_down_is_inferred_from_a_plate_whose_load_came_back() -> None:
     assert _landing_below(_stop_candidate(), 5.9) == _STOPPED
     sliding = _stop_candidate()
-    sliding._slides = 2
+    sliding.slide_signs.slides_seen = 2
     assert _landing_below(sliding, 5.9) == [(3, 1, 5.15)]
 
 

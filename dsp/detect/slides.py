@@ -1,0 +1,121 @@
+"""Does this tower's cubes rest a moment on a plate and slide on? The signs, counted.
+
+In some towers a cube that strikes a plate bounces, slides for a moment
+with its whole weight on the plate, and then either stays or slides into
+the hole (cross-check model B, docs/crosscheck.md: slides of 0.02-0.45 s).
+There the fast view takes those moments for landings, and the plates they
+left for knock-downs. Two signs tell such a tower:
+
+- a cube seen settling on a plate (a fast step of about one cube) and
+  leaving it (about one cube back) at least ``RESTED_S`` and at most
+  ``SLID_WITHIN_S`` after it settled, in a closed tower not handled for
+  ``HANDLING_GUARD_S``, as a strike is heard below it (the fusion judges
+  that once the impacts up to ``STRIKE_S`` after are known: :meth:`due`);
+- a cube that bounced on a plate with no cube on it, swung it like a
+  landing and went on: nothing to knock down. It counts half, as a
+  neighbour's jolt can look like it (model C showed two in a session, none
+  of the first kind).
+
+After ``SEEN`` (full) signs the fusion lets landings wait until their plate
+has held the cube a while and no knock-down stop is inferred from a plate
+whose load came back.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from dsp.detect.loadcell import LoadStep
+
+# Why 2: no session of ours (118) or of model A (64) reached it, one of model
+# C's 64 did; 28 of model B's 32 did. One sign alone would have cost our
+# noisy rooms 0.4 % of their landings for a quarter of model B's false ones.
+SEEN = 2
+# Why 0.8 s: a sliding cube leaves its plate within half a second of settling.
+SLID_WITHIN_S = 0.8
+# Why 0.1 s: a plate that read a cube for less than that after its rise
+# settled was jolted by a strike (a load cell reads an impact's spike as a
+# rise and a fall 50-80 ms apart); a sliding cube rests longer (model B:
+# 0.05-0.5 s, mostly over 0.1).
+RESTED_S = 0.1
+# Why 0.15 s: a cube sliding off a plate strikes the one below within a
+# module's fall (0.09 s for 4 cm from rest, 0.14 s for two) of leaving it.
+STRIKE_S = 0.15
+# Why 0.1 s: a fall step is read from its first reading that moved, which
+# can lag the cube leaving (and its strike below) by one conversion or so.
+LOOKBACK_S = 0.1
+# Why 2 s: hands lifting modules or setting them back press plates and let
+# go, heard as they do.
+HANDLING_GUARD_S = 2.0
+# Why 64 and 16: the steps of the last few seconds are all that is ever paired.
+_STEPS_KEPT = 64
+_CHECKS_KEPT = 16
+
+
+class SlideSigns:
+    """The signs seen so far that cubes here rest a moment on a plate and slide on."""
+
+    def __init__(self) -> None:
+        self.slides_seen = 0
+        self.bounced_on_empty = 0
+        self._risen: dict[int, LoadStep] = {}
+        self._seen: deque[tuple[int, float]] = deque(maxlen=_STEPS_KEPT)
+        self._checks: deque[LoadStep] = deque(maxlen=_CHECKS_KEPT)
+
+    @property
+    def slides(self) -> bool:
+        """Whether enough signs were seen (see the module's description)."""
+        return 2 * self.slides_seen + self.bounced_on_empty >= 2 * SEEN
+
+    def note_step(
+        self, step: LoadStep, cubes: float, whole_within: float, handled_since_s: float
+    ) -> None:
+        """Take a fast step of ``cubes`` (signed) as it is decided.
+
+        ``whole_within``: how far from a whole cube a step of one may read;
+        ``handled_since_s``: when the tower was last opened or closed (inf
+        while it stands open). A rise of about a cube is remembered; a fall
+        of about a cube on the same plate soon after it is a cube that may
+        have slid on, queued to be judged once the strikes after it are
+        known (:meth:`due`).
+        """
+        key = (step.level, step.t_settled_s)
+        if step.revises or key in self._seen:
+            return
+        self._seen.append(key)
+        if not abs(abs(cubes) - 1.0) <= whole_within:
+            return
+        if cubes > 0:
+            self._risen[step.level] = step
+            return
+        rise = self._risen.pop(step.level, None)
+        if (
+            rise is None
+            or step.t_before_s - handled_since_s < HANDLING_GUARD_S
+            or not rise.t_settled_s + RESTED_S <= step.t_before_s
+            <= rise.t_settled_s + SLID_WITHIN_S
+        ):
+            return
+        self._checks.append(step)
+
+    def count_slide(self) -> None:
+        """A fall from :meth:`due` was heard striking below its plate."""
+        self.slides_seen += 1
+
+    def count_bounce_on_empty(self) -> None:
+        """A cube bounced on an empty plate, swung it like a landing and went on."""
+        self.bounced_on_empty += 1
+
+    def due(self, now_s: float, impact_delay_s: float) -> list[LoadStep]:
+        """The falls whose strikes below are all known by ``now_s`` (taken off the queue)."""
+        out: list[LoadStep] = []
+        while self._checks and (
+            self._checks[0].t_settled_s + STRIKE_S + impact_delay_s <= now_s
+        ):
+            out.append(self._checks.popleft())
+        return out
+
+    @staticmethod
+    def strike_window(fall: LoadStep) -> tuple[float, float]:
+        """When a strike of the cube that left with ``fall`` is heard below its plate."""
+        return fall.t_before_s - LOOKBACK_S, fall.t_settled_s + STRIKE_S
