@@ -36,6 +36,7 @@ Stages
 - :mod:`~dsp.detect.noisefloor`: adaptive floor per channel.
 - :mod:`~dsp.detect.onsets`: threshold, scan and mask times, retrigger decay.
 - :mod:`~dsp.detect.grouping`: simultaneous onsets on several levels -> one impact.
+- :mod:`~dsp.detect.motion`: when each plate starts and stops making sound.
 - :mod:`~dsp.detect.piezo`: the piezo chain on a stream-time grid (gaps, duplicates).
 - :mod:`~dsp.detect.acoustic`: crosstalk prior and self-learning level signatures.
 - :mod:`~dsp.detect.loadcell`: stability windows, steps, (dis)connections.

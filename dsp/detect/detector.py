@@ -22,7 +22,7 @@ from dsp.detect.loadcell import (
     LoadConnection,
     LoadStep,
 )
-from dsp.detect.piezo import PiezoChain, TimedImpact
+from dsp.detect.piezo import PiezoChain, PlateBusy, TimedImpact
 
 # Why 2.5 s: the device sends piezo and load interleaved within milliseconds;
 # a stream silent for a second is absent (or stalled) and must not hold back
@@ -143,6 +143,8 @@ class Detector:
             self._piezo_first = min(self._piezo_first, t0_s)
         for imp in self.piezo.process(t0_s, samples):
             self._push(imp.t_s + self.piezo.decision_delay_s, imp)
+        for change in self.piezo.take_busy_changes():
+            self._push(change.t_s, change)
         self._piezo_done = max(self._piezo_done, self.piezo.t_done_s)
         return self._advance()
 
@@ -261,6 +263,9 @@ class Detector:
     def _deliver(self, t: float, item: object) -> list[Event]:
         if isinstance(item, TimedImpact):
             return self.fusion.add_impacts([item], known_s=t)
+        if isinstance(item, PlateBusy):
+            self.fusion.add_busy(item)
+            return []
         if isinstance(item, LoadStep):
             return self.fusion.add_load([item], [], t)
         if isinstance(item, LoadConnection):

@@ -25,7 +25,7 @@ from dsp.detect.cubes import CubeScale
 from dsp.detect.events import Closed, Disturbance, Event, Landing, Lift, Removal
 from dsp.detect.loadcell import LoadConnection, LoadStep
 from dsp.detect.loadhistory import SWING_BASE_S, LoadCoverage, LoadHistory
-from dsp.detect.piezo import TimedImpact
+from dsp.detect.piezo import PlateBusy, TimedImpact
 from dsp.detect.slides import SlideSigns
 from dsp.detect.stops import (
     BEFORE_STRIKE_S,
@@ -266,6 +266,14 @@ _JOLT_CUBE = 0.75
 # converters (10 readings a second in model C); a shorter tail held no
 # reading there, and its plate was never asked.
 _JOLT_TAIL_S = 0.15
+# Why 0.03 s and 0.5 s: a strike makes its plate busy within the 20 ms the
+# busy test averages; a cube rocks or slides for at most about half a second
+# after its last bounce (0.45 s on the cross-check towers), so a plate busy
+# longer, or since long before the strike, is a noisy room. Why 64: the
+# changes of the last seconds are all that is asked about.
+_REST_ONSET_S = 0.03
+_REST_MAX_S = 0.5
+_BUSY_KEPT = 64
 # Why 15: the median of the last 15 landings follows a slowly changing plate.
 _HISTORY_SWINGS = 15
 
@@ -429,6 +437,10 @@ class Fusion:
         self._heard_db: deque[float] = deque(maxlen=50)
         self._piezo_seen = False
         self._heard_as: dict[int, tuple[TimedImpact, int, int]] = {}
+        # When each plate started and stopped making sound, (time, busy).
+        self._busy: list[deque[tuple[float, bool]]] = [
+            deque(maxlen=_BUSY_KEPT) for _ in range(self.n_levels)
+        ]
 
     # -- inputs ------------------------------------------------------------
     @property
@@ -456,6 +468,47 @@ class Fusion:
         while self._impacts and self._impacts[0].t_s < self._impacts[-1].t_s - _IMPACT_MEMORY_S:
             self._impacts.popleft()
         return out
+
+    def add_busy(self, change: PlateBusy) -> None:
+        """Take a plate's busy/quiet change (in time order, at its time)."""
+        if 0 <= change.level < self.n_levels:
+            self._busy[change.level].append((change.t_s, change.busy))
+
+    def _at_rest(self, events: list[Event]) -> list[Event]:
+        """Landings timed when their plate fell quiet after the cube's last strike.
+
+        The cube's last strike is its last bounce; it may rock, tumble or
+        slide on for a while after it, ticking and scraping, before it is
+        at rest. Internally landings stay timed by the strike (the rules
+        that claim strikes for a landing need it).
+        """
+        return [
+            replace(e, t=self._rest_time(e.floor, e.t, e.t_decided))
+            if isinstance(e, Landing) else e
+            for e in events
+        ]
+
+    def _rest_time(self, level: int, t: float, known_s: float) -> float:
+        """When ``level``'s plate fell quiet after a strike at ``t``, as known by ``known_s``.
+
+        ``t`` itself if the plate was not busy just after it (a strike too
+        faint to keep it so, or no piezo), or was busy long before it (a
+        noisy room, not this cube); ``known_s`` (at most ``_REST_MAX_S``
+        on) if it was still busy then.
+        """
+        busy, since = False, -np.inf
+        quiet_at = None
+        for when, now_busy in self._busy[level]:
+            if when > known_s:
+                break
+            if when <= t + _REST_ONSET_S:
+                busy, since = now_busy, when
+            elif busy and not now_busy:
+                quiet_at = when
+                break
+        if not busy or t - since > _REST_MAX_S:
+            return t
+        return min(quiet_at if quiet_at is not None else known_s, t + _REST_MAX_S)
 
     def add_load(
         self, steps: list[LoadStep], connections: list[LoadConnection], t_last_s: float
@@ -494,7 +547,7 @@ class Fusion:
         # settled first may have been sure later: events go out in the order
         # decided (contracts.md section 3), ties as judged.
         out.sort(key=lambda e: e.t_decided)
-        return out
+        return self._at_rest(out)
 
     def _drop_over_s(self) -> float:
         """When the acoustic drop in progress is known to be over, if no strike comes."""
@@ -956,10 +1009,12 @@ class Fusion:
                 # own arrival, sharing the settled view's measure.
                 out = self._arrivals(parts, confidence * 0.9, now_s, settled=True)
                 self.accounted[level] = step.after_counts
-                return out
+                return self._at_rest(out)
             # Timed, counted and learnt from like a fast-view landing: the
             # cube came to rest at its last bounce, not when the plate stopped ringing.
-            return self._landings(whole, n, confidence * 0.9, now_s, settled=True)
+            return self._at_rest(
+                self._landings(whole, n, confidence * 0.9, now_s, settled=True)
+            )
         self.cubes_on[level] = max(0, self.cubes_on[level] + n)
         self.stats.settled_removals += 1
         knocked = self._exposed_level() != level

@@ -16,6 +16,7 @@ import numpy as np
 
 from dsp.detect.conditioning import PiezoConditioner
 from dsp.detect.grouping import Impact, ImpactGrouper
+from dsp.detect.motion import PlateMotion
 from dsp.detect.noisefloor import NoiseFloorTracker
 from dsp.detect.onsets import OnsetDetector
 
@@ -37,6 +38,15 @@ _DRIFT_ANCHOR_SETS = 0.25
 # Why 256: impacts are timed within a few blocks of being found; anchors
 # are only looked up for recent frames.
 _ANCHORS_KEPT = 256
+
+
+@dataclass(frozen=True)
+class PlateBusy:
+    """Level ``level``'s plate started (``busy``) or stopped making sound at ``t_s``."""
+
+    t_s: float
+    level: int
+    busy: bool
 
 
 @dataclass(frozen=True)
@@ -86,6 +96,8 @@ class PiezoChain:
         )
         self.onsets = OnsetDetector(n_channels=n_channels, frame_rate_hz=frame_rate)
         self.grouper = ImpactGrouper(frame_rate_hz=frame_rate)
+        self.motion = PlateMotion(n_channels=n_channels)
+        self._busy_changes: list[PlateBusy] = []
         self._anchor_samples: list[int] = []
         self._anchor_t: list[float] = []
         self._next_t: float | None = None
@@ -173,6 +185,11 @@ class PiezoChain:
             del self._anchor_samples[:-_ANCHORS_KEPT]
             del self._anchor_t[:-_ANCHORS_KEPT]
 
+    def take_busy_changes(self) -> list[PlateBusy]:
+        """The plates' busy/quiet changes found since the last call, in time order."""
+        out, self._busy_changes = self._busy_changes, []
+        return out
+
     def flush(self) -> list[TimedImpact]:
         """Deliver the impact still open at the end of the stream."""
         return self._timed(self.grouper.flush())
@@ -182,6 +199,10 @@ class PiezoChain:
         if env.shape[0] == 0:
             return []
         floor = self.floor.process(env)
+        self._busy_changes += [
+            PlateBusy(self._frame_time(c.frame + 1), c.channel, c.moving)
+            for c in self.motion.process(env, floor)
+        ]
         onsets = self.onsets.process(env, floor)
         impacts = self.grouper.process(onsets, frames_done=self.onsets.frames_done)
         return self._timed(impacts)

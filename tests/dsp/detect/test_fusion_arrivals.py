@@ -10,7 +10,7 @@ from dsp.detect.events import Landing, Removal
 from dsp.detect.fusion import Fusion
 from dsp.detect.grouping import Impact
 from dsp.detect.loadcell import LoadConnection, LoadStep
-from dsp.detect.piezo import TimedImpact
+from dsp.detect.piezo import PlateBusy, TimedImpact
 
 UNIT = 1000.0
 
@@ -1468,3 +1468,24 @@ def test_events_come_out_in_the_order_they_were_decided() -> None:
     assert sorted(_landings(out)) == [(2, 1, 1.0), (4, 1, 0.95)]
     decided = [e.t_decided for e in out]
     assert decided == sorted(decided)
+
+
+def _landing_heard_busy(busy: list[tuple[float, bool]]) -> list[tuple[int, int, float]]:
+    """A cube struck plate 5 last at 0.95 s; its plate made sound as ``busy`` says."""
+    fusion, step = _rests_a_moment(None)
+    for t, on in busy:
+        fusion.add_busy(PlateBusy(t, 5, on))
+    return _landings(_decide(fusion, step, 1.2))
+
+
+def test_a_landing_is_timed_when_its_plate_fell_quiet_after_the_last_strike() -> None:
+    # Busy from the strike until the cube stopped rocking 80 ms later.
+    assert _landing_heard_busy([(0.96, True), (1.03, False)]) == [(5, 1, 1.03)]
+    # Still busy when the landing was decided: as late as that.
+    assert _landing_heard_busy([(0.96, True)]) == [(5, 1, 1.062)]
+    # Not busy after the strike (too faint), or busy since long before it (a
+    # noisy room): the strike times it.
+    assert _landing_heard_busy([]) == [(5, 1, 0.95)]
+    assert _landing_heard_busy([(0.2, True), (1.03, False)]) == [(5, 1, 0.95)]
+    # A quiet spell after the landing was decided is not known then.
+    assert _landing_heard_busy([(0.96, True), (1.1, False)]) == [(5, 1, 1.062)]
