@@ -252,20 +252,39 @@ class Detector:
         out: list[Event] = []
         while self._queue and self._queue[0][0] <= now:
             t, _, item = heapq.heappop(self._queue)
+            if isinstance(item, PlateBusy):
+                # Asked about only up to each decision's own time, so it
+                # needs no decision made before it is taken.
+                self.fusion.add_busy(item)
+                continue
             # Decide what was due before this evidence arrived, then take it.
-            out.extend(self.fusion.advance(t))
+            out.extend(self._decide_until(t))
             out.extend(self._deliver(t, item))
         if now > self._now:
             self._now = now
-            out.extend(self.fusion.advance(now))
+            out.extend(self._decide_until(now))
+        return out
+
+    def _decide_until(self, t: float) -> list[Event]:
+        """Let the fusion decide, at its own times, everything due before ``t``, then at ``t``.
+
+        Steps, second looks and drops fall due at times of their own; each is
+        judged at its time, with what was known then and after what fell due
+        before it, not at whatever time the next evidence or the end of a
+        block happens to come (steps due together are judged in the order
+        they settled, which would change what each one sees).
+        """
+        out: list[Event] = []
+        last = -np.inf
+        while (due := self.fusion.next_due()) is not None and last < due < t:
+            out.extend(self.fusion.advance(due))
+            last = due
+        out.extend(self.fusion.advance(t))
         return out
 
     def _deliver(self, t: float, item: object) -> list[Event]:
         if isinstance(item, TimedImpact):
             return self.fusion.add_impacts([item], known_s=t)
-        if isinstance(item, PlateBusy):
-            self.fusion.add_busy(item)
-            return []
         if isinstance(item, LoadStep):
             return self.fusion.add_load([item], [], t)
         if isinstance(item, LoadConnection):

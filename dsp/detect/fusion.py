@@ -269,11 +269,13 @@ _JOLT_TAIL_S = 0.15
 # Why 0.03 s and 0.5 s: a strike makes its plate busy within the 20 ms the
 # busy test averages; a cube rocks or slides for at most about half a second
 # after its last bounce (0.45 s on the cross-check towers), so a plate busy
-# longer, or since long before the strike, is a noisy room. Why 64: the
-# changes of the last seconds are all that is asked about.
+# longer, or since long before the strike, is a noisy room. Why 4 s: a
+# landing is decided within about 2 s of its last strike, and the plate's
+# changes from half a second before that strike on are asked about; a
+# flickering channel makes many, so they are kept by age, not by count.
 _REST_ONSET_S = 0.03
 _REST_MAX_S = 0.5
-_BUSY_KEPT = 64
+_BUSY_KEPT_S = 4.0
 # Why 15: the median of the last 15 landings follows a slowly changing plate.
 _HISTORY_SWINGS = 15
 
@@ -439,7 +441,7 @@ class Fusion:
         self._heard_as: dict[int, tuple[TimedImpact, int, int]] = {}
         # When each plate started and stopped making sound, (time, busy).
         self._busy: list[deque[tuple[float, bool]]] = [
-            deque(maxlen=_BUSY_KEPT) for _ in range(self.n_levels)
+            deque() for _ in range(self.n_levels)
         ]
 
     # -- inputs ------------------------------------------------------------
@@ -472,7 +474,10 @@ class Fusion:
     def add_busy(self, change: PlateBusy) -> None:
         """Take a plate's busy/quiet change (in time order, at its time)."""
         if 0 <= change.level < self.n_levels:
-            self._busy[change.level].append((change.t_s, change.busy))
+            changes = self._busy[change.level]
+            changes.append((change.t_s, change.busy))
+            while changes[0][0] < change.t_s - _BUSY_KEPT_S:
+                changes.popleft()
 
     def _at_rest(self, events: list[Event]) -> list[Event]:
         """Landings timed when their plate fell quiet after the cube's last strike.
@@ -527,6 +532,7 @@ class Fusion:
     def advance(self, now_s: float) -> list[Event]:
         """Decide everything whose deadline is at or before ``now_s``."""
         out: list[Event] = []
+        self.load_history.forget_before(now_s)
         if self._pending_lift_deadline is not None and now_s >= self._pending_lift_deadline:
             out.extend(self._emit_lift(self._pending_lift_deadline))
         # Steps queued to be looked at again (``_looks``) may be due too.
@@ -548,6 +554,18 @@ class Fusion:
         # decided (contracts.md section 3), ties as judged.
         out.sort(key=lambda e: e.t_decided)
         return self._at_rest(out)
+
+    def next_due(self) -> float | None:
+        """The earliest time at which something pending is decided (None: nothing is)."""
+        times = [s.t_decided_s + self.hold_s for s in self._pending_steps]
+        if self._pending_lift_deadline is not None:
+            times.append(self._pending_lift_deadline)
+        if self._drop.impacts:
+            times.append(self._drop_over_s())
+        check = self.slide_signs.next_due(self.impact_delay_s)
+        if check is not None:
+            times.append(check)
+        return min(times) if times else None
 
     def _drop_over_s(self) -> float:
         """When the acoustic drop in progress is known to be over, if no strike comes."""

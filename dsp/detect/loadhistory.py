@@ -10,6 +10,11 @@ from dsp.detect.ringing import RING_FIT_READINGS, RING_FIT_RESIDUAL, oscillation
 
 # Why 0.5 s: the plate's level before a drop, from the readings just before it.
 SWING_BASE_S = 0.5
+# Why 30 s: a load stream that far ahead of the piezo stream has the other
+# taken for absent (the detector's 2.5 s), so nothing asks that far back.
+_AHEAD_CAP_S = 30.0
+# Why 1 s: cutting the arrays costs a copy of them; once a second is enough.
+_FORGET_GRID_S = 1.0
 # Why 256: gaps in the load stream (lifts disconnect some channels, but the
 # LOAD messages go on; only an absent stream leaves gaps) are rare; the last
 # ones are all that is ever asked about.
@@ -58,10 +63,16 @@ class LoadCoverage:
 class LoadHistory:
     """The last few seconds of load readings, to ask how far a plate swung.
 
+    Readings may be fed ahead of the decisions that ask about them (the
+    load stream can run seconds ahead of the piezo stream); they are let go
+    by the asker's clock (:meth:`forget_before`), so an answer never
+    depends on how far ahead they came. Past ``keep_s`` plus
+    ``_AHEAD_CAP_S`` behind the newest reading they go anyway.
+
     Parameters
     ----------
     keep_s : float
-        How much history is kept.
+        How much history before the asker's clock is kept.
     """
 
     def __init__(self, keep_s: float) -> None:
@@ -80,9 +91,21 @@ class LoadHistory:
             self._t = np.concatenate([self._t, t_s])
             self._v = np.concatenate([self._v, values.astype(float)])
             self._ok = np.concatenate([self._ok, valid])
-        keep = self._t >= self._t[-1] - self.keep_s
-        if not keep.all():
-            self._t, self._v, self._ok = self._t[keep], self._v[keep], self._ok[keep]
+        self._drop_before(self._t[-1] - self.keep_s - _AHEAD_CAP_S)
+
+    def forget_before(self, now_s: float) -> None:
+        """Let go of the readings older than ``keep_s`` before ``now_s`` (the asker's clock).
+
+        On a grid of whole seconds, so that the arrays are cut once a second
+        of stream, not at every question.
+        """
+        self._drop_before(np.floor((now_s - self.keep_s) / _FORGET_GRID_S) * _FORGET_GRID_S)
+
+    def _drop_before(self, t_s: float) -> None:
+        if self._t.size == 0 or self._t[0] >= t_s:
+            return
+        keep = self._t >= t_s
+        self._t, self._v, self._ok = self._t[keep], self._v[keep], self._ok[keep]
 
     def swing(
         self, level: int, t0_s: float, t1_s: float, base_from_s: float = -np.inf

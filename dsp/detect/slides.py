@@ -106,6 +106,12 @@ class SlideSigns:
         """A cube bounced on an empty plate, swung it like a landing and went on."""
         self.bounced_on_empty += 1
 
+    def next_due(self, impact_delay_s: float) -> float | None:
+        """When the first queued fall can be judged (None: none is queued)."""
+        if not self._checks:
+            return None
+        return self._checks[0].t_settled_s + STRIKE_S + impact_delay_s
+
     def due(self, now_s: float, impact_delay_s: float) -> list[LoadStep]:
         """The falls whose strikes below are all known by ``now_s`` (taken off the queue)."""
         out: list[LoadStep] = []

@@ -155,3 +155,31 @@ def test_towers_differ_and_stay_within_the_documented_ranges() -> None:
         assert all(80 <= f <= 2000 for p in t.plates for f in p.modes_hz)
         assert all(6 <= p.f0_hz <= 30 for p in t.plates)
         assert abs(t.piezo_ppm) <= 500
+
+
+def test_the_replays_slices_do_not_change_what_is_decided(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Model B's quick series keep several steps and second looks pending at
+    # once. Each is judged at its own time with the readings of then, not
+    # when the next evidence or the end of a slice comes (live, the app
+    # feeds a few readings at a time). Times may differ by a fraction of a
+    # sample: the piezo grid follows the stamps from where blocks begin.
+    from hostapp import pipeline
+    from hostapp.cli.detect import detect_recording
+
+    rec, _ = gen.make_recording(1, "rapid", 120.0, tmp_path)
+    runs = []
+    for slice_s in (2.0, 0.1):
+        monkeypatch.setattr(pipeline, "_SLICE_S", slice_s)
+        runs.append(detect_recording(rec).events)
+    big, small = runs
+    assert len(big) == len(small) > 50
+
+    def what(e: dict[str, Any]) -> tuple[Any, ...]:
+        return tuple(e.get(k) for k in ("event", "floor", "cubes", "exposed", "knocked_from"))
+
+    for a, b in zip(big, small, strict=True):
+        assert what(a) == what(b)
+        assert a["t"] == pytest.approx(b["t"], abs=0.002)
+        assert a["t_decided"] == pytest.approx(b["t_decided"], abs=0.002)

@@ -201,6 +201,24 @@ def test_load_history_tells_a_swing_from_a_change() -> None:
     assert np.isnan(history.swing(0, 9.0, 10.0))
 
 
+def test_load_history_keeps_what_its_asker_may_still_ask_however_far_ahead_it_was_fed() -> None:
+    from dsp.detect.loadhistory import LoadHistory
+
+    t = np.arange(0, 20.0, 1 / 80)
+    values = np.where(t >= 3.0, 1000.0, 0.0)[:, None]
+    ok = np.ones((t.size, 1), bool)
+    ahead = LoadHistory(keep_s=5.0)
+    ahead.add(t, values, ok)  # all of it at once, 17 s ahead of a decision at 7 s
+    step_by_step = LoadHistory(keep_s=5.0)
+    for a in range(0, 7 * 80, 40):
+        step_by_step.add(t[a : a + 40], values[a : a + 40], ok[a : a + 40])
+    for history in (ahead, step_by_step):
+        history.forget_before(7.0)
+        assert history.change(0, 3.0, 7.0, 0.1) == pytest.approx(1000)
+        history.forget_before(9.0)  # the clock moved on: 3.0 s is out of reach
+        assert np.isnan(history.change(0, 3.0, 7.0, 0.1))
+
+
 def test_load_history_reads_a_plate_still_ringing_hard_at_its_settled_load() -> None:
     from dsp.detect.loadhistory import LoadHistory
 
