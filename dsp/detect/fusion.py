@@ -1028,8 +1028,9 @@ class Fusion:
                 out = self._arrivals(parts, confidence * 0.9, now_s, settled=True)
                 self.accounted[level] = step.after_counts
                 return self._at_rest(out)
-            # Timed, counted and learnt from like a fast-view landing: the
-            # cube came to rest at its last bounce, not when the plate stopped ringing.
+            # Timed, counted and learnt from like a fast-view landing: by the
+            # cube's last bounce (reported once its plate fell quiet after
+            # it), not by when the plate's load stopped ringing.
             return self._at_rest(
                 self._landings(whole, n, confidence * 0.9, now_s, settled=True)
             )
