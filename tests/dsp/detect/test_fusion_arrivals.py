@@ -1489,3 +1489,35 @@ def test_a_landing_is_timed_when_its_plate_fell_quiet_after_the_last_strike() ->
     assert _landing_heard_busy([(0.2, True), (1.03, False)]) == [(5, 1, 0.95)]
     # A quiet spell after the landing was decided is not known then.
     assert _landing_heard_busy([(0.96, True), (1.1, False)]) == [(5, 1, 1.062)]
+
+
+def _plate_moves_with(others: int, strikes: int, landed_there: bool = False) -> list:
+    """Plate 3 gained a cube's weight by 1.3 s; ``others`` plates moved by 0.4 cube with it."""
+    values = np.zeros((_T.size, 8))
+    values[_T >= 1.0, 3] = UNIT
+    for k in (0, 1, 6, 7)[:others]:
+        values[_T >= 1.0, k] = 0.4 * UNIT
+    fusion = _fusion(values)
+    if landed_there:
+        for k in (0, 1, 6, 7)[:others]:
+            fusion._levels[k].landed_t = 0.2
+    fusion.add_impacts([_strike(0.95 + 0.04 * i, 3) for i in range(strikes)])
+    return _landings(fusion.add_settled_step(_step(3, 0.95, 1.3, 1.0)))
+
+
+def test_a_plate_that_moved_with_others_unheard_was_moved_by_a_hand_steadying_the_tower() -> None:
+    # A hand on the tower moves every plate a little; one by about a cube.
+    assert _plate_moves_with(others=3, strikes=1) == []
+    assert _plate_moves_with(others=4, strikes=0) == []
+    # A cube heard striking its way down moves its plate, the others may
+    # still ring from the last throw.
+    assert _landings_of(_plate_moves_with(others=3, strikes=2)) == [3]
+    # Two plates moving with it may be cubes sliding by; alone, it is a cube.
+    assert _landings_of(_plate_moves_with(others=2, strikes=1)) == [3]
+    assert _landings_of(_plate_moves_with(others=0, strikes=0)) == [3]
+    # Plates that cubes had just landed on move on their own (a quick series).
+    assert _landings_of(_plate_moves_with(others=3, strikes=1, landed_there=True)) == [3]
+
+
+def _landings_of(landings: list[tuple[int, int, float]]) -> list[int]:
+    return [floor for floor, _, _ in landings]
