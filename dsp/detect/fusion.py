@@ -699,7 +699,7 @@ class Fusion:
             return False
         if step.t_before_s - self._last_connection_t < _HANDLING_GUARD_S:
             return False
-        if self._pressed(step):
+        if self._pressed(step) or self._steadied(step):
             return False
         if not shaken_too:
             return (

@@ -1521,3 +1521,18 @@ def test_a_plate_that_moved_with_others_unheard_was_moved_by_a_hand_steadying_th
 
 def _landings_of(landings: list[tuple[int, int, float]]) -> list[int]:
     return [floor for floor, _, _ in landings]
+
+
+def test_the_fast_view_leaves_a_plate_moved_with_others_unheard_to_the_settled_view() -> None:
+    values = np.zeros((_T.size, 8))
+    values[_T >= 1.0, 3] = UNIT
+    for k in (0, 1, 6):
+        values[_T >= 1.0, k] = 0.4 * UNIT
+    fusion = _fusion(values)
+    fusion.add_impacts([_strike(0.95, 3)])
+    step = LoadStep(level=3, t_before_s=0.95, t_settled_s=1.2, t_decided_s=1.3,
+                    delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
+    assert not fusion._fast_step_trusted(step)
+    alone = _fusion(np.where(np.arange(8) == 3, values, 0.0))
+    alone.add_impacts([_strike(0.95, 3)])
+    assert alone._fast_step_trusted(step)
