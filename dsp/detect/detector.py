@@ -141,6 +141,7 @@ class Detector:
         """Feed piezo sample sets (shape ``(n, n_levels)``) starting at stream time ``t0_s``."""
         if len(samples):
             self._piezo_first = min(self._piezo_first, t0_s)
+            self.fusion.piezo_since_s = min(self.fusion.piezo_since_s, t0_s)
         for imp in self.piezo.process(t0_s, samples):
             self._push(imp.t_s + self.piezo.decision_delay_s, imp)
         for change in self.piezo.take_busy_changes():

@@ -273,6 +273,14 @@ _STEADIED_STRIKES = 1
 _STEADIED_PLATES = 3
 _STEADIED_CUBES = 0.25
 _STEADIED_LANDED_S = 1.5
+# Why 10: a plate's first change that no strike came with and that is
+# under ten times the noise of one reading is drift, not its first cube
+# (model C tower 16: 25 counts, six times the noise, taken for a cube
+# before anything was thrown, and every cube after it read as 35). A cube
+# steps by 50-1,000 times the noise on our towers and by 5 at the very
+# least on the cross-check ones (0.25 g against 0.05 g of noise), and a
+# cube that small is heard.
+_FIRST_CUBE_NOISES = 10.0
 # Why 0.15 s: the neighbour's load is read over a period of the slowest
 # converters (10 readings a second in model C); a shorter tail held no
 # reading there, and its plate was never asked.
@@ -449,6 +457,8 @@ class Fusion:
         self._wide_impact_t: deque[float] = deque(maxlen=64)
         self._heard_db: deque[float] = deque(maxlen=50)
         self._piezo_seen = False
+        #: When the piezo stream began (set by the caller; inf: no piezo stream yet).
+        self.piezo_since_s = np.inf
         self._heard_as: dict[int, tuple[TimedImpact, int, int]] = {}
         # When each plate started and stopped making sound, (time, busy).
         self._busy: list[deque[tuple[float, bool]]] = [
@@ -714,7 +724,7 @@ class Fusion:
             return False
         if hands_rumbling(self._impacts, step):
             return False
-        if self._piezo_seen and (
+        if self._piezo_present(step.t_before_s) and (
             self.scale.unit(step.level) is None or not self.scale.knows_sign(step.level)
         ):
             # The plate's first cube teaches its size, or which way its cell
@@ -925,6 +935,15 @@ class Fusion:
                    if memory.landed_t >= step.t_before_s - _RING_GUARD_S}
         return sum(1 << k for k in struck)
 
+    def _piezo_present(self, t_s: float) -> bool:
+        """Whether the piezos were listening at ``t_s`` (a load-only recording hears nothing).
+
+        Known from the first impact, or from when the caller says the piezo
+        stream began: before any impact, a plate that moved unheard was not
+        struck.
+        """
+        return self._piezo_seen or t_s >= self.piezo_since_s
+
     def _heard_a_drop(self, step: LoadStep) -> bool:
         """Whether the piezos heard a cube strike near this level before it settled.
 
@@ -932,7 +951,7 @@ class Fusion:
         at all (a load-only recording), nothing can be heard.
         """
         if not self._impacts:
-            return not self._piezo_seen
+            return not self._piezo_present(step.t_before_s)
         drop = self._unclaimed_drop(step)
         if drop and step.t_before_s - drop[-1].t_s > _STRUCK_BEFORE_STEP_S:
             return False  # all was quiet well before the plate moved: a hand
@@ -977,6 +996,15 @@ class Fusion:
         # left over is that cube's, read short on a plate still moving, not
         # a sign that the level's first cube was two.
         still = not self._fast_counted_one(step)
+        if (
+            self.scale.unit(level) is None
+            and abs(delta) < _FIRST_CUBE_NOISES * step.noise_counts
+            and not self._heard_a_drop(step)
+        ):
+            # A plate's first cube teaches its size for the session: a small
+            # change that no strike came with (a drifting cell) is not one.
+            self.accounted[level] = step.after_counts
+            return []
         if self._jolted_by_a_neighbour(step, delta):
             # The plate moved with a cube landing next to it, by a small part
             # of that cube: the tower's walls, not a cube of its own.
@@ -1177,7 +1205,7 @@ class Fusion:
         x = self.scale.cubes(step.level, delta)
         if not (0.0 < x < _UNMATCHED_CUBES or x > 1.0 / _UNMATCHED_CUBES):
             return False
-        if not self._piezo_seen:
+        if not self._piezo_present(step.t_before_s):
             return True
         return self._heard_here(step) and self._heard_a_drop(step)
 

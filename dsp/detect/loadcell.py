@@ -123,6 +123,8 @@ class LoadStep:
         A second look at the step decided last on this channel, which was
         read while the plate still swung: the change from the same level
         before, now measured on a still plate.
+    noise_counts : float
+        The channel's reading noise (sigma, counts) as the processor knew it.
     """
 
     level: int
@@ -135,6 +137,7 @@ class LoadStep:
     busy_levels: int = 0
     busy_mask: int = 0
     revises: bool = False
+    noise_counts: float = float("nan")
 
 
 @dataclass(frozen=True)
@@ -741,6 +744,7 @@ class LoadChannelProcessor:
                     after_counts=float(means[j, ch]),
                     busy_levels=busy,
                     busy_mask=mask,
+                    noise_counts=float(self.sigma[ch]),
                 )
             )
         for j, ch, before, t_before in revisions:
@@ -754,6 +758,7 @@ class LoadChannelProcessor:
                     before_counts=before,
                     after_counts=float(means[j, ch]),
                     revises=True,
+                    noise_counts=float(self.sigma[ch]),
                 )
             )
         self._restless_hist = restless[-self._busy_lookback :]

@@ -1536,3 +1536,22 @@ def test_the_fast_view_leaves_a_plate_moved_with_others_unheard_to_the_settled_v
     alone = _fusion(np.where(np.arange(8) == 3, values, 0.0))
     alone.add_impacts([_strike(0.95, 3)])
     assert alone._fast_step_trusted(step)
+
+
+def test_a_plate_does_not_learn_its_first_cube_from_drift_that_no_strike_came_with() -> None:
+    # Plate 2 knows no cube; its cell drifted by six times its noise before
+    # anything was thrown, the piezos listening all along.
+    def first_change(delta_noises: float, struck: bool) -> list:
+        fusion = _fusion()
+        fusion.scale.forget(2)
+        fusion.scale.refuse_pool(2)
+        fusion.piezo_since_s = 0.0
+        if struck:
+            fusion.add_impacts([_strike(0.95, 2)])
+        step = replace(_step(2, 0.95, 1.3, delta_noises * 4.0 / UNIT), noise_counts=4.0)
+        return _landings(fusion.add_settled_step(step))
+
+    assert first_change(6.0, struck=False) == []
+    # Heard, or many times the noise: a cube, whose size the plate learns.
+    assert [f for f, _, _ in first_change(6.0, struck=True)] == [2]
+    assert [f for f, _, _ in first_change(40.0, struck=False)] == [2]
