@@ -5,32 +5,18 @@ tools/crosscheck/ is a folder of scripts, not a package: load them by path.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pytest
 
 from hostapp.protocol import FrameDecoder, Hello, Load, Piezo, Status, cobs_decode
+from tests.scripts import TOOLS, load_script
 
-TOOLS = Path(__file__).resolve().parents[2] / "tools" / "crosscheck"
-
-
-def _load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"crosscheck_{name}", TOOLS / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
-
-
-gen = _load("make_recordings")
-score = _load("score")
+gen = load_script(TOOLS / "crosscheck" / "make_recordings.py", "crosscheck_make_recordings")
+score = load_script(TOOLS / "crosscheck" / "score.py", "crosscheck_score")
 
 
 def test_independent_crc_and_cobs_agree_with_the_contract_and_our_decoder() -> None:

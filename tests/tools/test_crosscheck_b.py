@@ -6,34 +6,18 @@ the test imports the project's decoder; the generator has its own encoder.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pytest
 
 from hostapp.protocol import FrameDecoder, Hello, Load, Piezo, Status, cobs_decode
+from tests.scripts import TOOLS, load_script
 
-TOOL = Path(__file__).resolve().parents[2] / "tools" / "crosscheck_b" / "make_recordings_b.py"
-SCORE = Path(__file__).resolve().parents[2] / "tools" / "crosscheck" / "score.py"
-
-
-def _load(name: str, path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
-
-
-gen = _load("crosscheck_b_make_recordings", TOOL)
-score = _load("crosscheck_score_for_b", SCORE)
-
+gen = load_script(TOOLS / "crosscheck_b" / "make_recordings_b.py", "crosscheck_b_make_recordings")
+score = load_script(TOOLS / "crosscheck" / "score.py", "crosscheck_score_for_b")
 
 
 def test_crc_and_cobs_follow_the_contract_and_agree_with_our_decoder() -> None:

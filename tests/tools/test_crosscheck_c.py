@@ -5,33 +5,18 @@ tools/crosscheck_c/ is a folder of scripts, not a package: load it by path.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pytest
 
 from hostapp.protocol import FrameDecoder, Hello, Load, Piezo, Status, cobs_decode
 from hostapp.recording import read_recording
+from tests.scripts import TOOLS, load_script
 
-TOOL = Path(__file__).resolve().parents[2] / "tools" / "crosscheck_c" / "make_recordings_c.py"
-SCORE = Path(__file__).resolve().parents[2] / "tools" / "crosscheck" / "score.py"
-
-
-def _load(name: str = "crosscheck_c_make_recordings_c", path: Path = TOOL) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
-
-
-gen = _load()
-score = _load("crosscheck_score_for_c", SCORE)
+gen = load_script(TOOLS / "crosscheck_c" / "make_recordings_c.py", "crosscheck_c_make_recordings_c")
+score = load_script(TOOLS / "crosscheck" / "score.py", "crosscheck_score_for_c")
 U32 = 1 << 32
 
 

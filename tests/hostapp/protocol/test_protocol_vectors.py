@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import struct
 from pathlib import Path
@@ -25,6 +24,7 @@ from hostapp.protocol import (
     encode_frame,
     encode_message,
 )
+from tests.scripts import TOOLS, load_script
 
 VECTORS = json.loads(
     (Path(__file__).resolve().parents[2] / "vectors" / "protocol_v1.json").read_text()
@@ -114,11 +114,7 @@ def test_damaged_vectors_cover_every_counter() -> None:
 
 
 def test_vector_file_is_what_the_generator_writes() -> None:
-    script = Path(__file__).resolve().parents[3] / "tools" / "gen_protocol_vectors.py"
-    spec = importlib.util.spec_from_file_location("gen_protocol_vectors", script)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script(TOOLS / "gen_protocol_vectors.py", "gen_protocol_vectors")
     committed = (Path(__file__).resolve().parents[2] / "vectors" / "protocol_v1.json").read_text()
     assert module.render() == committed
 
