@@ -115,9 +115,7 @@ class SlideSigns:
     def due(self, now_s: float, impact_delay_s: float) -> list[LoadStep]:
         """The falls whose strikes below are all known by ``now_s`` (taken off the queue)."""
         out: list[LoadStep] = []
-        while self._checks and (
-            self._checks[0].t_settled_s + STRIKE_S + impact_delay_s <= now_s
-        ):
+        while (due := self.next_due(impact_delay_s)) is not None and due <= now_s:
             out.append(self._checks.popleft())
         return out
 
