@@ -159,7 +159,7 @@ def test_a_landing_is_loudest_on_its_level_and_steps_its_load_cell(tmp_path: Pat
 
 
 def test_a_lift_clears_the_valid_bits_above_the_exposed_level(tmp_path: Path) -> None:
-    rec, truth_path = gen.make_recording(6, "game", 80.0, tmp_path)
+    rec, truth_path = gen.make_recording(6, "game", 110.0, tmp_path)
     truth = json.loads(truth_path.read_text())
     assert truth["lifts"] and len(truth["lifts"]) == len(truth["closes"])
     r = read_recording(rec)
