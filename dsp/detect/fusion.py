@@ -32,9 +32,11 @@ from dsp.detect.stops import (
     LOAD_LAG_S,
     STOP_ALONE_S,
     STOP_SWING_FELL,
+    bounced_past,
     fast_arrivals,
     fell_clearly,
     fell_from_rest,
+    one_hit,
     plate_window,
 )
 from dsp.detect.strikes import (
@@ -1107,7 +1109,7 @@ class Fusion:
                 self.stats.slides_seen += 1
 
     def _jolted_by_a_neighbour(self, step: LoadStep, delta: float) -> bool:
-        """Whether a plate with no cube size moved with a landing next door, by a third or less.
+        """Whether a plate with no cube size moved a third as far as a landing next door or a hand.
 
         The modules stack: a cube landing on one plate can shift its
         neighbours' cells by a few percent of a cube for seconds (cross-check
@@ -1127,8 +1129,14 @@ class Fusion:
             return True
         # The neighbour's own step may not be decided yet (the settled view
         # decides each plate once it is still): its readings tell.
-        for other in (step.level - 1, step.level + 1):
-            if not 0 <= other < self.n_levels or other in self.disconnected:
+        # Unheard here, a plate further away that moved three times as far
+        # tells the same: a hand pressing the tower moves every plate, most
+        # the one it touches (our towers at 10 readings a second, where the
+        # long conversions smooth a press into a still-looking change).
+        heard = self._heard_here(step)
+        for other in range(self.n_levels):
+            near = abs(other - step.level) == 1
+            if other == step.level or other in self.disconnected or not (near or not heard):
                 continue
             moved = self.load_history.change(
                 other, step.t_before_s, step.t_settled_s + _JOLT_NEAR_S, _JOLT_TAIL_S
@@ -1136,6 +1144,8 @@ class Fusion:
             unit = self.scale.unit(other)
             if not (np.isfinite(moved) and abs(delta) * _JOLT_FRACTION < abs(moved)):
                 continue
+            if not near:
+                return True
             if unit is not None and abs(moved) >= _JOLT_CUBE * unit:
                 return True
             if unit is None and not self._heard_here(step):
@@ -1825,6 +1835,9 @@ class Fusion:
             below = [imp.t_s for imp, top in zip(drop, loudest, strict=True)
                      if top < j and imp.t_s > struck[0]]
             fell = not below or fell_from_rest(struck[0], below[0])
+            if below and bounced_past(struck, below[0]):
+                continue  # struck and left in the air, then through the hole
+            struck = one_hit(struck)
             if len(struck) < 2 and not fell:
                 continue  # struck once, just before a level below: a clipped edge
             bounced = len(struck) >= 2 and bool(below) and fell

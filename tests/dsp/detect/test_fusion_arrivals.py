@@ -344,8 +344,27 @@ def test_a_plate_struck_once_counts_as_stopped_on_when_the_knocked_cube_fell_fro
     fell_two = [_strike(5.00, 5), _strike(5.06, 3), _strike(5.11, 2), _strike(5.15, 2)]
     assert _stop_candidate(1800.0)._stopped_above(2, fell_two, 4.95, 5.9) == 5
     # Struck twice (a bounce): stopped on, however soon the cube below came.
-    twice = [_strike(5.00, 5), _strike(5.01, 5), _strike(5.025, 4), _strike(5.08, 4)]
+    twice = [_strike(5.00, 5), _strike(5.05, 5), _strike(5.065, 4), _strike(5.12, 4)]
     assert _stop_candidate(1800.0)._stopped_above(4, twice, 4.95, 5.9) == 5
+    # Two onsets 10 ms apart are one hit (a tumbling cube's corners, a plate
+    # ringing up again), not a bounce: with the cube below 25 ms later, passing.
+    one_hit = [_strike(5.00, 5), _strike(5.01, 5), _strike(5.025, 4), _strike(5.08, 4)]
+    assert _stop_candidate(1800.0)._stopped_above(4, one_hit, 4.95, 5.9) is None
+
+
+def test_a_cube_heard_below_long_after_it_struck_a_plate_bounced_past_it() -> None:
+    # Struck once and heard below 0.18 s later: in the air in between, off
+    # the plate and through the hole, however far the plate swung.
+    late = [_strike(5.00, 5), _strike(5.18, 4), _strike(5.24, 4)]
+    assert _stop_candidate(3000.0)._stopped_above(4, late, 4.95, 5.9) is None
+    in_time = [_strike(5.00, 5), _strike(5.15, 4), _strike(5.21, 4)]
+    assert _stop_candidate(3000.0)._stopped_above(4, in_time, 4.95, 5.9) == 5
+    # Bounces over 0.08 s, the plate below 0.22 s after the first: the same.
+    brief = [_strike(5.00, 5), _strike(5.05, 5), _strike(5.08, 5), _strike(5.22, 4)]
+    assert _stop_candidate(3000.0)._stopped_above(4, brief, 4.95, 5.9) is None
+    # Bouncing for 0.15 s, the cube there may have been pushed off at the last.
+    long = [_strike(5.00, 5), _strike(5.08, 5), _strike(5.15, 5), _strike(5.24, 4)]
+    assert _stop_candidate(3000.0)._stopped_above(4, long, 4.95, 5.9) == 5
 
 
 def test_a_strike_on_the_plate_above_soon_after_one_on_the_landing_level_is_its_ceiling() -> None:
@@ -762,7 +781,7 @@ def test_a_plate_struck_once_long_before_the_cube_below_needs_under_half_a_swing
     assert _stop_candidate(1200.0)._stopped_above(3, deeper, 4.95, 5.9) is None
     # Struck twice, the bounce bar holds (half a landing): a strike heard on
     # plate 5 may be the bounce below misplaced, which makes the fall look long.
-    twice = [_strike(5.000, 5), _strike(5.036, 5), _strike(5.13, 4), _strike(5.17, 4)]
+    twice = [_strike(5.000, 5), _strike(5.060, 5), _strike(5.13, 4), _strike(5.17, 4)]
     assert _stop_candidate(940.0)._stopped_above(4, twice, 4.95, 5.9) is None
     assert _stop_candidate(1040.0)._stopped_above(4, twice, 4.95, 5.9) == 5
     # In a quick series the plate may still swing from the cube before.
@@ -1284,7 +1303,7 @@ def test_a_cube_that_bounced_on_an_empty_plate_and_went_on_tells_cubes_that_slid
     # Plate 5 swung like a landing, bounced on twice, and holds what it
     # held: with a cube on it, the thrown cube stopped there and knocked it
     # down; with none, nothing could be knocked down: the cube went on.
-    twice = [_strike(5.00, 5), _strike(5.01, 5), _strike(5.025, 4), _strike(5.08, 4)]
+    twice = [_strike(5.00, 5), _strike(5.05, 5), _strike(5.065, 4), _strike(5.12, 4)]
     occupied = _stop_candidate(1800.0)
     assert occupied._stopped_above(4, twice, 4.95, 5.9) == 5
     assert occupied.stats.bounced_on_empty == 0
@@ -1439,6 +1458,28 @@ def test_the_towers_first_cube_does_not_teach_the_plate_next_door_its_jolt() -> 
     # reads small; plate 1 moved with it).
     fusion = _first_cube_of_the_tower(heard_on=2)
     assert [e.floor for e in fusion.add_settled_step(jolt) if isinstance(e, Landing)] == [2]
+
+
+def test_a_plate_with_no_cube_size_moved_by_a_hand_on_another_plate_learns_nothing() -> None:
+    # A hand pressed plate 5 (9 cubes' worth, read 10 times a second, still
+    # enough to look settled) and plate 1, knowing no cube yet, moved by a
+    # tenth of that: unheard, it is the hand, not plate 1's first cube.
+    t = np.arange(0.0, 4.0, 0.1)
+    values = np.zeros((t.size, 8))
+    values[(t >= 1.05) & (t < 2.0), 5] = 9 * UNIT
+    fusion = Fusion(n_levels=8, scale=CubeScale(n_levels=8),
+                    acoustic=AcousticLevelModel(n_levels=8))
+    fusion.load_coverage.add(t)
+    fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
+    fusion.accounted[:] = 0.0
+    moved = LoadStep(level=1, t_before_s=0.9, t_settled_s=1.27, t_decided_s=1.67,
+                     delta_counts=0.9 * UNIT, before_counts=0.0, after_counts=0.9 * UNIT)
+    assert fusion.add_settled_step(moved) == []
+    assert fusion.scale.unit(1) is None
+    # Heard striking plate 1, it is plate 1's first cube, whatever else moved.
+    fusion.accounted[:] = 0.0
+    fusion.add_impacts([_strike(1.0, 1), _strike(1.05, 1)])
+    assert [e.floor for e in fusion.add_settled_step(moved) if isinstance(e, Landing)] == [1]
 
 
 def test_an_earlier_throws_knock_down_does_not_hide_this_ones_stop() -> None:

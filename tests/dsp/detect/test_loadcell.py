@@ -3,7 +3,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dsp.detect.loadcell import LoadChannelProcessor, LoadConnection, LoadStep
+from dsp.detect.loadcell import (
+    LoadChannelProcessor,
+    LoadConnection,
+    LoadStep,
+    min_window_readings,
+)
 
 RATE = 80.0
 
@@ -62,6 +67,50 @@ def test_a_spike_spread_flat_over_four_readings_is_not_a_step_at_any_rate(rate_h
     ok = np.ones((n, 8), dtype=bool)
     steps, _ = _run(LoadChannelProcessor(n_channels=8, sample_rate_hz=rate_hz), t, v, ok, [])
     assert [(s.level, round(s.delta_counts / 6000.0)) for s in steps] == [(2, 1)]
+
+
+def test_slow_converters_read_steps_from_fewer_readings() -> None:
+    """At 10 readings a second a window of five is half a second: the fast
+    view takes three, the settled view four. A spike the converter's filter
+    spread as 1:4:1 over three readings is still no step, a cube is."""
+    assert min_window_readings(80.0, settled=False) == 5
+    assert min_window_readings(40.0, settled=True) == 5
+    assert min_window_readings(10.0, settled=False) == 3
+    assert min_window_readings(10.0, settled=True) == 4
+    rate = 10.0
+    rng = np.random.default_rng(4)
+    n = 120
+    t = np.arange(n) / rate
+    v = rng.normal(0.0, 30.0, (n, 8))
+    v[60:63, 4] += 5000.0 * np.array([1.0, 4.0, 1.0]) / 6.0
+    v[80, 2] += 1000.0  # the step, half-way through a conversion
+    v[81:, 2] += 6000.0
+    ok = np.ones((n, 8), dtype=bool)
+    found = {}
+    for settled in (False, True):
+        proc = LoadChannelProcessor(
+            n_channels=8, sample_rate_hz=rate,
+            min_window_readings=min_window_readings(rate, settled=settled),
+        )
+        steps, _ = _run(proc, t, v, ok, [])
+        assert [(s.level, round(s.delta_counts / 6000.0)) for s in steps] == [(2, 1)]
+        found[settled] = steps[0].t_decided_s
+    # Decided on the third (fast) and fourth (settled) still reading.
+    assert found[False] == t[83] and found[True] == t[84]
+
+
+def test_a_slow_converter_learns_its_noise_on_thirty_readings() -> None:
+    # One second at 10 readings a second gives 9 differences, too few for a
+    # noise sigma: it is learnt on 30 readings.
+    rng = np.random.default_rng(6)
+    t = np.arange(40) / 10.0
+    v = rng.normal(0.0, 30.0, (40, 8))
+    ok = np.ones((40, 8), dtype=bool)
+    proc = LoadChannelProcessor(n_channels=8, sample_rate_hz=10.0)
+    proc.process(t_s=t[:29], values=v[:29], valid=ok[:29])
+    assert not np.isfinite(proc.sigma).any()
+    proc.process(t_s=t[29:], values=v[29:], valid=ok[29:])
+    assert np.allclose(proc.sigma, 30.0, rtol=0.4)
 
 
 def test_noise_is_learnt_on_the_first_second() -> None:

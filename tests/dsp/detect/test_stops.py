@@ -6,9 +6,11 @@ from dsp.detect.grouping import Impact
 from dsp.detect.piezo import TimedImpact
 from dsp.detect.stops import (
     PlateWindow,
+    bounced_past,
     fast_arrivals,
     fell_clearly,
     fell_from_rest,
+    one_hit,
     plate_window,
 )
 
@@ -62,3 +64,20 @@ def test_a_plate_is_judged_over_the_thrown_cubes_stretch_of_a_quick_series() -> 
     just_after = plate_window(struck, [(last + 0.003, last + 0.12)], [], 4.95, 5.5)
     assert just_after.gained and just_after.until_s == 5.5
     assert not plate_window(struck, [(last + 0.08, last + 0.2)], [], 4.95, 5.5).gained
+
+
+def test_onsets_within_45_ms_of_the_first_are_one_hit() -> None:
+    assert one_hit([1.0, 1.01, 1.04]) == [1.0]
+    assert one_hit([1.0, 1.05]) == [1.0, 1.05]
+    assert one_hit([]) == []
+
+
+def test_a_cube_heard_below_long_after_its_strike_bounced_past_the_plate() -> None:
+    # One hit: heard below 0.17 s on or later, it was in the air in between.
+    assert bounced_past([1.0], 1.18)
+    assert not bounced_past([1.0, 1.03], 1.16)
+    # Bounces over less than 0.12 s: 0.21 s.
+    assert bounced_past([1.0, 1.05, 1.1], 1.22)
+    assert not bounced_past([1.0, 1.05, 1.1], 1.2)
+    # Bouncing for longer, the cube there may have been pushed off at the last.
+    assert not bounced_past([1.0, 1.08, 1.15], 1.3)
