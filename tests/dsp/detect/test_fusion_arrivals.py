@@ -1560,6 +1560,26 @@ def test_a_plate_that_moved_with_others_unheard_was_moved_by_a_hand_steadying_th
     assert _landings_of(_plate_moves_with(others=3, strikes=1, landed_there=True)) == [3]
 
 
+def test_a_plate_with_no_cube_size_that_moved_with_others_is_judged_by_its_own_step() -> None:
+    # Plate 3 knows no cube yet; it moved by a fifth of the others' cube,
+    # heard by one strike, while three plates moved by 0.15 cube (under the
+    # quarter cube asked of plates with a size) and so half as far as it did.
+    def first_step(others_cubes: float) -> list:
+        values = np.zeros((_T.size, 8))
+        values[_T >= 1.0, 3] = 0.2 * UNIT
+        for k in (0, 1, 6):
+            values[_T >= 1.0, k] = others_cubes * UNIT
+        fusion = _fusion(values)
+        fusion.scale.forget(3)
+        fusion.scale.refuse_pool(3)
+        fusion.add_impacts([_strike(0.95, 3)])
+        return _landings_of(_landings(fusion.add_settled_step(_step(3, 0.95, 1.3, 0.2))))
+
+    assert first_step(0.15) == []
+    # Others still (a cube's jolt moves them by a few percent): its first cube.
+    assert first_step(0.02) == [3]
+
+
 def _landings_of(landings: list[tuple[int, int, float]]) -> list[int]:
     return [floor for floor, _, _ in landings]
 
