@@ -21,7 +21,6 @@ from dsp.detect.loadcell import (
     LoadChannelProcessor,
     LoadConnection,
     LoadStep,
-    min_window_readings,
 )
 from dsp.detect.piezo import PiezoChain, PlateBusy, TimedImpact
 
@@ -94,7 +93,6 @@ class Detector:
             sample_rate_hz=load_rate_hz,
             noise_counts=cal.load_noise_counts,
             ring_windows=True,
-            min_window_readings=min_window_readings(load_rate_hz, settled=False),
         )
         # The settled view: long, noise-tight windows only. Slow, but not
         # fooled by hands or handling; it confirms or corrects the fast view.
@@ -104,7 +102,6 @@ class Detector:
             noise_counts=cal.load_noise_counts,
             stable_window_ms=SETTLED_WINDOW_MS,
             step_sigmas=SETTLED_STEP_SIGMAS,
-            min_window_readings=min_window_readings(load_rate_hz, settled=True),
         )
         self.scale = CubeScale(n_levels=n_levels, cube_counts=cal.cube_counts())
         self.acoustic = AcousticLevelModel(

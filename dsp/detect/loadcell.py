@@ -92,33 +92,18 @@ RING_FIT_SWING_STEPS = 6.0
 _MIN_SIGMA_COUNTS = 1.0
 # Why 5 readings however slow the HX711 runs: an impact's spike is spread by
 # the converter's settling over up to four readings of about equal value; a
-# window of fewer readings can lie flat on it and pass as a new load.
+# window of fewer readings can lie flat on it and pass as a new load. Tried
+# again in session 16 at 10 readings/s (3 readings in the fast view, 4 in
+# the settled one): where the converter settles as a weighted average
+# (ours, models C and D) latency fell from 0.5 to 0.3 s and 1-3 % more
+# landings were right, but model A's towers, whose converter averages its
+# last four conversions, went from 4 to 233 false landings an hour.
 _MIN_WINDOW_READINGS = 5
-# Why fewer under 20 readings/s (an HX711 with its RATE pin low runs at
-# 10/s): there five readings are half a second, longer than a quick series
-# leaves between cubes, so their steps ran together; and each reading
-# averages 100 ms, so an impact's spike is a small part of it. The fast view
-# takes 3 readings, the settled view 4 (3 there let a hand's press, smoothed
-# by the long conversions, pass as still). Together with the fusion's rule
-# for a hand's press on an unsized plate (``_jolted_by_a_neighbour``), our
-# towers at 10/s (2,200 landings): rapid throws 93.7 -> 94.5 % right, noisy
-# rooms 44 -> 20 false landings an hour, latency median 0.49-0.56 -> 0.30-0.40
-# s; model C's towers at 10/s 85 -> 88 %, model D's (mostly 10/s) 96.2 -> 97.0 %.
-_SLOW_RATE_HZ = 20.0
-_SLOW_FAST_WINDOW_READINGS = 3
-_SLOW_SETTLED_WINDOW_READINGS = 4
 # Why 30: the noise sigma comes from the median of the readings' first
 # differences, which scatters by a third over the 9 differences one second
 # gives at 10 readings/s; a sigma read half too low took a drift of 3 sigma
 # for a first cube.
 _MIN_TARE_READINGS = 30
-
-
-def min_window_readings(sample_rate_hz: float, *, settled: bool) -> int:
-    """The fewest readings a stable window holds at this reading rate (fast or settled view)."""
-    if sample_rate_hz >= _SLOW_RATE_HZ:
-        return _MIN_WINDOW_READINGS
-    return _SLOW_SETTLED_WINDOW_READINGS if settled else _SLOW_FAST_WINDOW_READINGS
 
 
 @dataclass(frozen=True)
@@ -232,9 +217,6 @@ class LoadChannelProcessor:
         See the module constants for the defaults and why.
     ring_windows : bool
         Also read steps from ringing plates (the fast view).
-    min_window_readings : int, optional
-        The fewest readings in a stable window (default 5; see
-        :func:`min_window_readings` for slow converters).
     """
 
     def __init__(
@@ -249,16 +231,12 @@ class LoadChannelProcessor:
         disconnect_ms: float = DEFAULT_DISCONNECT_MS,
         tare_time_s: float = DEFAULT_TARE_TIME_S,
         ring_windows: bool = False,
-        min_window_readings: int | None = None,
     ) -> None:
         if sample_rate_hz <= 0:
             raise ValueError("sample_rate_hz must be positive")
         self.n_channels = int(n_channels)
         self.sample_rate_hz = float(sample_rate_hz)
-        self.window = max(
-            _MIN_WINDOW_READINGS if min_window_readings is None else int(min_window_readings),
-            round(stable_window_ms * 1e-3 * sample_rate_hz),
-        )
+        self.window = max(_MIN_WINDOW_READINGS, round(stable_window_ms * 1e-3 * sample_rate_hz))
         self.ring_windows = bool(ring_windows)
         # Readings kept from one block to the next: enough for the longest window.
         self.fit_readings = max(RING_FIT_READINGS, 2 * self.window + 2)

@@ -3,12 +3,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dsp.detect.loadcell import (
-    LoadChannelProcessor,
-    LoadConnection,
-    LoadStep,
-    min_window_readings,
-)
+from dsp.detect.loadcell import LoadChannelProcessor, LoadConnection, LoadStep
 
 RATE = 80.0
 
@@ -67,36 +62,6 @@ def test_a_spike_spread_flat_over_four_readings_is_not_a_step_at_any_rate(rate_h
     ok = np.ones((n, 8), dtype=bool)
     steps, _ = _run(LoadChannelProcessor(n_channels=8, sample_rate_hz=rate_hz), t, v, ok, [])
     assert [(s.level, round(s.delta_counts / 6000.0)) for s in steps] == [(2, 1)]
-
-
-def test_slow_converters_read_steps_from_fewer_readings() -> None:
-    """At 10 readings a second a window of five is half a second: the fast
-    view takes three, the settled view four. A spike the converter's filter
-    spread as 1:4:1 over three readings is still no step, a cube is."""
-    assert min_window_readings(80.0, settled=False) == 5
-    assert min_window_readings(40.0, settled=True) == 5
-    assert min_window_readings(10.0, settled=False) == 3
-    assert min_window_readings(10.0, settled=True) == 4
-    rate = 10.0
-    rng = np.random.default_rng(4)
-    n = 120
-    t = np.arange(n) / rate
-    v = rng.normal(0.0, 30.0, (n, 8))
-    v[60:63, 4] += 5000.0 * np.array([1.0, 4.0, 1.0]) / 6.0
-    v[80, 2] += 1000.0  # the step, half-way through a conversion
-    v[81:, 2] += 6000.0
-    ok = np.ones((n, 8), dtype=bool)
-    found = {}
-    for settled in (False, True):
-        proc = LoadChannelProcessor(
-            n_channels=8, sample_rate_hz=rate,
-            min_window_readings=min_window_readings(rate, settled=settled),
-        )
-        steps, _ = _run(proc, t, v, ok, [])
-        assert [(s.level, round(s.delta_counts / 6000.0)) for s in steps] == [(2, 1)]
-        found[settled] = steps[0].t_decided_s
-    # Decided on the third (fast) and fourth (settled) still reading.
-    assert found[False] == t[83] and found[True] == t[84]
 
 
 def test_a_slow_converter_learns_its_noise_on_thirty_readings() -> None:
