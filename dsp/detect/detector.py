@@ -12,6 +12,7 @@ import numpy as np
 
 from dsp.detect.acoustic import AcousticLevelModel
 from dsp.detect.calibration import DetectorCalibration
+from dsp.detect.converter import SpikeShapes
 from dsp.detect.cubes import CubeScale
 from dsp.detect.events import Event
 from dsp.detect.fusion import Fusion, FusionStats
@@ -21,6 +22,7 @@ from dsp.detect.loadcell import (
     LoadChannelProcessor,
     LoadConnection,
     LoadStep,
+    short_window_readings,
 )
 from dsp.detect.piezo import PiezoChain, PlateBusy, TimedImpact
 
@@ -103,6 +105,31 @@ class Detector:
             stable_window_ms=SETTLED_WINDOW_MS,
             step_sigmas=SETTLED_STEP_SIGMAS,
         )
+        # A slow converter's views with shorter windows, run alongside: their
+        # steps are taken instead once the converter has shown that it does
+        # not spread an impact's spike flat (from ``spikes.short_windows_since_s``).
+        self.spikes: SpikeShapes | None = None
+        self.load_short: LoadChannelProcessor | None = None
+        self.load_settled_short: LoadChannelProcessor | None = None
+        fast_short = short_window_readings(load_rate_hz, settled=False)
+        settled_short = short_window_readings(load_rate_hz, settled=True)
+        if fast_short is not None and settled_short is not None:
+            self.spikes = SpikeShapes(n_levels)
+            self.load_short = LoadChannelProcessor(
+                n_channels=n_levels,
+                sample_rate_hz=load_rate_hz,
+                noise_counts=cal.load_noise_counts,
+                ring_windows=True,
+                min_window_readings=fast_short,
+            )
+            self.load_settled_short = LoadChannelProcessor(
+                n_channels=n_levels,
+                sample_rate_hz=load_rate_hz,
+                noise_counts=cal.load_noise_counts,
+                stable_window_ms=SETTLED_WINDOW_MS,
+                step_sigmas=SETTLED_STEP_SIGMAS,
+                min_window_readings=settled_short,
+            )
         self.scale = CubeScale(n_levels=n_levels, cube_counts=cal.cube_counts())
         self.acoustic = AcousticLevelModel(
             n_levels=n_levels, signatures=cal.acoustic_signatures, counts=cal.acoustic_counts
@@ -134,8 +161,12 @@ class Detector:
         if self.scale.version == self._unit_version:
             return
         self._unit_version = self.scale.version
-        self.load.set_cube_counts(self.scale.units(), ring_counts=self.scale.trusted_units())
-        self.load_settled.set_cube_counts(self.scale.settled_units(), ring_tolerant=False)
+        for fast in (self.load, self.load_short):
+            if fast is not None:
+                fast.set_cube_counts(self.scale.units(), ring_counts=self.scale.trusted_units())
+        for settled in (self.load_settled, self.load_settled_short):
+            if settled is not None:
+                settled.set_cube_counts(self.scale.settled_units(), ring_tolerant=False)
 
     def feed_piezo(self, t0_s: float, samples: np.ndarray) -> list[Event]:
         """Feed piezo sample sets (shape ``(n, n_levels)``) starting at stream time ``t0_s``."""
@@ -182,10 +213,23 @@ class Detector:
         result = self.load.process(t_s=t_s, values=values, valid=valid)
         for conn in result.connections:
             self._push(conn.t_decided_s, conn)
-        for step in result.steps:
-            self._push(step.t_decided_s, step)
         settled = self.load_settled.process(t_s=t_s, values=values, valid=valid)
-        for step in settled.steps:
+        fast_steps, settled_steps = result.steps, settled.steps
+        if self.spikes is not None and self.load_short and self.load_settled_short:
+            # Steps begun once short windows are safe come from the short views.
+            self.spikes.process(t_s, values, valid)
+            since = self.spikes.short_windows_since_s
+            short = self.load_short.process(t_s=t_s, values=values, valid=valid)
+            settled_short = self.load_settled_short.process(t_s=t_s, values=values, valid=valid)
+            fast_steps = [s for s in fast_steps if s.t_before_s < since] + [
+                s for s in short.steps if s.t_before_s >= since
+            ]
+            settled_steps = [s for s in settled_steps if s.t_before_s < since] + [
+                s for s in settled_short.steps if s.t_before_s >= since
+            ]
+        for step in fast_steps:
+            self._push(step.t_decided_s, step)
+        for step in settled_steps:
             self._push(step.t_decided_s, _SettledStep(step))
         self._load_done = max(self._load_done, float(t_s[-1]))
         self._note_handover()

@@ -92,18 +92,31 @@ RING_FIT_SWING_STEPS = 6.0
 _MIN_SIGMA_COUNTS = 1.0
 # Why 5 readings however slow the HX711 runs: an impact's spike is spread by
 # the converter's settling over up to four readings of about equal value; a
-# window of fewer readings can lie flat on it and pass as a new load. Tried
-# again in session 16 at 10 readings/s (3 readings in the fast view, 4 in
-# the settled one): where the converter settles as a weighted average
-# (ours, models C and D) latency fell from 0.5 to 0.3 s and 1-3 % more
-# landings were right, but model A's towers, whose converter averages its
-# last four conversions, went from 4 to 233 false landings an hour.
+# window of fewer readings can lie flat on it and pass as a new load. Under
+# 20 readings/s, once the converter has shown that it does not (its spikes
+# are sharp, :mod:`dsp.detect.converter`), the fast view takes 3 readings
+# and the settled view 4: five are half a second at 10/s, slower than a
+# quick series. Taken at once, that cost model A's towers, whose converter
+# averages its last four conversions, 233 false landings an hour instead of 4.
 _MIN_WINDOW_READINGS = 5
+_SLOW_RATE_HZ = 20.0
+_SHORT_FAST_READINGS = 3
+_SHORT_SETTLED_READINGS = 4
 # Why 30: the noise sigma comes from the median of the readings' first
 # differences, which scatters by a third over the 9 differences one second
 # gives at 10 readings/s; a sigma read half too low took a drift of 3 sigma
 # for a first cube.
 _MIN_TARE_READINGS = 30
+
+
+def short_window_readings(sample_rate_hz: float, *, settled: bool) -> int | None:
+    """The window a converter proven not to spread spikes flat may use; None: no shorter.
+
+    Only slow converters (under 20 readings/s) gain from it.
+    """
+    if sample_rate_hz >= _SLOW_RATE_HZ:
+        return None
+    return _SHORT_SETTLED_READINGS if settled else _SHORT_FAST_READINGS
 
 
 @dataclass(frozen=True)
@@ -217,6 +230,10 @@ class LoadChannelProcessor:
         See the module constants for the defaults and why.
     ring_windows : bool
         Also read steps from ringing plates (the fast view).
+    min_window_readings : int, optional
+        The fewest readings in a stable window (default ``_MIN_WINDOW_READINGS``;
+        fewer only on a converter that does not spread spikes flat, see
+        :mod:`dsp.detect.converter`).
     """
 
     def __init__(
@@ -231,12 +248,15 @@ class LoadChannelProcessor:
         disconnect_ms: float = DEFAULT_DISCONNECT_MS,
         tare_time_s: float = DEFAULT_TARE_TIME_S,
         ring_windows: bool = False,
+        min_window_readings: int = _MIN_WINDOW_READINGS,
     ) -> None:
         if sample_rate_hz <= 0:
             raise ValueError("sample_rate_hz must be positive")
         self.n_channels = int(n_channels)
         self.sample_rate_hz = float(sample_rate_hz)
-        self.window = max(_MIN_WINDOW_READINGS, round(stable_window_ms * 1e-3 * sample_rate_hz))
+        if min_window_readings < 2:
+            raise ValueError("a stable window needs at least two readings")
+        self.window = max(int(min_window_readings), round(stable_window_ms * 1e-3 * sample_rate_hz))
         self.ring_windows = bool(ring_windows)
         # Readings kept from one block to the next: enough for the longest window.
         self.fit_readings = max(RING_FIT_READINGS, 2 * self.window + 2)

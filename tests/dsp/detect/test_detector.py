@@ -305,3 +305,35 @@ def test_the_matched_set_stops_lending_a_level_whose_first_cube_did_not_fit() ->
     scale.learn(6, 9000.0, 1)
     # Now the set is mixed: it lends nothing to the levels still unseen.
     assert scale.unit(6) == 9000.0 and scale.unit(5) is None
+
+
+@pytest.mark.parametrize("flat", [False, True])
+def test_a_slow_converter_reads_shorter_windows_once_its_spikes_prove_sharp(flat: bool) -> None:
+    # At 10 readings a second, impacts leave spikes on plate 0 (thrown cubes
+    # passing it): in one reading and a little in two (a weighing filter) or
+    # as four equal readings (a converter averaging its last four). Only
+    # after sharp ones does the fast view decide a later landing from three
+    # readings instead of five.
+    tower = SyntheticTower(duration_s=30.0, seed=4, load_rate_hz=10.0)
+    shape = np.array([1.0, 1.0, 1.0, 1.0]) if flat else np.array([1.0, 4.0, 1.0]) / 4.0
+    for k in range(12):
+        i = int((4.0 + 1.1 * k) * 10)
+        tower.load[i : i + shape.size, 0] += 3000.0 * shape
+    landing = tower.throw(20.03, 3)
+    det = Detector(piezo_rate_hz=2000.0, load_rate_hz=10.0)
+    assert det.spikes is not None
+    piezo, load, out = tower.piezo_codes(), tower.load_counts(), []
+    for a in range(0, 30):  # a second of each stream at a time, as a device sends them
+        out += det.feed_piezo(float(a), piezo[a * 2000 : (a + 1) * 2000])
+        out += det.feed_load(tower.load_t_s[a * 10 : (a + 1) * 10], load[a * 10 : (a + 1) * 10],
+                             tower.load_valid[a * 10 : (a + 1) * 10])
+    out += det.finish()
+    found = [e for e in out if isinstance(e, Landing)]
+    assert [e.floor for e in found] == [3]
+    latency = found[0].t_decided - landing.t_rest_s
+    if flat:
+        assert det.spikes.short_windows_since_s == np.inf
+        assert latency > 0.45
+    else:
+        assert det.spikes.short_windows_since_s < 15.0
+        assert latency < 0.4

@@ -1,0 +1,135 @@
+"""How a slow load converter spreads an impact's spike: whether short windows are safe.
+
+A cube striking a plate gives its cell a push of a few milliseconds. The
+HX711 filters its conversions, so the push shows in the readings as a
+spike: in one or two readings of unequal size when the filter weighs its
+conversions unequally (a sinc filter, or each reading the average of its own
+period), or as a plateau of up to four *equal* readings when the converter
+averages its last conversions. At 10 readings a second a stable window of
+five readings is half a second, slower than a quick series; three readings
+would do, but lie flat on a plateau and read it as a load. So the windows
+are shortened only once this converter has shown that its spikes are
+sharp: many spikes seen, hardly any of them flat.
+
+:class:`SpikeShapes` watches every channel for spikes (a jump from a quiet
+level and back within six readings) and counts them by how many readings
+stay within a quarter of their peak. It is a streaming processor: results
+do not depend on how the readings are cut into blocks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# Why 30: as for the load channel's own noise (``loadcell._MIN_TARE_READINGS``).
+_TARE_READINGS = 30
+# Why 10 and 5 sigma: a spike stands far out of the noise and starts from a
+# reading at the quiet level (the median of the three before it, itself
+# off by up to a sigma); it is over when two readings in a row are back
+# there (within six readings: a cube that stays is a step, not a spike).
+_SPIKE_SIGMAS = 10.0
+_QUIET_SIGMAS = 5.0
+_SPIKE_READINGS = 6
+# Why three quarters: a plateau reading of an averaging converter equals the
+# peak; the next reading of a weighing filter is at most two thirds of it.
+_PLATEAU_FRACTION = 0.75
+# Why 3 readings: a plateau of three equal readings is what a three-reading
+# window would lie flat on.
+FLAT_READINGS = 3
+# Why 12 sharp and one flat in ten: our towers at 10 readings a second show
+# 2-4 % flat spikes (a cube's strike and bounce merging), model C and D
+# 0-6 %; model A's averaging converters 50-80 %, or none (those that average
+# two conversions, whose plateaus of two no three-reading window lies on).
+SHARP_NEEDED = 8
+FLAT_PER_SHARP = 0.1
+
+
+class SpikeShapes:
+    """Counts sharp and flat spikes on all load channels; says when short windows are safe.
+
+    Parameters
+    ----------
+    n_channels : int
+        Number of load channels.
+
+    Attributes
+    ----------
+    sharp, flat : int
+        Spikes seen whose plateau was under / at least ``FLAT_READINGS`` readings.
+    short_windows_since_s : float
+        Stream time of the reading from which short windows are safe
+        (infinite until then; once safe, it stays so).
+    """
+
+    def __init__(self, n_channels: int) -> None:
+        self.n_channels = int(n_channels)
+        self.sharp = 0
+        self.flat = 0
+        self.short_windows_since_s = np.inf
+        self._tare: list[list[float]] = [[] for _ in range(self.n_channels)]
+        self._sigma = np.full(self.n_channels, np.nan)
+        # Per channel: the last three quiet readings, and the spike being read.
+        self._recent: list[list[float]] = [[] for _ in range(self.n_channels)]
+        self._spike: list[list[float] | None] = [None] * self.n_channels
+        self._base = np.zeros(self.n_channels)
+
+    def process(self, t_s: np.ndarray, values: np.ndarray, valid: np.ndarray) -> None:
+        """Feed readings: times ``(m,)``, counts and valid flags ``(m, n_channels)``."""
+        values = np.asarray(values, dtype=np.float64)
+        valid = np.asarray(valid, dtype=bool)
+        for i in range(len(t_s)):
+            for ch in range(self.n_channels):
+                if not valid[i, ch]:
+                    self._recent[ch].clear()
+                    self._spike[ch] = None
+                    continue
+                self._reading(ch, float(values[i, ch]))
+            if self.short_windows_since_s == np.inf and self._short_safe():
+                self.short_windows_since_s = float(t_s[i])
+
+    def _short_safe(self) -> bool:
+        return self.sharp >= SHARP_NEEDED and self.flat <= FLAT_PER_SHARP * self.sharp
+
+    def _reading(self, ch: int, x: float) -> None:
+        if not np.isfinite(self._sigma[ch]):
+            tare = self._tare[ch]
+            tare.append(x)
+            if len(tare) >= _TARE_READINGS:
+                d = np.diff(np.asarray(tare))
+                mad = float(np.median(np.abs(d - np.median(d))))
+                self._sigma[ch] = max(1.4826 * mad / np.sqrt(2.0), 1.0)
+                tare.clear()
+            return
+        sigma = float(self._sigma[ch])
+        spike = self._spike[ch]
+        recent = self._recent[ch]
+        if spike is not None:
+            spike.append(x - self._base[ch])
+            back = [abs(d) < _QUIET_SIGMAS * sigma for d in spike]
+            if len(spike) >= 2 and back[-1] and back[-2]:
+                self._count(spike[:-2])
+                self._spike[ch] = None
+                recent[:] = [x]
+            elif len(spike) > _SPIKE_READINGS:
+                self._spike[ch] = None  # it stayed: a step, not a spike
+                recent[:] = [x]
+            return
+        if len(recent) == 3:
+            base = float(np.median(recent))
+            quiet_before = abs(recent[-1] - base) < _QUIET_SIGMAS * sigma
+            if quiet_before and abs(x - base) > _SPIKE_SIGMAS * sigma:
+                self._base[ch] = base
+                self._spike[ch] = [x - base]
+                return
+        recent.append(x)
+        del recent[:-3]
+
+    def _count(self, deviations: list[float]) -> None:
+        dev = np.abs(np.asarray(deviations))
+        if dev.size == 0:
+            return
+        plateau = int(np.sum(dev >= _PLATEAU_FRACTION * dev.max()))
+        if plateau >= FLAT_READINGS:
+            self.flat += 1
+        else:
+            self.sharp += 1
