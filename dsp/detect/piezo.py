@@ -32,9 +32,14 @@ _MAX_FILL_S = 2.0
 # under one and a half sets was never filled); anything less re-times.
 _OVERLAP_SETS = 1.0
 _HOLE_SETS = 2.0
-# Why a quarter of a set: within that the nominal rate times the samples
-# well enough; beyond it the block's own stamp times them.
-_DRIFT_ANCHOR_SETS = 0.25
+# Why a fifth of a set: within that the nominal rate times the samples
+# well enough; beyond it the block's own stamp times them. Not a quarter:
+# the pipeline cuts runs where the stamps have drifted a quarter of a set
+# (``hostapp.pipeline._DRIFT_RUN_SETS``), so a run began that far off, to
+# the microsecond of the stamps, and whether it was re-timed depended on
+# the rounding of where the blocks before it ended (a strike timed 0.12 ms
+# apart in 0.1-s and 2-s slices, and a pass read as a bounce in one).
+_DRIFT_ANCHOR_SETS = 0.2
 # Why 256: impacts are timed within a few blocks of being found; anchors
 # are only looked up for recent frames.
 _ANCHORS_KEPT = 256

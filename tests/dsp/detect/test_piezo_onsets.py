@@ -212,6 +212,35 @@ def test_a_sample_clock_running_off_the_stamps_keeps_every_set_and_follows_the_s
     assert [x.impact.frame for x in small] == [x.impact.frame for x in large]
 
 
+def test_runs_cut_a_quarter_set_apart_are_timed_alike_however_they_are_sliced() -> None:
+    # The pipeline cuts runs of messages where their microsecond stamps have
+    # drifted a quarter of a set from the nominal rate, so each run starts
+    # that far, to the microsecond, from where the samples before it end. How
+    # those samples were sliced must not decide whether the run is re-timed.
+    from hostapp.pipeline import _runs
+
+    codes = _device_codes("pd120_single_hits", stop_s=20.0)
+    sets = 10
+    n = codes.shape[0] // sets
+    # 250 ppm slow: the stamps (whole microseconds) lose a quarter set (125 us) in 0.5 s.
+    t = np.round(np.arange(n) * sets / RATE * (1 + 250e-6) * 1e6) / 1e6
+    runs = _runs(t, np.full(n, sets), codes[: n * sets], RATE)
+    assert len(runs) > 10
+
+    def impact_times(slice_s: float) -> list[float]:
+        chain = PiezoChain(n_channels=codes.shape[1], sample_rate_hz=RATE)
+        out = []
+        for t0, part in runs:
+            for pos in range(0, part.shape[0], int(slice_s * RATE)):
+                out += chain.process(t0 + pos / RATE, part[pos : pos + int(slice_s * RATE)])
+        return [x.t_s for x in out + chain.flush()]
+
+    reference = impact_times(2.0)
+    assert len(reference) > 5
+    for slice_s in (0.1, 0.35, 0.5):
+        assert impact_times(slice_s) == reference
+
+
 def test_a_message_sent_twice_is_dropped_and_a_lost_one_filled() -> None:
     codes = _device_codes("pd120_single_hits", stop_s=2.0)
     chain = PiezoChain(n_channels=codes.shape[1], sample_rate_hz=RATE)
