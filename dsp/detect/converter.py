@@ -71,42 +71,46 @@ class SpikeShapes:
         # Per channel: the last three quiet readings, and the spike being read.
         self._recent: list[list[float]] = [[] for _ in range(self.n_channels)]
         self._spike: list[list[float] | None] = [None] * self.n_channels
-        self._base = np.zeros(self.n_channels)
+        self._base_f = [0.0] * self.n_channels
+        self._sigma_f = [np.inf] * self.n_channels
 
     def process(self, t_s: np.ndarray, values: np.ndarray, valid: np.ndarray) -> None:
         """Feed readings: times ``(m,)``, counts and valid flags ``(m, n_channels)``."""
-        values = np.asarray(values, dtype=np.float64)
-        valid = np.asarray(valid, dtype=bool)
-        for i in range(len(t_s)):
+        # Plain floats: a reading at a time, 10 a second, costs less so than
+        # through numpy scalars.
+        rows = np.asarray(values, dtype=np.float64).tolist()
+        oks = np.asarray(valid, dtype=bool).tolist()
+        times = np.asarray(t_s, dtype=np.float64).tolist()
+        for row, ok, t in zip(rows, oks, times, strict=True):
             for ch in range(self.n_channels):
-                if not valid[i, ch]:
+                if not ok[ch]:
                     self._recent[ch].clear()
                     self._spike[ch] = None
                     continue
-                self._reading(ch, float(values[i, ch]))
+                self._reading(ch, row[ch])
             if self.short_windows_since_s == np.inf and self._short_safe():
-                self.short_windows_since_s = float(t_s[i])
+                self.short_windows_since_s = t
 
     def _short_safe(self) -> bool:
         return self.sharp >= SHARP_NEEDED and self.flat <= FLAT_PER_SHARP * self.sharp
 
     def _reading(self, ch: int, x: float) -> None:
-        if not np.isfinite(self._sigma[ch]):
+        if self._sigma_f[ch] == np.inf:
             tare = self._tare[ch]
             tare.append(x)
             if len(tare) >= _TARE_READINGS:
                 d = np.diff(np.asarray(tare))
                 mad = float(np.median(np.abs(d - np.median(d))))
                 self._sigma[ch] = max(1.4826 * mad / np.sqrt(2.0), 1.0)
+                self._sigma_f[ch] = float(self._sigma[ch])
                 tare.clear()
             return
-        sigma = float(self._sigma[ch])
+        quiet = _QUIET_SIGMAS * self._sigma_f[ch]
         spike = self._spike[ch]
         recent = self._recent[ch]
         if spike is not None:
-            spike.append(x - self._base[ch])
-            back = [abs(d) < _QUIET_SIGMAS * sigma for d in spike]
-            if len(spike) >= 2 and back[-1] and back[-2]:
+            spike.append(x - self._base_f[ch])
+            if len(spike) >= 2 and abs(spike[-1]) < quiet and abs(spike[-2]) < quiet:
                 self._count(spike[:-2])
                 self._spike[ch] = None
                 recent[:] = [x]
@@ -115,20 +119,20 @@ class SpikeShapes:
                 recent[:] = [x]
             return
         if len(recent) == 3:
-            base = float(np.median(recent))
-            quiet_before = abs(recent[-1] - base) < _QUIET_SIGMAS * sigma
-            if quiet_before and abs(x - base) > _SPIKE_SIGMAS * sigma:
-                self._base[ch] = base
+            base = sorted(recent)[1]
+            quiet_before = abs(recent[-1] - base) < quiet
+            if quiet_before and abs(x - base) > _SPIKE_SIGMAS * self._sigma_f[ch]:
+                self._base_f[ch] = base
                 self._spike[ch] = [x - base]
                 return
         recent.append(x)
         del recent[:-3]
 
     def _count(self, deviations: list[float]) -> None:
-        dev = np.abs(np.asarray(deviations))
-        if dev.size == 0:
+        dev = [abs(d) for d in deviations]
+        if not dev:
             return
-        plateau = int(np.sum(dev >= _PLATEAU_FRACTION * dev.max()))
+        plateau = sum(d >= _PLATEAU_FRACTION * max(dev) for d in dev)
         if plateau >= FLAT_READINGS:
             self.flat += 1
         else:
