@@ -281,6 +281,10 @@ _STEADIED_CUBES = 0.25
 # its neighbours by a few percent. Model C: 6 false landings fewer and one
 # landing more over towers 1-8, model B 2 false fewer, nothing else changed.
 _STEADIED_OWN_STEP = 0.5
+# Why a quarter: a cube's last bounces on the plate it rests on are within
+# a few times of its loudest strike; onsets after them at a tenth of it or
+# less were a humming disc (model C tower 16).
+_ENDED_LOUDNESS = 0.25
 _STEADIED_LANDED_S = 1.5
 # Why 10: a plate's first change that no strike came with and that is
 # under ten times the noise of one reading is drift, not its first cube
@@ -1169,7 +1173,13 @@ class Fusion:
     def _drop_ended_on(self, level: int, step: LoadStep) -> bool:
         """Whether the drop around ``step`` ended with a strike on ``level`` (rested there)."""
         drop = self._drop_impacts(step)
-        return bool(drop) and self._levels_of(drop)[-1] == level
+        if not drop:
+            return False
+        # Its last strike of some weight: faint onsets after it (a humming
+        # disc, a cube ticking) are not where the drop ended.
+        loudness = [float(np.max(imp.peaks)) for imp in drop]
+        last = max(k for k, x in enumerate(loudness) if x >= _ENDED_LOUDNESS * max(loudness))
+        return self._levels_of(drop)[last] == level
 
     def _steadied(self, step: LoadStep) -> bool:
         """Whether a hand on the tower moved this plate: others moved with it, no cube heard.

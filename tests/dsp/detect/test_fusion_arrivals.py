@@ -1458,9 +1458,10 @@ def test_the_towers_first_cube_does_not_teach_the_plate_next_door_its_jolt() -> 
     # reads small; plate 1 moved with it).
     fusion = _first_cube_of_the_tower(heard_on=2)
     assert [e.floor for e in fusion.add_settled_step(jolt) if isinstance(e, Landing)] == [2]
-    # Struck on its way down to plate 1, where the drop ended: still a jolt.
+    # Struck on its way down to plate 1, where the drop ended: still a jolt,
+    # faint onsets after it (a humming disc) notwithstanding.
     fusion = _first_cube_of_the_tower(heard_on=2)
-    fusion.add_impacts([_strike(1.1, 1), _strike(1.15, 1)])
+    fusion.add_impacts([_strike(1.1, 1), _strike(1.15, 1), _strike(1.2, 5, amplitude=40.0)])
     assert fusion.add_settled_step(jolt) == []
 
 
