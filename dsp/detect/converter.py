@@ -36,10 +36,13 @@ _PLATEAU_FRACTION = 0.75
 # Why 3 readings: a plateau of three equal readings is what a three-reading
 # window would lie flat on.
 FLAT_READINGS = 3
-# Why 12 sharp and one flat in ten: our towers at 10 readings a second show
-# 2-4 % flat spikes (a cube's strike and bounce merging), model C and D
-# 0-6 %; model A's averaging converters 50-80 %, or none (those that average
-# two conversions, whose plateaus of two no three-reading window lies on).
+# Why 8 sharp and one flat in ten: our towers at 10 readings a second show
+# 0-3 % flat spikes (a cube's strike and bounce merging), models C and D
+# 0-4 %; model A's towers that average four conversions 74-96 %, those that
+# average two none (their plateaus of two no three-reading window lies
+# on). Eight sharp spikes come within 11-63 s of play; eight in a row from
+# a converter whose spikes are 60 % flat would be a chance of 1 in 1,500.
+# 12 proved it 5-10 s later and moved 1-3 landings per set either way.
 SHARP_NEEDED = 8
 FLAT_PER_SHARP = 0.1
 
@@ -67,12 +70,11 @@ class SpikeShapes:
         self.flat = 0
         self.short_windows_since_s = np.inf
         self._tare: list[list[float]] = [[] for _ in range(self.n_channels)]
-        self._sigma = np.full(self.n_channels, np.nan)
         # Per channel: the last three quiet readings, and the spike being read.
         self._recent: list[list[float]] = [[] for _ in range(self.n_channels)]
         self._spike: list[list[float] | None] = [None] * self.n_channels
-        self._base_f = [0.0] * self.n_channels
-        self._sigma_f = [np.inf] * self.n_channels
+        self._base = [0.0] * self.n_channels
+        self._sigma = [np.inf] * self.n_channels
 
     def process(self, t_s: np.ndarray, values: np.ndarray, valid: np.ndarray) -> None:
         """Feed readings: times ``(m,)``, counts and valid flags ``(m, n_channels)``."""
@@ -95,21 +97,20 @@ class SpikeShapes:
         return self.sharp >= SHARP_NEEDED and self.flat <= FLAT_PER_SHARP * self.sharp
 
     def _reading(self, ch: int, x: float) -> None:
-        if self._sigma_f[ch] == np.inf:
+        if self._sigma[ch] == np.inf:
             tare = self._tare[ch]
             tare.append(x)
             if len(tare) >= _TARE_READINGS:
                 d = np.diff(np.asarray(tare))
                 mad = float(np.median(np.abs(d - np.median(d))))
                 self._sigma[ch] = max(1.4826 * mad / np.sqrt(2.0), 1.0)
-                self._sigma_f[ch] = float(self._sigma[ch])
                 tare.clear()
             return
-        quiet = _QUIET_SIGMAS * self._sigma_f[ch]
+        quiet = _QUIET_SIGMAS * self._sigma[ch]
         spike = self._spike[ch]
         recent = self._recent[ch]
         if spike is not None:
-            spike.append(x - self._base_f[ch])
+            spike.append(x - self._base[ch])
             if len(spike) >= 2 and abs(spike[-1]) < quiet and abs(spike[-2]) < quiet:
                 self._count(spike[:-2])
                 self._spike[ch] = None
@@ -121,8 +122,8 @@ class SpikeShapes:
         if len(recent) == 3:
             base = sorted(recent)[1]
             quiet_before = abs(recent[-1] - base) < quiet
-            if quiet_before and abs(x - base) > _SPIKE_SIGMAS * self._sigma_f[ch]:
-                self._base_f[ch] = base
+            if quiet_before and abs(x - base) > _SPIKE_SIGMAS * self._sigma[ch]:
+                self._base[ch] = base
                 self._spike[ch] = [x - base]
                 return
         recent.append(x)
