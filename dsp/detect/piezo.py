@@ -156,16 +156,20 @@ class PiezoChain:
             self._anchor(float(t0_s))
             expected = float(t0_s)
         else:
-            gap = t0_s - expected
-            if gap <= -_OVERLAP_SETS * period:
-                skip = int(round(-gap * self.rate))
+            # In sets, to a millionth: stamps are whole microseconds, so a
+            # block can start exactly a fifth or a whole set off, and the
+            # rounding of how the blocks before it were summed must not
+            # decide which side of a threshold that is.
+            gap_sets = round((t0_s - expected) * self.rate, 6)
+            if gap_sets <= -_OVERLAP_SETS:
+                skip = int(round(-gap_sets))
                 self.dropped_sets += min(skip, x.shape[0])
                 x = x[skip:]
                 if x.shape[0] == 0:
                     return []
-            elif gap >= _HOLE_SETS * period:
-                missing = int(round(gap * self.rate))
-                if gap <= _MAX_FILL_S and self._last_sample is not None:
+            elif gap_sets >= _HOLE_SETS:
+                missing = int(round(gap_sets))
+                if gap_sets * period <= _MAX_FILL_S and self._last_sample is not None:
                     fill = np.repeat(self._last_sample[None, :], missing, axis=0)
                     x = np.concatenate([fill, x])
                     self.filled_s += missing * period
@@ -173,7 +177,7 @@ class PiezoChain:
                     self.gaps += 1
                     self._anchor(float(t0_s))
                     expected = float(t0_s)
-            elif abs(gap) > _DRIFT_ANCHOR_SETS * period:
+            elif abs(gap_sets) > _DRIFT_ANCHOR_SETS:
                 # Less than a set early or late: the sample clock runs off
                 # the time stamps. Every set is kept; times follow the stamps.
                 self._anchor(float(t0_s))

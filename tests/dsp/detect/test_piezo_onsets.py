@@ -241,6 +241,30 @@ def test_runs_cut_a_quarter_set_apart_are_timed_alike_however_they_are_sliced() 
         assert impact_times(slice_s) == reference
 
 
+def test_a_block_exactly_a_fifth_of_a_set_late_is_timed_alike_however_the_ones_before_were_cut(
+) -> None:
+    # Stamps are whole microseconds: a block can begin exactly 100 us (a
+    # fifth of a set at 2000 sets/s) after the samples before it end. How
+    # those were summed (one block or ten) must not decide whether it is
+    # re-timed.
+    codes = _device_codes("pd120_single_hits", stop_s=6.0)
+    first = int(RATE)
+
+    def impact_times(cuts: list[int]) -> list[float]:
+        chain = PiezoChain(n_channels=codes.shape[1], sample_rate_hz=RATE)
+        out = []
+        edges = [0, *cuts, first]
+        for a, b in zip(edges[:-1], edges[1:], strict=True):
+            out += chain.process(a / RATE, codes[a:b])
+        out += chain.process(1.0001, codes[first:])
+        return [x.t_s for x in out + chain.flush()]
+
+    whole = impact_times([])
+    assert len([t for t in whole if t > 1.0]) > 2
+    assert impact_times(list(range(200, first, 200))) == whole
+    assert impact_times([7, 333, 1999]) == whole
+
+
 def test_a_message_sent_twice_is_dropped_and_a_lost_one_filled() -> None:
     codes = _device_codes("pd120_single_hits", stop_s=2.0)
     chain = PiezoChain(n_channels=codes.shape[1], sample_rate_hz=RATE)
