@@ -1,4 +1,5 @@
-"""Load a script of tools/ (a folder of scripts, not a package) by its path, for its tests."""
+"""Helpers for the tests of tools/ scripts: load one by its path (tools/ is a folder of
+scripts, not a package), and check an independent generator's wire encoder."""
 
 from __future__ import annotations
 
@@ -6,6 +7,10 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
+
+import numpy as np
+
+from hostapp.protocol import cobs_decode
 
 TOOLS = Path(__file__).resolve().parents[1] / "tools"
 
@@ -18,3 +23,23 @@ def load_script(path: Path, name: str) -> ModuleType:
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def check_wire_encoder(gen: ModuleType) -> None:
+    """A cross-check generator's own CRC and COBS follow contracts.md and our decoder reads them.
+
+    ``gen`` has ``crc16_ccitt_false``, a second implementation
+    ``crc16_ccitt_false_reference`` and ``cobs_encode``.
+    """
+    assert gen.crc16_ccitt_false(b"123456789") == 0x29B1
+    assert gen.crc16_ccitt_false_reference(b"123456789") == 0x29B1
+    rng = np.random.default_rng(7)
+    samples = [b"", b"\x00", b"\x00\x00", bytes(range(1, 255)), bytes(range(1, 256)),
+               b"\x01" * 254 + b"\x00", bytes(range(256))]
+    samples += [rng.integers(0, 3, n).astype(np.uint8).tobytes() for n in (1, 9, 120, 254)]
+    samples += [rng.integers(0, 256, n).astype(np.uint8).tobytes() for n in (5, 253, 254)]
+    for data in samples:
+        assert gen.crc16_ccitt_false(data) == gen.crc16_ccitt_false_reference(data)
+        encoded = gen.cobs_encode(data)
+        assert b"\x00" not in encoded
+        assert cobs_decode(encoded) == data

@@ -90,46 +90,41 @@ class Detector:
         self.n_levels = int(n_levels)
         self.calibration = cal
         self.piezo = PiezoChain(n_channels=n_levels, sample_rate_hz=piezo_rate_hz)
-        self.load = LoadChannelProcessor(
-            n_channels=n_levels,
-            sample_rate_hz=load_rate_hz,
-            noise_counts=cal.load_noise_counts,
-            ring_windows=True,
-        )
-        # The settled view: long, noise-tight windows only. Slow, but not
-        # fooled by hands or handling; it confirms or corrects the fast view.
-        self.load_settled = LoadChannelProcessor(
-            n_channels=n_levels,
-            sample_rate_hz=load_rate_hz,
-            noise_counts=cal.load_noise_counts,
-            stable_window_ms=SETTLED_WINDOW_MS,
-            step_sigmas=SETTLED_STEP_SIGMAS,
-        )
+
+        def view(*, settled: bool, short: bool = False) -> LoadChannelProcessor:
+            # The fast view reads ringing plates too; the settled view takes
+            # long, noise-tight windows only: slow, but not fooled by hands or
+            # handling, it confirms or corrects the fast view.
+            readings = short_window_readings(load_rate_hz, settled=settled) if short else None
+            if settled:
+                return LoadChannelProcessor(
+                    n_channels=n_levels,
+                    sample_rate_hz=load_rate_hz,
+                    noise_counts=cal.load_noise_counts,
+                    stable_window_ms=SETTLED_WINDOW_MS,
+                    step_sigmas=SETTLED_STEP_SIGMAS,
+                    min_window_readings=readings,
+                )
+            return LoadChannelProcessor(
+                n_channels=n_levels,
+                sample_rate_hz=load_rate_hz,
+                noise_counts=cal.load_noise_counts,
+                ring_windows=True,
+                min_window_readings=readings,
+            )
+
+        self.load = view(settled=False)
+        self.load_settled = view(settled=True)
         # A slow converter's views with shorter windows, run alongside: their
         # steps are taken instead once the converter has shown that it does
         # not spread an impact's spike flat (from ``spikes.short_windows_since_s``).
         self.spikes: SpikeShapes | None = None
         self.load_short: LoadChannelProcessor | None = None
         self.load_settled_short: LoadChannelProcessor | None = None
-        fast_short = short_window_readings(load_rate_hz, settled=False)
-        settled_short = short_window_readings(load_rate_hz, settled=True)
-        if fast_short is not None and settled_short is not None:
+        if short_window_readings(load_rate_hz, settled=False) is not None:
             self.spikes = SpikeShapes(n_levels)
-            self.load_short = LoadChannelProcessor(
-                n_channels=n_levels,
-                sample_rate_hz=load_rate_hz,
-                noise_counts=cal.load_noise_counts,
-                ring_windows=True,
-                min_window_readings=fast_short,
-            )
-            self.load_settled_short = LoadChannelProcessor(
-                n_channels=n_levels,
-                sample_rate_hz=load_rate_hz,
-                noise_counts=cal.load_noise_counts,
-                stable_window_ms=SETTLED_WINDOW_MS,
-                step_sigmas=SETTLED_STEP_SIGMAS,
-                min_window_readings=settled_short,
-            )
+            self.load_short = view(settled=False, short=True)
+            self.load_settled_short = view(settled=True, short=True)
         self.scale = CubeScale(n_levels=n_levels, cube_counts=cal.cube_counts())
         self.acoustic = AcousticLevelModel(
             n_levels=n_levels, signatures=cal.acoustic_signatures, counts=cal.acoustic_counts

@@ -248,15 +248,16 @@ class LoadChannelProcessor:
         disconnect_ms: float = DEFAULT_DISCONNECT_MS,
         tare_time_s: float = DEFAULT_TARE_TIME_S,
         ring_windows: bool = False,
-        min_window_readings: int = _MIN_WINDOW_READINGS,
+        min_window_readings: int | None = None,
     ) -> None:
         if sample_rate_hz <= 0:
             raise ValueError("sample_rate_hz must be positive")
         self.n_channels = int(n_channels)
         self.sample_rate_hz = float(sample_rate_hz)
-        if min_window_readings < 2:
+        least = _MIN_WINDOW_READINGS if min_window_readings is None else int(min_window_readings)
+        if least < 2:
             raise ValueError("a stable window needs at least two readings")
-        self.window = max(int(min_window_readings), round(stable_window_ms * 1e-3 * sample_rate_hz))
+        self.window = max(least, round(stable_window_ms * 1e-3 * sample_rate_hz))
         self.ring_windows = bool(ring_windows)
         # Readings kept from one block to the next: enough for the longest window.
         self.fit_readings = max(RING_FIT_READINGS, 2 * self.window + 2)

@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hostapp.protocol import FrameDecoder, Hello, Load, Piezo, Status, cobs_decode
+from hostapp.protocol import FrameDecoder, Hello, Load, Piezo, Status
 from hostapp.recording import read_recording
-from tests.scripts import TOOLS, load_script
+from tests.scripts import TOOLS, check_wire_encoder, load_script
 
 gen = load_script(TOOLS / "crosscheck_c" / "make_recordings_c.py", "crosscheck_c_make_recordings_c")
 score = load_script(TOOLS / "crosscheck" / "score.py", "crosscheck_score_for_c")
@@ -21,18 +21,7 @@ U32 = 1 << 32
 
 
 def test_crc_and_cobs_follow_the_contract_and_our_decoder_reads_them() -> None:
-    assert gen.crc16_ccitt_false(b"123456789") == 0x29B1
-    assert gen.crc16_ccitt_false_reference(b"123456789") == 0x29B1
-    rng = np.random.default_rng(7)
-    samples = [b"", b"\x00", b"\x00\x00", bytes(range(1, 255)), bytes(range(1, 256)),
-               b"\x01" * 254 + b"\x00", bytes(range(256))]
-    samples += [rng.integers(0, 3, n).astype(np.uint8).tobytes() for n in (1, 9, 120, 254)]
-    samples += [rng.integers(0, 256, n).astype(np.uint8).tobytes() for n in (5, 253, 254)]
-    for data in samples:
-        assert gen.crc16_ccitt_false(data) == gen.crc16_ccitt_false_reference(data)
-        enc = gen.cobs_encode(data)
-        assert b"\x00" not in enc
-        assert cobs_decode(enc) == data
+    check_wire_encoder(gen)
 
 
 @pytest.mark.parametrize(("seed", "scenario", "t_us_start"), [
