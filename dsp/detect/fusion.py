@@ -281,11 +281,11 @@ _STEADIED_CUBES = 0.25
 # its neighbours by a few percent. Model C: 6 false landings fewer and one
 # landing more over towers 1-8, model B 2 false fewer, nothing else changed.
 _STEADIED_OWN_STEP = 0.5
+_STEADIED_LANDED_S = 1.5
 # Why a quarter: a cube's last bounces on the plate it rests on are within
 # a few times of its loudest strike; onsets after them at a tenth of it or
 # less were a humming disc (model C tower 16).
 _ENDED_LOUDNESS = 0.25
-_STEADIED_LANDED_S = 1.5
 # Why 10: a plate's first change that no strike came with and that is
 # under ten times the noise of one reading is drift, not its first cube
 # (model C tower 16: 25 counts, six times the noise, taken for a cube
