@@ -45,6 +45,10 @@ FLAT_READINGS = 3
 # 12 proved it 5-10 s later and moved 1-3 landings per set either way.
 SHARP_NEEDED = 8
 FLAT_PER_SHARP = 0.1
+# Why three in ten to go back: a converter judged sharp by chance (eight in
+# a row from one that averages) shows its flat spikes soon after; one that
+# is sharp stays under one in ten.
+FLAT_PER_SHARP_BACK = 0.3
 
 
 class SpikeShapes:
@@ -59,9 +63,10 @@ class SpikeShapes:
     ----------
     sharp, flat : int
         Spikes seen whose plateau was under / at least ``FLAT_READINGS`` readings.
-    short_windows_since_s : float
-        Stream time of the reading from which short windows are safe
-        (infinite until then; once safe, it stays so).
+    short_windows_since_s, short_windows_until_s : float
+        Stream times of the readings from which short windows are safe, and
+        from which they are no longer (both infinite until then; once
+        given up, short windows are not taken again).
     """
 
     def __init__(self, n_channels: int) -> None:
@@ -69,6 +74,7 @@ class SpikeShapes:
         self.sharp = 0
         self.flat = 0
         self.short_windows_since_s = np.inf
+        self.short_windows_until_s = np.inf
         self._tare: list[list[float]] = [[] for _ in range(self.n_channels)]
         # Per channel: the last three quiet readings, and the spike being read.
         self._recent: list[list[float]] = [[] for _ in range(self.n_channels)]
@@ -92,6 +98,12 @@ class SpikeShapes:
                 self._reading(ch, row[ch])
             if self.short_windows_since_s == np.inf and self._short_safe():
                 self.short_windows_since_s = t
+            elif (
+                self.short_windows_since_s < np.inf
+                and self.short_windows_until_s == np.inf
+                and self.flat > FLAT_PER_SHARP_BACK * self.sharp
+            ):
+                self.short_windows_until_s = t
 
     def _short_safe(self) -> bool:
         return self.sharp >= SHARP_NEEDED and self.flat <= FLAT_PER_SHARP * self.sharp

@@ -213,14 +213,18 @@ class Detector:
         if self.spikes is not None and self.load_short and self.load_settled_short:
             # Steps begun once short windows are safe come from the short views.
             self.spikes.process(t_s, values, valid)
-            since = self.spikes.short_windows_since_s
+            since, until = self.spikes.short_windows_since_s, self.spikes.short_windows_until_s
             short = self.load_short.process(t_s=t_s, values=values, valid=valid)
             settled_short = self.load_settled_short.process(t_s=t_s, values=values, valid=valid)
-            fast_steps = [s for s in fast_steps if s.t_before_s < since] + [
-                s for s in short.steps if s.t_before_s >= since
+
+            def short_window(step: LoadStep) -> bool:
+                return since <= step.t_before_s < until
+
+            fast_steps = [s for s in fast_steps if not short_window(s)] + [
+                s for s in short.steps if short_window(s)
             ]
-            settled_steps = [s for s in settled_steps if s.t_before_s < since] + [
-                s for s in settled_short.steps if s.t_before_s >= since
+            settled_steps = [s for s in settled_steps if not short_window(s)] + [
+                s for s in settled_short.steps if short_window(s)
             ]
         for step in fast_steps:
             self._push(step.t_decided_s, step)

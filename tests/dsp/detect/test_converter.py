@@ -73,3 +73,19 @@ def test_a_disconnected_channel_forgets_the_spike_it_was_reading() -> None:
     ok[41:60, 2] = False  # the module was lifted in the middle of the spike
     shapes = _feed(t, v, ok, [])
     assert (shapes.sharp, shapes.flat) == (0, 0)
+
+
+def test_a_converter_judged_sharp_by_chance_gives_short_windows_up_when_it_shows_flat_spikes(
+) -> None:
+    # Eight sharp spikes in a row, then only flat ones: three flat in ten
+    # and short windows are given up, from that reading on, for good.
+    t, v, ok = _stream(SHARP, 25)
+    for k in range(8, 25):
+        i = 40 + 12 * k
+        v[i : i + 4, 2] = 1e5 + 3000.0
+    for cuts in ([], list(range(0, 400, 13))):
+        shapes = _feed(t, v, ok, cuts)
+        assert (shapes.sharp, shapes.flat) == (8, 17)
+        assert shapes.short_windows_since_s == t[40 + 12 * 7 + len(SHARP) + 1]
+        # The third flat spike (three in eight sharp) ends two readings after its four.
+        assert shapes.short_windows_until_s == t[40 + 12 * 10 + 4 + 1]
