@@ -7,6 +7,7 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -43,3 +44,26 @@ def check_wire_encoder(gen: ModuleType) -> None:
         encoded = gen.cobs_encode(data)
         assert b"\x00" not in encoded
         assert cobs_decode(encoded) == data
+
+
+def check_truth(
+    truth: dict[str, Any], score: ModuleType, *, scenario: str, seed: int, duration_s: float
+) -> None:
+    """A generator's truth file is what ``tools/crosscheck/score.py`` reads, and consistent.
+
+    Every event falls after the quiet first 4 s and before the end; each
+    knocked-down cube has its knock-down and the throw that caused it.
+    """
+    assert score.TRUTH_KEYS <= truth.keys()
+    assert truth["format"] == "towerear-crosscheck-truth/1"
+    assert (truth["scenario"], truth["seed"], truth["duration_s"]) == (scenario, seed, duration_s)
+    assert truth["cells"] in ("matched", "mixed")
+    assert truth["landings"]
+    for x in truth["landings"]:
+        assert 4.0 <= x["t_first_impact"] <= x["t"] < duration_s
+        assert 0 <= x["floor"] <= 7 and x["cubes"] == 1 and isinstance(x["knocked"], bool)
+    for kind in ("knockdowns", "removals", "lifts", "closes", "knocks"):
+        assert all(4.0 <= x["t"] < duration_s for x in truth[kind])
+    n_knocked = sum(x["knocked"] for x in truth["landings"])
+    assert n_knocked == len(truth["knockdowns"])
+    assert sum(bool(x.get("caused_knockdown")) for x in truth["landings"]) == n_knocked

@@ -17,6 +17,8 @@ from dsp.detect.cubes import CubeScale
 from dsp.detect.events import Event
 from dsp.detect.fusion import Fusion, FusionStats
 from dsp.detect.loadcell import (
+    DEFAULT_STABLE_WINDOW_MS,
+    DEFAULT_STEP_SIGMAS,
     SETTLED_STEP_SIGMAS,
     SETTLED_WINDOW_MS,
     LoadChannelProcessor,
@@ -95,22 +97,16 @@ class Detector:
             # The fast view reads ringing plates too; the settled view takes
             # long, noise-tight windows only: slow, but not fooled by hands or
             # handling, it confirms or corrects the fast view.
-            readings = short_window_readings(load_rate_hz, settled=settled) if short else None
-            if settled:
-                return LoadChannelProcessor(
-                    n_channels=n_levels,
-                    sample_rate_hz=load_rate_hz,
-                    noise_counts=cal.load_noise_counts,
-                    stable_window_ms=SETTLED_WINDOW_MS,
-                    step_sigmas=SETTLED_STEP_SIGMAS,
-                    min_window_readings=readings,
-                )
             return LoadChannelProcessor(
                 n_channels=n_levels,
                 sample_rate_hz=load_rate_hz,
                 noise_counts=cal.load_noise_counts,
-                ring_windows=True,
-                min_window_readings=readings,
+                stable_window_ms=SETTLED_WINDOW_MS if settled else DEFAULT_STABLE_WINDOW_MS,
+                step_sigmas=SETTLED_STEP_SIGMAS if settled else DEFAULT_STEP_SIGMAS,
+                ring_windows=not settled,
+                min_window_readings=(
+                    short_window_readings(load_rate_hz, settled=settled) if short else None
+                ),
             )
 
         self.load = view(settled=False)

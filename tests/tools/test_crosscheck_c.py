@@ -13,7 +13,7 @@ import pytest
 
 from hostapp.protocol import FrameDecoder, Hello, Load, Piezo, Status
 from hostapp.recording import read_recording
-from tests.scripts import TOOLS, check_wire_encoder, load_script
+from tests.scripts import TOOLS, check_truth, check_wire_encoder, load_script
 
 gen = load_script(TOOLS / "crosscheck_c" / "make_recordings_c.py", "crosscheck_c_make_recordings_c")
 score = load_script(TOOLS / "crosscheck" / "score.py", "crosscheck_score_for_c")
@@ -86,19 +86,7 @@ def test_recordings_decode_with_zero_errors(tmp_path: Path, seed: int, scenario:
     idle = r.piezo[r.piezo_t_s < 4.0]
     assert np.all(np.abs(np.median(idle, axis=0) - 512) <= 40)
 
-    assert score.TRUTH_KEYS <= truth.keys()
-    assert truth["format"] == "towerear-crosscheck-truth/1"
-    assert (truth["scenario"], truth["seed"], truth["duration_s"]) == (scenario, seed, duration)
-    assert truth["cells"] in ("matched", "mixed")
-    assert truth["landings"]
-    for x in truth["landings"]:
-        assert 4.0 <= x["t_first_impact"] <= x["t"] < duration
-        assert 0 <= x["floor"] <= 7 and x["cubes"] == 1 and isinstance(x["knocked"], bool)
-    for kind in ("knockdowns", "removals", "lifts", "closes", "knocks"):
-        assert all(4.0 <= x["t"] < duration for x in truth[kind])
-    n_knocked = sum(x["knocked"] for x in truth["landings"])
-    assert n_knocked == len(truth["knockdowns"])
-    assert sum(bool(x.get("caused_knockdown")) for x in truth["landings"]) == n_knocked
+    check_truth(truth, score, scenario=scenario, seed=seed, duration_s=duration)
 
 
 def test_an_inspection_clears_the_lifted_valid_bits_and_removes_the_cubes() -> None:

@@ -15,7 +15,7 @@ import pytest
 
 from hostapp.protocol import Ack, FrameDecoder, Hello, Load, Piezo, Status
 from hostapp.recording import read_recording
-from tests.scripts import TOOLS, check_wire_encoder, load_script
+from tests.scripts import TOOLS, check_truth, check_wire_encoder, load_script
 
 SCRIPT = TOOLS / "crosscheck_d" / "make_recordings_d.py"
 gen = load_script(SCRIPT, "crosscheck_d_make_recordings_d")
@@ -103,19 +103,7 @@ def test_recordings_decode_with_zero_errors(tmp_path: Path, seed: int, scenario:
     assert np.all(idle.std(axis=0) < 4) and np.all(np.abs(idle - 512).max(axis=0) < 40)
     assert np.all(r.load[quiet].std(axis=0) > 0)  # real noise, not constants
 
-    assert score.TRUTH_KEYS <= truth.keys()
-    assert truth["format"] == "towerear-crosscheck-truth/1"
-    assert (truth["scenario"], truth["seed"], truth["duration_s"]) == (scenario, seed, duration)
-    assert truth["cells"] in ("matched", "mixed")
-    assert truth["landings"]
-    for x in truth["landings"]:
-        assert 4.0 <= x["t_first_impact"] <= x["t"] < duration
-        assert 0 <= x["floor"] <= 7 and x["cubes"] == 1 and isinstance(x["knocked"], bool)
-    for kind in ("knockdowns", "removals", "lifts", "closes", "knocks"):
-        assert all(4.0 <= x["t"] < duration for x in truth[kind])
-    n_knocked = sum(x["knocked"] for x in truth["landings"])
-    assert n_knocked == len(truth["knockdowns"])
-    assert sum(bool(x.get("caused_knockdown")) for x in truth["landings"]) == n_knocked
+    check_truth(truth, score, scenario=scenario, seed=seed, duration_s=duration)
     # the scorer accepts it: a perfect detector scores every throw right
     perfect = [{"event": "landing", "t": x["t"], "t_decided": x["t"] + 0.3,
                 "floor": x["floor"], "cubes": 1, "confidence": 1.0}
