@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from collections import deque
 
+import numpy as np
+
 from dsp.detect.loadcell import LoadStep
 
 # Why 2: no session of ours (118) or of model A (64) reached it, one of model
@@ -83,6 +85,14 @@ class SlideSigns:
         if step.revises or key in self._seen:
             return
         self._seen.append(key)
+        if np.isnan(cubes) and step.delta_counts > 0:
+            # A plate's first cube, whose size is not known yet: the fall
+            # that follows tells whether it was one (its size is learnt
+            # from this very rise). Taking these as signs too found model
+            # B's towers sooner: 204 -> 182 and 181 -> 160 false landings
+            # on its towers 1-8 and 9-16, no other model's score changed.
+            self._risen[step.level] = step
+            return
         if not abs(abs(cubes) - 1.0) <= whole_within:
             return
         if cubes > 0:
@@ -91,6 +101,8 @@ class SlideSigns:
         rise = self._risen.pop(step.level, None)
         if (
             rise is None
+            or not abs(rise.delta_counts + step.delta_counts)
+            <= whole_within * abs(step.delta_counts)
             or step.t_before_s - handled_since_s < HANDLING_GUARD_S
             or not rise.t_settled_s + RESTED_S <= step.t_before_s
             <= rise.t_settled_s + SLID_WITHIN_S

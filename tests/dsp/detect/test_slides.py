@@ -51,3 +51,17 @@ def test_two_slides_or_four_bounces_on_empty_plates_tell_the_tower() -> None:
     assert not signs.slides
     signs.count_bounce_on_empty()
     assert signs.slides
+
+
+def test_a_plates_first_cube_of_no_known_size_is_a_sign_when_as_much_left_soon() -> None:
+    # The size is learnt from the rise itself, so only the fall has one.
+    for rise_counts, signs_seen in ((1.0, 1), (1.1, 1), (2.0, 0)):
+        signs = SlideSigns()
+        signs.note_step(_step(0.95, 1.0, rise_counts), float("nan"), 0.25, -np.inf)
+        signs.note_step(_step(1.3, 1.32, -1.0), -1.0, 0.25, -np.inf)
+        assert len(signs.due(9.0, 0.0)) == signs_seen
+    # A fall of no known size is no sign.
+    signs = SlideSigns()
+    signs.note_step(_step(0.95, 1.0, 1.0), float("nan"), 0.25, -np.inf)
+    signs.note_step(_step(1.3, 1.32, -1.0), float("nan"), 0.25, -np.inf)
+    assert signs.due(9.0, 0.0) == []
