@@ -90,7 +90,7 @@ class SlideSigns:
             # that follows tells whether it was one (its size is learnt
             # from this very rise). Taking these as signs too found model
             # B's towers sooner: 204 -> 182 and 181 -> 160 false landings
-            # on its towers 1-8 and 9-16, no other model's score changed.
+            # on its towers 1-8 and 9-16 (model C's 9-16: 31 -> 28).
             self._risen[step.level] = step
             return
         if not abs(abs(cubes) - 1.0) <= whole_within:
