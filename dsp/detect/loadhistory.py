@@ -108,18 +108,27 @@ class LoadHistory:
         self._t, self._v, self._ok = self._t[keep], self._v[keep], self._ok[keep]
 
     def swing(
-        self, level: int, t0_s: float, t1_s: float, base_from_s: float = -np.inf
+        self,
+        level: int,
+        t0_s: float,
+        t1_s: float,
+        base_from_s: float = -np.inf,
+        *,
+        from_s: float | None = None,
     ) -> float:
         """Largest distance of ``level``'s readings in ``[t0, t1]`` from its median just before.
 
         The median is of the readings in the half second before ``t0``, none
-        before ``base_from_s``. NaN when there are too few valid readings to tell.
+        before ``base_from_s``. With ``from_s``, only the readings from then
+        on are measured (against the same median). NaN when there are too
+        few valid readings to tell.
         """
         if self._t.size == 0:
             return float("nan")
         ok = self._ok[:, level]
         before = self._before(ok, t0_s, base_from_s)
-        during = ok & (self._t >= t0_s) & (self._t <= t1_s)
+        start = t0_s if from_s is None else max(t0_s, from_s)
+        during = ok & (self._t >= start) & (self._t <= t1_s)
         if before.sum() < 3 or not during.any():
             return float("nan")
         base = float(np.median(self._v[before, level]))

@@ -84,6 +84,11 @@ STOP_BOUNCES_SPAN_S = 0.12
 # and slide on were, 0.3-0.5 s later (34 false landings fewer over its 64
 # sessions, one landing less; one less on our 32 rapid sessions too).
 STOP_FALL_LONGEST_S = 0.3
+# Why 50 ms to 0.4 s: after a strike's own blow has passed through the
+# converter (four readings at 80 a second) and while a cube that stayed
+# there still bounces and settles (``fusion._STOP_HELD_SWING``).
+STOP_HELD_FROM_S = 0.05
+STOP_HELD_UNTIL_S = 0.4
 
 
 def one_hit(struck: list[float]) -> list[float]:

@@ -367,6 +367,20 @@ def test_a_cube_heard_below_long_after_it_struck_a_plate_bounced_past_it() -> No
     assert _stop_candidate(3000.0)._stopped_above(4, long, 4.95, 5.9) == 5
 
 
+def test_a_plate_still_at_once_after_one_blow_was_struck_in_passing() -> None:
+    # A damped plate read as one spike of two cubes: struck, and left. The
+    # same spike followed by the plate moving on (the thrown cube bouncing
+    # and settling there) is a stop.
+    t = np.arange(4.0, 6.0, 1 / 80)
+    blow = np.zeros((t.size, 8))
+    blow[np.argmax(t >= 5.0125), 5] = 4000.0
+    fell = [_strike(5.00, 5), _strike(5.06, 4), _strike(5.12, 4)]
+    assert _plate_holding(1, t, blow)._stopped_above(4, fell, 4.95, 5.9) is None
+    settling = blow.copy()
+    settling[(t >= 5.06) & (t < 5.3), 5] = 250.0  # an eighth of a landing's swing
+    assert _plate_holding(1, t, settling)._stopped_above(4, fell, 4.95, 5.9) == 5
+
+
 def test_a_strike_on_the_plate_above_soon_after_one_on_the_landing_level_is_its_ceiling() -> None:
     # The cube bounced on plate 4 and hit plate 5 from below 30 ms later:
     # faster than anything falls a module from rest; plate 5 was not stopped on.
