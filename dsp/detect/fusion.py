@@ -22,6 +22,7 @@ import numpy as np
 
 from dsp.detect.acoustic import AcousticLevelModel, loudness_profile
 from dsp.detect.cubes import CubeScale
+from dsp.detect.dropgap import DropGap
 from dsp.detect.events import Closed, Disturbance, Event, Landing, Lift, Removal
 from dsp.detect.loadcell import LoadConnection, LoadStep
 from dsp.detect.loadhistory import SWING_BASE_S, LoadCoverage, LoadHistory
@@ -446,6 +447,8 @@ class Fusion:
         self.knock_window_s = knock_window_s
         self.lift_gather_s = lift_gather_s
         self.drop_gap_s = drop_gap_s
+        #: The silence that ends a drop heard without load cells.
+        self.acoustic_gap = DropGap(drop_gap_s)
         self.impact_delay_s = impact_delay_s
         self.stats = FusionStats()
         #: Signs that cubes here rest a moment on a plate and slide on.
@@ -509,8 +512,13 @@ class Fusion:
                 self._wide_impact_t.append(imp.t_s)
                 out.extend(self._disturbance(imp.t_s, imp.t_s if known_s is None else known_s))
             elif not self._load_present(imp.t_s):
-                if self._drop.impacts and imp.t_s - self._drop.impacts[-1].t_s > self.drop_gap_s:
+                if (
+                    self._drop.impacts
+                    and imp.t_s - self._drop.impacts[-1].t_s > self.acoustic_gap.seconds
+                ):
                     out.extend(self._decide_drop(self._drop_over_s()))
+                if not self._drop.impacts:
+                    self.acoustic_gap.began(imp.t_s, loudest_levels([imp])[0])
                 self._drop.impacts.append(imp)
         while self._impacts and self._impacts[0].t_s < self._impacts[-1].t_s - _IMPACT_MEMORY_S:
             self._impacts.popleft()
@@ -614,12 +622,13 @@ class Fusion:
 
     def _drop_over_s(self) -> float:
         """When the acoustic drop in progress is known to be over, if no strike comes."""
-        return self._drop.impacts[-1].t_s + self.drop_gap_s + self.impact_delay_s
+        return self._drop.impacts[-1].t_s + self.acoustic_gap.seconds + self.impact_delay_s
 
     def flush(self, now_s: float) -> list[Event]:
         """Decide whatever is still pending at the end of the stream."""
         out = self.advance(
-            now_s + max(self.hold_s, self.drop_gap_s + self.impact_delay_s, self.lift_gather_s)
+            now_s
+            + max(self.hold_s, self.acoustic_gap.seconds + self.impact_delay_s, self.lift_gather_s)
         )
         return out
 
@@ -2030,6 +2039,7 @@ class Fusion:
             axis=0,
         )
         level = int(np.argmax(posterior))
+        self.acoustic_gap.decided(last.t_s, level)
         self.stats.acoustic_landings += 1
         confidence = float(posterior[level] / posterior.sum())
         heard = loudest_levels(impacts)

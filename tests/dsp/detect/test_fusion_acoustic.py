@@ -52,6 +52,21 @@ def test_a_drop_is_over_only_once_a_strike_in_its_silence_would_have_arrived() -
     assert [e.floor for e in hasty.advance(1.2205) if isinstance(e, Landing)] == [5]
 
 
+def test_once_a_cube_rolled_on_silently_after_its_drop_was_decided_drops_wait_longer() -> None:
+    fusion = _fusion()
+    # Decided on 6 after 0.22 s of silence; 0.3 s after its last strike the
+    # cube that rolled off plate 6 strikes plate 2: a second "drop".
+    def landings(*drops: list[TimedImpact], until_s: float) -> list[int]:
+        events = [e for drop in drops for e in fusion.add_impacts(drop)]
+        return [e.floor for e in events + fusion.advance(until_s) if isinstance(e, Landing)]
+
+    assert landings([_strike(1.00, 7), _strike(1.05, 6)],
+                    [_strike(1.35, 2), _strike(1.40, 2, 150.0)], until_s=2.0) == [6, 2]
+    # From then on, 0.3 s of silence is not yet the end of a drop.
+    assert landings([_strike(5.00, 7), _strike(5.05, 5)],
+                    [_strike(5.35, 1), _strike(5.40, 1, 150.0)], until_s=6.0) == [1]
+
+
 def test_a_plate_struck_again_after_a_cube_struck_two_levels_below_kept_the_thrown_cube() -> None:
     # The thrown cube lands on 5 and knocks the resting one down; the knocked
     # cube strikes 3 while the thrown one still bounces on 5.
