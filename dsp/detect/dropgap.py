@@ -28,7 +28,7 @@ SPLIT_WITHIN_S = 0.5
 # -> 86 and 101 -> 82 an hour (towers 1-8, 9-16), after one 71 and 79 (a
 # fixed 0.32 s: 49 and 49, at 0.1 s more latency in every tower). A quick
 # next throw that struck no plate above the level decided costs only the
-# 0.1 s. No drop of our own acoustic sessions or model A's or C's split.
+# 0.1 s. No drop of our own acoustic sessions or of model A's split.
 SPLITS_SEEN = 1
 # Why 0.32 s: model D's cubes roll for up to 0.25 s; for every tower from
 # the start, it halved model D's false landings of acoustic-only decisions
