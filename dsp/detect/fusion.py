@@ -797,6 +797,24 @@ class Fusion:
         self._looks[again] = look
         self._pending_steps.append(again)
 
+    def _drop_waiting_looks(self, step: LoadStep) -> None:
+        """Forget fast steps on ``step``'s plate still waiting to be looked at again within it.
+
+        The settled view counts their change now (a cube that had to stay a
+        while where cubes slide on, and the plate fell still first): each
+        is reported once. Model B, once its towers were known: 29 and 16
+        such doubles (towers 1-8, 9-16), and 7 and 1 landings more right.
+        """
+        waiting = [
+            again for again, look in self._looks.items()
+            if again.level == step.level and not look.until_calm
+            and step.t_before_s <= look.first.t_settled_s <= step.t_settled_s
+        ]
+        for again in waiting:
+            del self._looks[again]
+            if again in self._pending_steps:
+                self._pending_steps.remove(again)
+
     def _looked_again(self, step: LoadStep, look: _Look) -> bool:
         """Whether a step queued again is decided now, as a trusted fast step."""
         if look.until_calm:
@@ -1074,6 +1092,7 @@ class Fusion:
             return []
         if n > 0:
             self.stats.settled_landings += 1
+            self._drop_waiting_looks(step)
             whole = replace(step, delta_counts=delta, before_counts=before)
             parts = []
             if n >= 2:

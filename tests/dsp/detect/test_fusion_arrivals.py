@@ -1313,6 +1313,22 @@ def test_where_cubes_slide_a_landing_waits_until_its_plate_has_held_the_cube() -
     assert _landings(out) == [(5, 1, 0.95)] and out[0].t_decided < 1.2
 
 
+def test_a_landing_waiting_to_see_its_cube_stay_is_reported_once_if_the_settled_view_counts_it(
+) -> None:
+    fusion, step = _rests_a_moment(leaves_at=None)
+    fusion.slide_signs.slides_seen = 2
+    out = fusion.add_load([step], [], step.t_decided_s)
+    for now in np.arange(step.t_decided_s, 1.3, 0.05):
+        out += fusion.advance(float(now))
+    assert _landings(out) == []  # still waiting
+    # The plate fell still first: the settled view counts the cube.
+    out += fusion.add_settled_step(_step(5, 0.9, 1.2, 1.0))
+    for now in np.arange(1.3, 2.0, 0.05):
+        out += fusion.advance(float(now))
+    assert [floor for floor, _, _ in _landings(out)] == [5]
+    assert fusion.cubes_on[5] == 1
+
+
 def test_a_cube_that_bounced_on_an_empty_plate_and_went_on_tells_cubes_that_slide() -> None:
     # Plate 5 swung like a landing, bounced on twice, and holds what it
     # held: with a cube on it, the thrown cube stopped there and knocked it
