@@ -367,6 +367,21 @@ def test_a_cube_heard_below_long_after_it_struck_a_plate_bounced_past_it() -> No
     assert _stop_candidate(3000.0)._stopped_above(4, long, 4.95, 5.9) == 5
 
 
+def test_a_plate_that_swung_with_the_whole_tower_was_not_stopped_on() -> None:
+    # A knock on the table as the cube fell: every plate swung about as far.
+    t = np.arange(4.0, 6.0, 1 / 80)
+    knocked = _ringing(t, (5.0,))
+    for level in range(8):
+        knocked[:, level] = knocked[:, 5] * (0.9 if level != 5 else 1.0)
+    fusion = _plate_holding(1, t, knocked)
+    for level in range(8):
+        fusion._levels[level].landing_swings = [2000.0, 2000.0, 2000.0]
+    fell = [_strike(5.00, 5), _strike(5.06, 4), _strike(5.12, 4)]
+    assert fusion._stopped_above(4, fell, 4.95, 5.9) is None
+    # Plate 5 alone: a stop.
+    assert _stop_candidate()._stopped_above(4, fell, 4.95, 5.9) == 5
+
+
 def test_a_plate_still_at_once_after_one_blow_was_struck_in_passing() -> None:
     # A damped plate read as one spike of two cubes: struck, and left. The
     # same spike followed by the plate moving on (the thrown cube bouncing
