@@ -26,6 +26,18 @@ _HISTORY = 15
 # learnt from a double step; with few samples learnt, start again.
 _HALF_RANGE = (0.35, 0.65)
 _TRUST_SAMPLES = 3
+# Why 1.2, 4, 2, 8 % and 0.3: cubes of one kind read within a few percent
+# of each other on one cell; a game that mixes two kinds (model E: the
+# heavier 1.25-1.6 times the lighter) reads the heavier 1.25-1.6 cubes on
+# levels that learnt the lighter, again and again at the same size, and a
+# level that has seen both shows their ratio. Counted as two, model E's
+# single cubes were wrong in 62 and 108 landings (towers 1-8, 9-16); now 21
+# and 20. No landing of any other model changed.
+_KINDS_RATIO = 1.2
+_KINDS_SAMPLES = 4
+_KINDS_LEVELS = 2
+_KINDS_SAME = 1.08
+_KINDS_ODD = 0.3
 # Why 1.35: cells of one batch agree within about +-12 %; levels whose
 # learnt cubes differ by more than this are a mixed set, and one level's
 # cube says nothing about another's.
@@ -49,6 +61,8 @@ class CubeScale:
     def __init__(self, *, n_levels: int, cube_counts: tuple[float, ...] | None = None) -> None:
         self.n_levels = int(n_levels)
         self._history: list[list[float]] = [[] for _ in range(self.n_levels)]
+        # Steps heard as one drop that read neither one cube nor two (``note_step``).
+        self._odd: list[float] = []
         self._given: np.ndarray | None = None
         self.sign = np.zeros(self.n_levels)  # +1 or -1 per level once known
         self._votes = np.zeros(self.n_levels)
@@ -239,6 +253,49 @@ class CubeScale:
                 return (1 if x > 0 else -1), 0.0
         n = int(np.round(x))
         return n, float(abs(x - n))
+
+    def kind_ratio(self) -> float | None:
+        """How much heavier the heavier of two kinds of cube is, if this game mixes two.
+
+        Two readings that agree (within ``_KINDS_SAME``) tell it: steps heard
+        as one drop that read neither one cube nor two (the heavier kind on
+        a level that learnt the lighter, :meth:`note_step`), or the largest
+        over the smallest single cube of a level that has seen both. None
+        for cubes of one kind.
+        """
+        seen = list(self._odd)
+        for own in self._history:
+            if len(own) >= _KINDS_SAMPLES and min(own) > 0:
+                spread = max(own) / min(own)
+                if spread >= _KINDS_RATIO:
+                    seen.append(spread)
+        seen.sort()
+        for k in range(len(seen) - _KINDS_LEVELS + 1):
+            group = seen[k : k + _KINDS_LEVELS]
+            if group[-1] <= _KINDS_SAME * group[0]:
+                return float(median(group))
+        return None
+
+    def one_of_the_heavier(self, level: int, delta_counts: float) -> bool:
+        """Whether a step read as two cubes is better one cube of the heavier kind.
+
+        Only in a game that mixes two kinds (:meth:`kind_ratio`): on a level
+        that learnt the lighter kind, one heavier cube reads the ratio; two
+        cubes read 2, or twice the lighter over the heavier on a level that
+        learnt the heavier.
+        """
+        ratio = self.kind_ratio()
+        x = self.cubes(level, delta_counts)
+        if ratio is None or not np.isfinite(x):
+            return False
+        return abs(x - ratio) < min(abs(x - 2.0), abs(x - 2.0 / ratio))
+
+    def note_step(self, level: int, delta_counts: float) -> None:
+        """Remember a step heard as one drop that reads neither one cube nor two."""
+        x = self.cubes(level, delta_counts)
+        if np.isfinite(x) and _KINDS_RATIO <= x <= 2.0 - _KINDS_ODD and abs(x - 1.0) > _KINDS_ODD:
+            self._odd.append(x)
+            del self._odd[:-_HISTORY]
 
     def revise_last(self, level: int, delta_counts: float) -> None:
         """Replace ``level``'s latest learnt cube with a better measure of the same step.

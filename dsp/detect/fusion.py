@@ -1120,6 +1120,13 @@ class Fusion:
                     self.scale.forget(level)
                     n, residual = self.scale.count(level, delta, still=still)
                     confidence = _count_confidence(residual)
+                if not parts and n == 2 and self._heard_a_drop(step):
+                    self.scale.note_step(level, delta)
+                if not parts and n == 2 and self.scale.one_of_the_heavier(level, delta):
+                    # One cube of the heavier kind on a plate that learnt
+                    # the lighter: heard as one cube's drop, nothing says two.
+                    n, residual = 1, 0.0
+                    confidence = _count_confidence(0.25)
                 if not parts:
                     self._levels[level].doubles += int(n == 2)
             if parts:

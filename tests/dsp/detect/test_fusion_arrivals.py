@@ -1666,3 +1666,16 @@ def test_a_plate_does_not_learn_its_first_cube_from_drift_that_no_strike_came_wi
     # Heard, or many times the noise: a cube, whose size the plate learns.
     assert [f for f, _, _ in first_change(6.0, struck=True)] == [2]
     assert [f for f, _, _ in first_change(40.0, struck=False)] == [2]
+
+
+def test_in_a_game_of_two_kinds_of_cube_one_heavier_cube_is_one_landing() -> None:
+    def settled(fusion: Fusion) -> list[tuple[int, int, float]]:
+        fusion.add_impacts([_strike(1.00, 3), _strike(1.05, 3)])  # one cube's drop
+        return _landings(fusion.add_settled_step(_step(3, 0.9, 1.6, 1.6)))
+
+    assert [cubes for _, cubes, _ in settled(_fusion())] == [2]
+    # The tower has read that odd size before, heard as one drop each time.
+    fusion = _fusion()
+    for level in (5, 6):
+        fusion.scale.note_step(level, 1.58 * UNIT)
+    assert [cubes for _, cubes, _ in settled(fusion)] == [1]
