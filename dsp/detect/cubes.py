@@ -26,15 +26,14 @@ _HISTORY = 15
 # learnt from a double step; with few samples learnt, start again.
 _HALF_RANGE = (0.35, 0.65)
 _TRUST_SAMPLES = 3
-# Why 1.2, 4, 2, 8 % and 0.3: cubes of one kind read within a few percent
-# of each other on one cell; a game that mixes two kinds (model E: the
-# heavier 1.25-1.6 times the lighter) reads the heavier 1.25-1.6 cubes on
-# levels that learnt the lighter, again and again at the same size, and a
-# level that has seen both shows their ratio. Counted as two, model E's
-# single cubes were wrong in 62 and 108 landings (towers 1-8, 9-16); now 21
-# and 20. No landing of any other model changed.
+# Why 1.2, 2, 8 % and 0.3: a game that mixes two kinds of cube (model E:
+# the heavier 1.25-1.6 times the lighter) reads the heavier as 1.25-1.6
+# cubes on levels that learnt the lighter, again and again at the same
+# size; cubes of one kind read within a few percent of a whole cube.
+# Counted as two, model E's single cubes were wrong in 62 and 108 landings
+# (towers 1-8, 9-16); now 22 and 26. No tower of any other model showed
+# two kinds.
 _KINDS_RATIO = 1.2
-_KINDS_SAMPLES = 4
 _KINDS_LEVELS = 2
 _KINDS_SAME = 1.08
 _KINDS_ODD = 0.3
@@ -259,17 +258,12 @@ class CubeScale:
 
         Two readings that agree (within ``_KINDS_SAME``) tell it: steps heard
         as one drop that read neither one cube nor two (the heavier kind on
-        a level that learnt the lighter, :meth:`note_step`), or the largest
-        over the smallest single cube of a level that has seen both. None
-        for cubes of one kind.
+        a level that learnt the lighter, :meth:`note_step`). None for cubes
+        of one kind. (The spread of a level's own single cubes was tried as
+        well: misread steps in quick series made it look like two kinds on
+        every model.)
         """
-        seen = list(self._odd)
-        for own in self._history:
-            if len(own) >= _KINDS_SAMPLES and min(own) > 0:
-                spread = max(own) / min(own)
-                if spread >= _KINDS_RATIO:
-                    seen.append(spread)
-        seen.sort()
+        seen = sorted(self._odd)
         for k in range(len(seen) - _KINDS_LEVELS + 1):
             group = seen[k : k + _KINDS_LEVELS]
             if group[-1] <= _KINDS_SAME * group[0]:

@@ -33,18 +33,3 @@ def test_steps_between_one_and_two_cubes_that_do_not_agree_tell_nothing() -> Non
         scale.note_step(level, x * LIGHT)
     scale.note_step(3, 1.05 * LIGHT)  # one cube, a little heavy: no odd step
     assert scale.kind_ratio() is None
-
-
-def test_a_level_that_has_seen_both_kinds_tells_the_ratio_with_another() -> None:
-    scale = CubeScale(n_levels=8)
-    for level in (3, 4):
-        for size in (LIGHT, LIGHT, 1.4 * LIGHT, LIGHT):
-            scale.learn(level, size, 1)
-    ratio = scale.kind_ratio()
-    assert ratio is not None and abs(ratio - 1.4) < 1e-9
-    # Cubes of one kind, read a few percent apart: one kind.
-    one_kind = CubeScale(n_levels=8)
-    for level in (3, 4):
-        for size in (LIGHT, 1.04 * LIGHT, 0.97 * LIGHT, LIGHT):
-            one_kind.learn(level, size, 1)
-    assert one_kind.kind_ratio() is None
