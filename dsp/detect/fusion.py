@@ -260,6 +260,12 @@ _HARDLY_SWUNG = 0.1
 # (1.35), so one of them reads its cube as 0.74-1.35 of the borrowed size; a
 # first gain under 0.6 of it, or over 1 / 0.6, is a cell of another kind.
 _UNMATCHED_CUBES = 0.6
+# Why a quarter: bar cells of one kind differ by tens of percent, not by a
+# factor of four; under a quarter of the borrowed size, a plate's first gain
+# was a neighbour's cube jolting the stacked modules or a hand (all 13 such
+# first "cubes" on the cross-check towers were false landings: 12 of model
+# C's, 1 of model E's; of the 6 between a quarter and 0.45, 3 were cubes).
+_UNMATCHED_FLOOR = 0.25
 # Why 3: three or more cubes arriving on one plate at once, and neither seen
 # nor heard arriving one by one, do not happen in play (cubes are thrown one
 # at a time; a knock-down adds one more); a level whose first cube was
@@ -1302,7 +1308,7 @@ class Fusion:
         if not self.scale.borrowed(step.level) or self.disconnected:
             return False
         x = self.scale.cubes(step.level, delta)
-        if not (0.0 < x < _UNMATCHED_CUBES or x > 1.0 / _UNMATCHED_CUBES):
+        if not (_UNMATCHED_FLOOR <= x < _UNMATCHED_CUBES or x > 1.0 / _UNMATCHED_CUBES):
             return False
         if not self._piezo_present(step.t_before_s):
             return True

@@ -1679,3 +1679,21 @@ def test_in_a_game_of_two_kinds_of_cube_one_heavier_cube_is_one_landing() -> Non
     for level in (5, 6):
         fusion.scale.note_step(level, 1.58 * UNIT)
     assert [cubes for _, cubes, _ in settled(fusion)] == [1]
+
+
+def test_a_first_gain_far_too_small_for_any_cell_of_the_kit_is_no_cube() -> None:
+    def first_gain(cubes: float) -> list[tuple[int, int, float]]:
+        fusion = Fusion(n_levels=8, scale=CubeScale(n_levels=8),
+                        acoustic=AcousticLevelModel(n_levels=8))
+        for level in (1, 2, 3):  # a matched set: plate 6 borrows their cube
+            fusion.scale.learn(level, UNIT, 1)
+        fusion.load_coverage.add(_T)
+        fusion.load_history.add(_T, np.zeros((_T.size, 8)), np.ones((_T.size, 8), bool))
+        fusion.accounted[:] = 0.0
+        fusion.add_impacts([_strike(1.00, 6), _strike(1.05, 6)])
+        return _landings(fusion.add_settled_step(_step(6, 0.9, 1.6, cubes)))
+
+    # A third of the borrowed cube: a cell of another kind, its first cube.
+    assert [floor for floor, _, _ in first_gain(0.35)] == [6]
+    # A seventh: a neighbour's cube jolting the stacked modules, or a hand.
+    assert first_gain(0.14) == []
