@@ -67,3 +67,21 @@ def check_truth(
     n_knocked = sum(x["knocked"] for x in truth["landings"])
     assert n_knocked == len(truth["knockdowns"])
     assert sum(bool(x.get("caused_knockdown")) for x in truth["landings"]) == n_knocked
+
+
+def check_same_seed_same_bytes(gen: ModuleType, tmp_path: Path) -> None:
+    """A generator's ``make_recording`` gives the same bytes and truth for a seed, others not."""
+    a, ta = gen.make_recording(7, "noisy", 10.0, tmp_path / "a")
+    b, tb = gen.make_recording(7, "noisy", 10.0, tmp_path / "b")
+    c, _ = gen.make_recording(8, "noisy", 10.0, tmp_path / "c")
+    assert a.read_bytes() == b.read_bytes() and ta.read_text() == tb.read_text()
+    assert a.read_bytes() != c.read_bytes()
+
+
+def check_scored_perfect(truth: dict[str, Any], score: ModuleType) -> None:
+    """The scorer accepts a truth file: a detector that says exactly it scores every landing."""
+    perfect = [{"event": "landing", "t": x["t"], "t_decided": x["t"] + 0.3,
+                "floor": x["floor"], "cubes": 1, "confidence": 1.0}
+               for x in truth["landings"]]
+    res = score.score_one(truth, score.DetectRun(perfect, 0, 1.0), tolerance_s=0.5)
+    assert res["right"] == res["n_truth"] and res["knocked_found"] == res["n_knocked"]

@@ -15,7 +15,14 @@ import pytest
 
 from hostapp.protocol import Ack, FrameDecoder, Hello, Load, Piezo, Status
 from hostapp.recording import read_recording
-from tests.scripts import TOOLS, check_truth, check_wire_encoder, load_script
+from tests.scripts import (
+    TOOLS,
+    check_same_seed_same_bytes,
+    check_scored_perfect,
+    check_truth,
+    check_wire_encoder,
+    load_script,
+)
 
 SCRIPT = TOOLS / "crosscheck_d" / "make_recordings_d.py"
 gen = load_script(SCRIPT, "crosscheck_d_make_recordings_d")
@@ -104,12 +111,7 @@ def test_recordings_decode_with_zero_errors(tmp_path: Path, seed: int, scenario:
     assert np.all(r.load[quiet].std(axis=0) > 0)  # real noise, not constants
 
     check_truth(truth, score, scenario=scenario, seed=seed, duration_s=duration)
-    # the scorer accepts it: a perfect detector scores every throw right
-    perfect = [{"event": "landing", "t": x["t"], "t_decided": x["t"] + 0.3,
-                "floor": x["floor"], "cubes": 1, "confidence": 1.0}
-               for x in truth["landings"]]
-    res = score.score_one(truth, score.DetectRun(perfect, 0, 1.0), tolerance_s=0.5)
-    assert res["right"] == res["n_truth"] and res["knocked_found"] == res["n_knocked"]
+    check_scored_perfect(truth, score)
 
 
 def test_a_landing_is_loudest_on_its_level_and_steps_its_load_cell(tmp_path: Path) -> None:
@@ -154,11 +156,7 @@ def test_a_lift_clears_the_valid_bits_above_the_exposed_level(tmp_path: Path) ->
 
 
 def test_the_same_seed_gives_the_same_bytes(tmp_path: Path) -> None:
-    a, ta = gen.make_recording(7, "noisy", 10.0, tmp_path / "a")
-    b, tb = gen.make_recording(7, "noisy", 10.0, tmp_path / "b")
-    c, _ = gen.make_recording(8, "noisy", 10.0, tmp_path / "c")
-    assert a.read_bytes() == b.read_bytes() and ta.read_text() == tb.read_text()
-    assert a.read_bytes() != c.read_bytes()
+    check_same_seed_same_bytes(gen, tmp_path)
 
 
 def test_a_missing_data_directory_is_a_clear_error(tmp_path: Path) -> None:

@@ -17,7 +17,14 @@ import pytest
 
 from hostapp.protocol import Ack, FrameDecoder, Hello, Load, Piezo, Status
 from hostapp.recording import read_recording
-from tests.scripts import TOOLS, check_truth, check_wire_encoder, load_script
+from tests.scripts import (
+    TOOLS,
+    check_same_seed_same_bytes,
+    check_scored_perfect,
+    check_truth,
+    check_wire_encoder,
+    load_script,
+)
 
 SCRIPT = TOOLS / "crosscheck_e" / "make_recordings_e.py"
 gen = load_script(SCRIPT, "crosscheck_e_make_recordings_e")
@@ -112,11 +119,7 @@ def test_recordings_decode_with_zero_errors(tmp_path: Path, seed: int, scenario:
     assert np.all(r.load[quiet].std(axis=0) > 0)
 
     check_truth(truth, score, scenario=scenario, seed=seed, duration_s=duration)
-    perfect = [{"event": "landing", "t": x["t"], "t_decided": x["t"] + 0.3,
-                "floor": x["floor"], "cubes": 1, "confidence": 1.0}
-               for x in truth["landings"]]
-    res = score.score_one(truth, score.DetectRun(perfect, 0, 1.0), tolerance_s=0.5)
-    assert res["right"] == res["n_truth"] and res["knocked_found"] == res["n_knocked"]
+    check_scored_perfect(truth, score)
 
 
 def _quiet_scene(duration: float) -> object:
@@ -242,11 +245,7 @@ def test_adc_multiplexer_ghosting_leaks_the_previous_channel() -> None:
 
 
 def test_the_same_seed_gives_the_same_bytes(tmp_path: Path) -> None:
-    a, ta = gen.make_recording(7, "noisy", 10.0, tmp_path / "a")
-    b, tb = gen.make_recording(7, "noisy", 10.0, tmp_path / "b")
-    c, _ = gen.make_recording(8, "noisy", 10.0, tmp_path / "c")
-    assert a.read_bytes() == b.read_bytes() and ta.read_text() == tb.read_text()
-    assert a.read_bytes() != c.read_bytes()
+    check_same_seed_same_bytes(gen, tmp_path)
 
 
 def test_the_command_line(tmp_path: Path) -> None:
