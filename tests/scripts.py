@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from hostapp.protocol import cobs_decode
+from hostapp.protocol import DecoderStats, Frame, FrameDecoder, cobs_decode
 
 TOOLS = Path(__file__).resolve().parents[1] / "tools"
 
@@ -85,3 +85,18 @@ def check_scored_perfect(truth: dict[str, Any], score: ModuleType) -> None:
                for x in truth["landings"]]
     res = score.score_one(truth, score.DetectRun(perfect, 0, 1.0), tolerance_s=0.5)
     assert res["right"] == res["n_truth"] and res["knocked_found"] == res["n_knocked"]
+
+
+def decode_in_odd_chunks(data: bytes, chunk: int = 3001) -> tuple[list[Frame], DecoderStats]:
+    """Our decoder's frames and counters for ``data`` fed in odd chunks (frames cut anywhere)."""
+    decoder = FrameDecoder()
+    frames: list[Frame] = []
+    for i in range(0, len(data), chunk):
+        frames += decoder.feed(data[i:i + chunk])
+    return frames, decoder.stats
+
+
+def check_seqs_consecutive(frames: list[Frame]) -> None:
+    """Every message's ``seq`` follows the one before (u16, wrapping)."""
+    seqs = [f.seq for f in frames]
+    assert all((b - a) % 65536 == 1 for a, b in zip(seqs, seqs[1:], strict=False))

@@ -11,9 +11,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hostapp.protocol import FrameDecoder, Hello, Load, Piezo, Status
+from hostapp.protocol import Hello, Load, Piezo, Status
 from hostapp.recording import read_recording
-from tests.scripts import TOOLS, check_truth, check_wire_encoder, load_script
+from tests.scripts import (
+    TOOLS,
+    check_seqs_consecutive,
+    check_truth,
+    check_wire_encoder,
+    decode_in_odd_chunks,
+    load_script,
+)
 
 gen = load_script(TOOLS / "crosscheck_c" / "make_recordings_c.py", "crosscheck_c_make_recordings_c")
 score = load_script(TOOLS / "crosscheck" / "score.py", "crosscheck_score_for_c")
@@ -39,15 +46,10 @@ def test_recordings_decode_with_zero_errors(tmp_path: Path, seed: int, scenario:
     assert truth_path.name == f"{scenario}_t{seed}.truth.json"
     truth = json.loads(truth_path.read_text())
     data = rec.read_bytes()
-    decoder = FrameDecoder()
-    frames = []
-    for i in range(0, len(data), 3001):  # odd chunks: frames cut anywhere
-        frames += decoder.feed(data[i:i + 3001])
-    st = decoder.stats
+    frames, st = decode_in_odd_chunks(data)
     assert st.crc_errors == st.framing_errors == st.bad_length == st.oversize == 0
     assert st.lost_messages == st.unknown_types == st.partial_start == st.resets == 0
-    seqs = [f.seq for f in frames]
-    assert all((b - a) % 65536 == 1 for a, b in zip(seqs, seqs[1:], strict=False))
+    check_seqs_consecutive(frames)
 
     hello = frames[0].msg
     assert isinstance(hello, Hello)

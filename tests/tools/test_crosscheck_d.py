@@ -13,14 +13,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hostapp.protocol import Ack, FrameDecoder, Hello, Load, Piezo, Status
+from hostapp.protocol import Ack, Hello, Load, Piezo, Status
 from hostapp.recording import read_recording
 from tests.scripts import (
     TOOLS,
     check_same_seed_same_bytes,
     check_scored_perfect,
+    check_seqs_consecutive,
     check_truth,
     check_wire_encoder,
+    decode_in_odd_chunks,
     load_script,
 )
 
@@ -65,16 +67,11 @@ def test_recordings_decode_with_zero_errors(tmp_path: Path, seed: int, scenario:
     data = rec.read_bytes()
     cut = truth["start"]["cut_bytes"] > 0
     assert cut == (seed % 3 == 1)
-    decoder = FrameDecoder()
-    frames = []
-    for i in range(0, len(data), 3001):  # odd chunks: frames cut anywhere
-        frames += decoder.feed(data[i:i + 3001])
-    st = decoder.stats
+    frames, st = decode_in_odd_chunks(data)
     assert st.crc_errors + st.framing_errors + st.bad_length <= (1 if cut else 0)
     assert st.partial_start == (1 if cut else 0)
     assert st.oversize == st.lost_messages == st.unknown_types == st.resets == 0
-    seqs = [f.seq for f in frames]
-    assert all((b - a) % 65536 == 1 for a, b in zip(seqs, seqs[1:], strict=False))
+    check_seqs_consecutive(frames)
 
     hello = frames[0].msg
     assert isinstance(hello, Hello)

@@ -15,14 +15,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hostapp.protocol import Ack, FrameDecoder, Hello, Load, Piezo, Status
+from hostapp.protocol import Ack, Hello, Load, Piezo, Status
 from hostapp.recording import read_recording
 from tests.scripts import (
     TOOLS,
     check_same_seed_same_bytes,
     check_scored_perfect,
+    check_seqs_consecutive,
     check_truth,
     check_wire_encoder,
+    decode_in_odd_chunks,
     load_script,
 )
 
@@ -33,14 +35,6 @@ score = load_script(TOOLS / "crosscheck" / "score.py", "crosscheck_score_for_e")
 
 def _truth(path: Path) -> dict:
     return json.loads(path.read_text())
-
-
-def _frames(data: bytes, chunk: int = 2999) -> tuple[list, object]:
-    decoder = FrameDecoder()
-    frames = []
-    for i in range(0, len(data), chunk):  # odd chunks: frames cut anywhere
-        frames += decoder.feed(data[i:i + chunk])
-    return frames, decoder.stats
 
 
 def test_crc_and_cobs_follow_the_contract_and_our_decoder_reads_them() -> None:
@@ -73,13 +67,12 @@ def test_recordings_decode_with_zero_errors(tmp_path: Path, seed: int, scenario:
     assert (start["end_cut_bytes"] > 0) == (seed % 3 == 1)
     data = rec.read_bytes()
     assert truth["wire_bytes_per_s"] < 100_000  # fits 1 Mbaud 8N1
-    frames, st = _frames(data)
+    frames, st = decode_in_odd_chunks(data)
     assert st.crc_errors + st.framing_errors + st.bad_length == 0
     assert st.partial_start == (1 if start["mid_frame"] else 0)
     assert st.oversize == st.lost_messages == st.unknown_types == st.resets == 0
-    seqs = [f.seq for f in frames]
-    assert all((b - a) % 65536 == 1 for a, b in zip(seqs, seqs[1:], strict=False))
-    assert (seqs[0] == 0) == start["boot"]
+    check_seqs_consecutive(frames)
+    assert (frames[0].seq == 0) == start["boot"]
 
     hello = frames[0].msg
     assert isinstance(hello, Hello)
@@ -224,7 +217,7 @@ def test_a_lagging_hx711_misses_single_readings_and_status_counts_them(tmp_path:
     assert missing[:, [k for k in range(8) if k != lag]].sum() == 0
     idx = np.flatnonzero(missing[:, lag])
     assert len(idx) >= 2 and np.all(np.diff(idx) > 1)  # isolated readings, never a run
-    frames, _ = _frames(rec.read_bytes())
+    frames, _ = decode_in_odd_chunks(rec.read_bytes())
     status = [f.msg for f in frames if isinstance(f.msg, Status)]
     assert status[-1].load_timeouts <= len(idx) <= status[-1].load_timeouts + 80
 
