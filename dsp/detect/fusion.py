@@ -1927,9 +1927,10 @@ class Fusion:
             if not usual > 0 or not np.isfinite(swing):
                 continue
             ratio = swing / usual
+            held_until = min(window.until_s, struck[0] + STOP_HELD_UNTIL_S)
             held = self.load_history.swing(
-                j, window.since_s, min(window.until_s, struck[0] + STOP_HELD_UNTIL_S),
-                window.base_from_s, from_s=struck[0] + STOP_HELD_FROM_S,
+                j, window.since_s, held_until, window.base_from_s,
+                from_s=struck[0] + STOP_HELD_FROM_S,
             )
             if np.isfinite(held) and held < _STOP_HELD_SWING * usual:
                 continue  # still at once after one blow: struck in passing
@@ -1947,9 +1948,7 @@ class Fusion:
                 struck[0], below[0]
             ):
                 needed = STOP_SWING_FELL
-            if ratio >= needed and not self._swung_alone(
-                j, level, window, min(window.until_s, struck[0] + STOP_HELD_UNTIL_S), ratio
-            ):
+            if ratio >= needed and not self._swung_alone(j, level, window, held_until, ratio):
                 continue  # the whole tower swung (a knock on the table): no cube's doing
             if ratio >= needed and empty:
                 passed_empty = True
