@@ -26,17 +26,16 @@ _HISTORY = 15
 # learnt from a double step; with few samples learnt, start again.
 _HALF_RANGE = (0.35, 0.65)
 _TRUST_SAMPLES = 3
-# Why 1.2, 2, 8 % and 0.3: a game that mixes two kinds of cube (model E:
+# Why 0.3, 2 and 8 %: a game that mixes two kinds of cube (model E:
 # the heavier 1.25-1.6 times the lighter) reads the heavier as 1.25-1.6
 # cubes on levels that learnt the lighter, again and again at the same
 # size; cubes of one kind read within a few percent of a whole cube.
 # Counted as two, model E's single cubes were wrong in 62 and 108 landings
 # (towers 1-8, 9-16); now 22 and 26. No tower of any other model showed
 # two kinds.
-_KINDS_RATIO = 1.2
-_KINDS_LEVELS = 2
-_KINDS_SAME = 1.08
 _KINDS_ODD = 0.3
+_KINDS_READINGS = 2
+_KINDS_SAME = 1.08
 # Why 1.35: cells of one batch agree within about +-12 %; levels whose
 # learnt cubes differ by more than this are a mixed set, and one level's
 # cube says nothing about another's.
@@ -264,8 +263,8 @@ class CubeScale:
         every model.)
         """
         seen = sorted(self._odd)
-        for k in range(len(seen) - _KINDS_LEVELS + 1):
-            group = seen[k : k + _KINDS_LEVELS]
+        for k in range(len(seen) - _KINDS_READINGS + 1):
+            group = seen[k : k + _KINDS_READINGS]
             if group[-1] <= _KINDS_SAME * group[0]:
                 return float(median(group))
         return None
@@ -287,7 +286,7 @@ class CubeScale:
     def note_step(self, level: int, delta_counts: float) -> None:
         """Remember a step heard as one drop that reads neither one cube nor two."""
         x = self.cubes(level, delta_counts)
-        if np.isfinite(x) and _KINDS_RATIO <= x <= 2.0 - _KINDS_ODD and abs(x - 1.0) > _KINDS_ODD:
+        if np.isfinite(x) and 1.0 + _KINDS_ODD < x <= 2.0 - _KINDS_ODD:
             self._odd.append(x)
             del self._odd[:-_HISTORY]
 

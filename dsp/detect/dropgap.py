@@ -11,10 +11,9 @@ next is taken for a throw of its own: a false landing.
 Such a drop shows itself: a new drop begins soon after one was decided,
 with its first strike on the level decided or below it (a thrown cube
 enters from the top; the one that went on strikes its plate again or falls
-from where it was). After
-``SPLITS_SEEN`` of them the tower's drops wait ``LONG_GAP_S``. Model B's
-cubes slide on (0.02-0.45 s): its false landings 281 -> 161 and 390 -> 247
-an hour.
+from where it was). After ``SPLITS_SEEN`` of them the tower's drops wait
+``LONG_GAP_S``. Model B's cubes slide on (0.02-0.45 s): its false landings
+281 -> 161 and 390 -> 247 an hour.
 """
 
 from __future__ import annotations
