@@ -32,8 +32,6 @@ from dsp.detect.stops import (
     BEFORE_STRIKE_S,
     LOAD_LAG_S,
     STOP_ALONE_S,
-    STOP_HELD_FROM_S,
-    STOP_HELD_UNTIL_S,
     STOP_SWING_FELL,
     PlateWindow,
     bounced_past,
@@ -42,6 +40,7 @@ from dsp.detect.stops import (
     fell_from_rest,
     one_hit,
     plate_window,
+    stop_held_window,
 )
 from dsp.detect.strikes import (
     ARRIVALS_APART_S,
@@ -1927,10 +1926,12 @@ class Fusion:
             if not usual > 0 or not np.isfinite(swing):
                 continue
             ratio = swing / usual
-            held_until = min(window.until_s, struck[0] + STOP_HELD_UNTIL_S)
+            held_from, held_until = stop_held_window(
+                struck[0], self.load_history.reading_interval_s(struck[0])
+            )
+            held_until = min(window.until_s, held_until)
             held = self.load_history.swing(
-                j, window.since_s, held_until, window.base_from_s,
-                from_s=struck[0] + STOP_HELD_FROM_S,
+                j, window.since_s, held_until, window.base_from_s, from_s=held_from
             )
             if np.isfinite(held) and held < _STOP_HELD_SWING * usual:
                 continue  # still at once after one blow: struck in passing

@@ -15,6 +15,9 @@ SWING_BASE_S = 0.5
 _AHEAD_CAP_S = 30.0
 # Why 1 s: cutting the arrays costs a copy of them; once a second is enough.
 _FORGET_GRID_S = 1.0
+# Why 1 s: enough readings to tell 80 a second from 10 (ten at the least),
+# all of them fed by the time anything after them is asked.
+_INTERVAL_SPAN_S = 1.0
 # Why 256: gaps in the load stream (lifts disconnect some channels, but the
 # LOAD messages go on; only an absent stream leaves gaps) are rare; the last
 # ones are all that is ever asked about.
@@ -106,6 +109,13 @@ class LoadHistory:
             return
         keep = self._t >= t_s
         self._t, self._v, self._ok = self._t[keep], self._v[keep], self._ok[keep]
+
+    def reading_interval_s(self, t_s: float) -> float:
+        """The converter's time between readings, over the second before ``t_s`` (NaN: too few)."""
+        times = self._t[(self._t >= t_s - _INTERVAL_SPAN_S) & (self._t <= t_s)]
+        if times.size < 3:
+            return float("nan")
+        return float(np.median(np.diff(times)))
 
     def swing(
         self,

@@ -89,6 +89,27 @@ STOP_FALL_LONGEST_S = 0.3
 # there still bounces and settles (``fusion._STOP_HELD_SWING``).
 STOP_HELD_FROM_S = 0.05
 STOP_HELD_UNTIL_S = 0.4
+# Why one reading: a slow converter (10 a second) integrates a strike's blow
+# into the reading that covers it, up to a reading after the strike; the
+# window begins once that reading is in (0.1 s at 10 a second, 50 ms as
+# before at 20 a second and faster). Model D's towers at 10 a second took
+# such blows for plates moving on: false landings 36 -> 5 and 13 -> 6
+# (towers 1-8, 9-16) for 2 stops fewer there and 3 on model C's; 0.8 of a
+# reading left 24 and 8; 1.5 cost 18 of model D's stops and 9 of C's.
+STOP_HELD_READINGS = 1.0
+
+
+def stop_held_window(struck_s: float, reading_interval_s: float) -> tuple[float, float]:
+    """When a plate struck at ``struck_s`` still moves if the cube stayed: ``(from, until)``.
+
+    ``STOP_HELD_FROM_S`` to ``STOP_HELD_UNTIL_S`` after the strike, both
+    moved later when the converter's readings are so far apart that the
+    strike's own blow still shows ``STOP_HELD_FROM_S`` after it.
+    """
+    later = 0.0
+    if np.isfinite(reading_interval_s):
+        later = max(0.0, STOP_HELD_READINGS * reading_interval_s - STOP_HELD_FROM_S)
+    return struck_s + STOP_HELD_FROM_S + later, struck_s + STOP_HELD_UNTIL_S + later
 
 
 def one_hit(struck: list[float]) -> list[float]:

@@ -201,6 +201,17 @@ def test_load_history_tells_a_swing_from_a_change() -> None:
     assert np.isnan(history.swing(0, 9.0, 10.0))
 
 
+def test_load_history_tells_how_far_apart_the_converter_reads() -> None:
+    from dsp.detect.loadhistory import LoadHistory
+
+    for rate in (10.0, 80.0):
+        history = LoadHistory(keep_s=5.0)
+        t = np.arange(0, 3.0, 1 / rate)
+        history.add(t, np.zeros((t.size, 1)), np.ones((t.size, 1), bool))
+        assert history.reading_interval_s(2.5) == pytest.approx(1 / rate)
+    assert np.isnan(LoadHistory(keep_s=5.0).reading_interval_s(1.0))
+
+
 def test_load_history_keeps_what_its_asker_may_still_ask_however_far_ahead_it_was_fed() -> None:
     from dsp.detect.loadhistory import LoadHistory
 

@@ -396,6 +396,21 @@ def test_a_plate_still_at_once_after_one_blow_was_struck_in_passing() -> None:
     assert _plate_holding(1, t, settling)._stopped_above(4, fell, 4.95, 5.9) == 5
 
 
+def test_at_ten_readings_a_second_the_blow_read_after_the_strike_is_no_sign_of_staying() -> None:
+    # A slow converter shows the strike's blow in the reading that covers it
+    # (5.0-5.1 s, read at 5.1): 50 ms after the strike that is still the
+    # blow, not the plate moving on. Still after it: struck in passing.
+    t = np.arange(4.0, 6.0, 1 / 10)
+    blow = np.zeros((t.size, 8))
+    blow[np.argmin(np.abs(t - 5.1)), 5] = 4000.0
+    fell = [_strike(5.00, 5), _strike(5.06, 4), _strike(5.12, 4)]
+    assert _plate_holding(1, t, blow)._stopped_above(4, fell, 4.95, 5.9) is None
+    # The plate moving on in the readings after the blow: a stop.
+    settling = blow.copy()
+    settling[(t > 5.15) & (t < 5.45), 5] = 300.0
+    assert _plate_holding(1, t, settling)._stopped_above(4, fell, 4.95, 5.9) == 5
+
+
 def test_a_strike_on_the_plate_above_soon_after_one_on_the_landing_level_is_its_ceiling() -> None:
     # The cube bounced on plate 4 and hit plate 5 from below 30 ms later:
     # faster than anything falls a module from rest; plate 5 was not stopped on.

@@ -12,6 +12,7 @@ from dsp.detect.stops import (
     fell_from_rest,
     one_hit,
     plate_window,
+    stop_held_window,
 )
 
 
@@ -83,3 +84,14 @@ def test_a_cube_heard_below_long_after_its_strike_bounced_past_the_plate() -> No
     # but not heard below as late as 0.3 s after the first strike.
     assert not bounced_past([1.0, 1.08, 1.15], 1.29)
     assert bounced_past([1.0, 1.08, 1.15, 1.25], 1.31)
+
+
+def test_a_plate_is_watched_for_staying_after_the_strike_has_passed_the_converter() -> None:
+    # 80 readings a second: 50 ms to 0.4 s after the strike.
+    assert stop_held_window(5.0, 1 / 80) == (5.05, 5.4)
+    # 10 a second: the blow shows in the reading after the strike, a tenth
+    # of a second on; the window moves by as much.
+    start, end = stop_held_window(5.0, 0.1)
+    assert (round(start, 6), round(end, 6)) == (5.1, 5.45)
+    # Not known yet: as at 80.
+    assert stop_held_window(5.0, float("nan")) == (5.05, 5.4)
