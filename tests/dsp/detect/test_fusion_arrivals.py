@@ -1625,6 +1625,22 @@ def test_a_plate_that_moved_with_others_unheard_was_moved_by_a_hand_steadying_th
     assert _landings_of(_plate_moves_with(others=3, strikes=1, landed_there=True)) == [3]
 
 
+def test_a_plate_that_moved_as_hands_rumbled_with_no_cube_heard_is_no_landing() -> None:
+    # Hands gripping the tower before a lift rumble on every disc alike and
+    # move several plates; the settled view sees plate 3 hold a cube's worth.
+    def settled(heard: list[TimedImpact], restless: tuple[int, ...]) -> list[int]:
+        fusion = _fusion()
+        fusion.add_impacts(heard)
+        return _landings_of(_landings(fusion.add_settled_step(_settling_with(restless))))
+
+    rumble = [_rumble(0.96 + 0.05 * i, i % 8) for i in range(6)]
+    assert settled(rumble, (1, 6)) == []
+    # A strike standing out on one plate among the rumble: a cube.
+    assert settled(rumble + [_strike(1.2, 3)], (1, 6)) == [3]
+    # The other plates still: one plate moved, as a cube moves it.
+    assert settled(rumble, ()) == [3]
+
+
 def test_a_plate_with_no_cube_size_that_moved_with_others_is_judged_by_its_own_step() -> None:
     # Plate 3 knows no cube yet; it moved by a fifth of the others' cube,
     # heard by one strike, while three plates moved by 0.15 cube (under the
