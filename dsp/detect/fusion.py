@@ -22,6 +22,7 @@ import numpy as np
 
 from dsp.detect.acoustic import AcousticLevelModel, loudness_profile
 from dsp.detect.cubes import CubeScale
+from dsp.detect.deadcells import STILL_SIGMAS, HeardDrop, SilentCells
 from dsp.detect.dropgap import DropGap
 from dsp.detect.events import Closed, Disturbance, Event, Landing, Lift, Removal
 from dsp.detect.loadcell import LoadConnection, LoadStep
@@ -270,6 +271,19 @@ _UNMATCHED_FLOOR = 0.25
 # at a time; a knock-down adds one more); a level whose first cube was
 # learnt from a hand's touch reads every later cube as several.
 _MANY_CUBES = 3
+# Why these: a cell that reads nothing (``deadcells``) is judged by its
+# noise over the second before the drop and its largest swing from just
+# before the first strike to 0.3 s after the last (a struck plate's push
+# and ring); a perfectly constant channel has noise 0, taken as one count.
+# Its landings are heard only, so they are reported less sure (0.7 of the
+# level's own confidence).
+_NOISE_BEFORE_S = 1.0
+_SILENT_SWING_AFTER_S = 0.3
+_MIN_NOISE_COUNTS = 1.0
+_SILENT_CELL_CONFIDENCE = 0.7
+# Why 2: a thrown cube strikes a hole edge or bounces on its way to rest; a
+# lone click on one disc was an electrical pop (model A's noisy rooms).
+_CUBE_STRIKES = 2
 # Why 3: a plate's typical landing swing needs a few landings of its own.
 _SWING_SAMPLES = 3
 # Why these: in a tower whose cubes rest a moment on a plate and slide on
@@ -361,6 +375,7 @@ class FusionStats:
     hands_unlearnt: int = 0
     slides_seen: int = 0
     bounced_on_empty: int = 0
+    heard_on_silent_cells: int = 0
 
 
 @dataclass
@@ -486,6 +501,10 @@ class Fusion:
         self.load_history = LoadHistory(_IMPACT_MEMORY_S + 1.0)
         self._levels = [_LevelMemory() for _ in range(self.n_levels)]
         self._drop = _Drop()
+        # The drop being heard while the load cells are there, and the
+        # cells that never move with their plates (``deadcells``).
+        self._heard = _Drop()
+        self.silent_cells = SilentCells(self.n_levels)
         #: Cubes believed to lie on each level (from the events decided so far).
         self.cubes_on = [0] * self.n_levels
         #: Load of each level (counts) that the events so far account for;
@@ -534,6 +553,10 @@ class Fusion:
                 if not self._drop.impacts:
                     self.acoustic_gap.began(imp.t_s, loudest_levels([imp])[0])
                 self._drop.impacts.append(imp)
+            else:
+                if self._heard.impacts and imp.t_s - self._heard.impacts[-1].t_s > self.drop_gap_s:
+                    self._hand_over_heard()
+                self._heard.impacts.append(imp)
         while self._impacts and self._impacts[0].t_s < self._impacts[-1].t_s - _IMPACT_MEMORY_S:
             self._impacts.popleft()
         return out
@@ -591,6 +614,7 @@ class Fusion:
             out.extend(self._connection(conn))
         for step in steps:
             self.stats.load_steps += 1
+            self.silent_cells.note_step(step.level)
             if step.level in self.disconnected:
                 continue
             self._pending_steps.append(step)
@@ -616,6 +640,9 @@ class Fusion:
             and now_s >= self._drop_over_s()
         ):
             out.extend(self._decide_drop(self._drop_over_s()))
+        if self._heard.impacts and now_s >= self._heard_over_s():
+            self._hand_over_heard()
+        out.extend(self._heard_on_silent_cells(now_s))
         # Steps are judged in the order their plates settled, but a plate that
         # settled first may have been sure later: events go out in the order
         # decided (contracts.md section 3), ties as judged.
@@ -632,11 +659,67 @@ class Fusion:
         check = self.slide_signs.next_due(self.impact_delay_s)
         if check is not None:
             times.append(check)
+        if self._heard.impacts:
+            times.append(self._heard_over_s())
+        heard = self.silent_cells.next_due()
+        if heard is not None:
+            times.append(heard)
         return min(times) if times else None
 
     def _drop_over_s(self) -> float:
         """When the acoustic drop in progress is known to be over, if no strike comes."""
         return self._drop.impacts[-1].t_s + self.acoustic_gap.seconds + self.impact_delay_s
+
+    def _heard_over_s(self) -> float:
+        """When the drop heard with the load cells there is over, if no strike comes."""
+        return self._heard.impacts[-1].t_s + self.drop_gap_s + self.impact_delay_s
+
+    def _hand_over_heard(self) -> None:
+        """Give the drop just heard to the watch over silent cells (``deadcells``)."""
+        impacts, self._heard = self._heard.impacts, _Drop()
+        if self.disconnected:
+            return  # hands at work in an open tower
+        level, confidence, final = self._resting_level(impacts)
+        loud = (
+            len(impacts) >= _CUBE_STRIKES
+            and loud_as_a_cube(drop_loudness_db(final, level), self._heard_db)
+            and any(cube_like(imp) for imp in final)
+        )
+        self.silent_cells.add_drop(HeardDrop(
+            t_first_s=impacts[0].t_s, t_last_s=impacts[-1].t_s, level=level,
+            t_rest_s=final[-1].t_s, confidence=confidence, cube_loud=loud,
+        ))
+
+    def _heard_on_silent_cells(self, now_s: float) -> list[Event]:
+        """Landings heard on levels whose load cells read nothing, due by ``now_s``."""
+        out: list[Event] = []
+        for drop in self.silent_cells.take_due(now_s):
+            if self.disconnected or self.silent_cells.explained(drop):
+                continue
+            for heard in self.silent_cells.judge(drop, cell_still=self._cell_still(drop)):
+                self.stats.heard_on_silent_cells += 1
+                self.cubes_on[heard.level] += 1
+                memory = self._levels[heard.level]
+                memory.landings += 1
+                memory.landed_t = max(memory.landed_t, heard.t_rest_s)
+                out.append(Landing(
+                    t=heard.t_rest_s, t_decided=drop.due_s, floor=heard.level, cubes=1,
+                    confidence=round(_SILENT_CELL_CONFIDENCE * heard.confidence, 3),
+                    source="acoustic",
+                ))
+        return out
+
+    def _cell_still(self, drop: HeardDrop) -> bool:
+        """Whether the drop's level's cell stayed within its noise while the drop was heard."""
+        level = drop.level
+        noise = self.load_history.noise(level, drop.t_first_s - _NOISE_BEFORE_S, drop.t_first_s)
+        swing = self.load_history.swing(
+            level, drop.t_first_s - BEFORE_STRIKE_S, drop.t_last_s + _SILENT_SWING_AFTER_S
+        )
+        return bool(
+            np.isfinite(noise) and np.isfinite(swing)
+            and swing < STILL_SIGMAS * max(noise, _MIN_NOISE_COUNTS)
+        )
 
     def flush(self, now_s: float) -> list[Event]:
         """Decide whatever is still pending at the end of the stream."""
@@ -1037,6 +1120,7 @@ class Fusion:
     def add_settled_step(self, step: LoadStep) -> list[Event]:
         """A change seen by the settled view: absorbed if already accounted for."""
         level = step.level
+        self.silent_cells.note_step(level)
         if level in self.disconnected:
             return []
         if not np.isfinite(self.accounted[level]):
@@ -1753,6 +1837,7 @@ class Fusion:
                 self._levels[stopped].stopped_t = at
                 self._levels[stopped].stopped_guess = at
                 self._levels[stopped].landed_t = max(at, self._levels[stopped].landed_t)
+                self.silent_cells.note_landing(stopped, at, now_s)
                 out.append(
                     Landing(t=at, t_decided=now_s, floor=stopped, cubes=1,
                             confidence=0.7, source="load")
@@ -1791,6 +1876,7 @@ class Fusion:
             del landed[:-_DOUBTED_KEPT]
         memory = self._levels[level]
         memory.landed_t = max(t, memory.landed_t)
+        self.silent_cells.note_landing(level, t, now_s)
         guessed = memory.stopped_guess
         if (
             guessed is not None
@@ -2095,16 +2181,10 @@ class Fusion:
         self._last_disturbance_t = t_s
         return [Disturbance(t=t_s, t_decided=max(now_s, t_s))]
 
-    def _decide_drop(self, now_s: float) -> list[Event]:
-        impacts, self._drop = self._drop.impacts, _Drop()
-        if not impacts:
-            return []
-        last = impacts[-1]
-        if len(impacts) == 1 and len(last.channels) >= DEFAULT_WIDE_IMPACT_CHANNELS:
-            # One strike heard through the whole tower and nothing after it:
-            # a knock on the table or the tower (a falling cube strikes hole
-            # edges and bounces; our noisy sessions: 44 such drops, all knocks).
-            return self._disturbance(last.t_s, now_s)
+    def _resting_level(
+        self, impacts: list[TimedImpact]
+    ) -> tuple[int, float, list[TimedImpact]]:
+        """Where a drop's last strikes say its cube rests: level, confidence, strikes pooled."""
         # The cube rests where its last bounces are: strikes before them are
         # hole edges on the way down. The evidence of the last few strikes
         # heard loudest on the same level is pooled, so that the level's
@@ -2125,9 +2205,21 @@ class Fusion:
             axis=0,
         )
         level = int(np.argmax(posterior))
+        return level, float(posterior[level] / posterior.sum()), final
+
+    def _decide_drop(self, now_s: float) -> list[Event]:
+        impacts, self._drop = self._drop.impacts, _Drop()
+        if not impacts:
+            return []
+        last = impacts[-1]
+        if len(impacts) == 1 and len(last.channels) >= DEFAULT_WIDE_IMPACT_CHANNELS:
+            # One strike heard through the whole tower and nothing after it:
+            # a knock on the table or the tower (a falling cube strikes hole
+            # edges and bounces; our noisy sessions: 44 such drops, all knocks).
+            return self._disturbance(last.t_s, now_s)
+        level, confidence, _ = self._resting_level(impacts)
         self.acoustic_gap.decided(last.t_s, level)
         self.stats.acoustic_landings += 1
-        confidence = float(posterior[level] / posterior.sum())
         heard = loudest_levels(impacts)
         stayed = stayed_above(impacts, level, heard)
         if stayed is not None:

@@ -18,6 +18,11 @@ _FORGET_GRID_S = 1.0
 # Why 1 s: enough readings to tell 80 a second from 10 (ten at the least),
 # all of them fed by the time anything after them is asked.
 _INTERVAL_SPAN_S = 1.0
+# Why 5: the fewest readings (half a second at 10 a second) whose
+# differences tell a spread at all.
+_NOISE_READINGS = 5
+# A normal distribution's sigma per median absolute deviation.
+_MAD_SIGMA = 1.4826
 # Why 256: gaps in the load stream (lifts disconnect some channels, but the
 # LOAD messages go on; only an absent stream leaves gaps) are rare; the last
 # ones are all that is ever asked about.
@@ -116,6 +121,18 @@ class LoadHistory:
         if times.size < 3:
             return float("nan")
         return float(np.median(np.diff(times)))
+
+    def noise(self, level: int, t0_s: float, t1_s: float) -> float:
+        """Spread of ``level``'s readings in ``[t0, t1]`` (a sigma), NaN with too few.
+
+        From the median of the first differences, so that a step or a
+        strike within the span moves it little.
+        """
+        ok = self._ok[:, level] & (self._t >= t0_s) & (self._t <= t1_s)
+        if ok.sum() < _NOISE_READINGS:
+            return float("nan")
+        diffs = np.abs(np.diff(self._v[ok, level]))
+        return float(_MAD_SIGMA * np.median(diffs) / np.sqrt(2.0))
 
     def swing(
         self,

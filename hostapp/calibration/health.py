@@ -29,6 +29,21 @@ MAX_BIAS_ERROR = 0.08
 MAX_PIEZO_NOISE = 0.02
 
 
+# The HX711's 24-bit output clamps at these codes: an input driven past its
+# range (a broken bridge wire) reads one of them for good.
+HX711_RAILS = (0x7FFFFF, -0x800000)
+
+
+def _reads_nothing(counts: np.ndarray) -> bool:
+    """Whether a load cell's readings never move (a broken wire) or sit on a rail.
+
+    A working bridge and HX711 always show a few counts of noise.
+    """
+    if counts.size < 2:
+        return False
+    return bool(np.ptp(counts) == 0 or np.all(np.isin(counts, HX711_RAILS)))
+
+
 class ReadingCollector:
     """Keeps a few seconds of readings (a ``feed_load``/``feed_piezo`` consumer) for the check."""
 
@@ -120,7 +135,17 @@ def health_check(
                    level=level),
             ))
             continue
-        stats = summarize_readings(load_counts[valid, level])
+        counts = load_counts[valid, level]
+        if _reads_nothing(counts):
+            findings.append(HealthFinding(
+                level, False,
+                tr("Level {level}'s load cell reads a constant {value}: it weighs nothing.",
+                   level=level, value=int(counts[-1])),
+                tr("Check the cell's four wires and the HX711's joints; until then "
+                   "cubes on level {level} are only heard.", level=level),
+            ))
+            continue
+        stats = summarize_readings(counts)
         cell = profile.load[level] if profile is not None else None
         if cell is None:
             findings.append(HealthFinding(level, True, tr("Level {level} reports (uncalibrated).",

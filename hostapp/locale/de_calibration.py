@@ -13,6 +13,12 @@ MESSAGES = {
     "Level {level} does not report its load.": "Ebene {level} meldet kein Gewicht.",
     "Level {level} is calibrated.": "Ebene {level} ist kalibriert.",
     "Level {level} reports (uncalibrated).": "Ebene {level} meldet sich (unkalibriert).",
+    "Level {level}'s load cell reads a constant {value}: it weighs nothing.":
+        "Die Wägezelle von Ebene {level} liest immer {value}: sie wiegt nichts.",
+    "Check the cell's four wires and the HX711's joints; until then "
+    "cubes on level {level} are only heard.":
+        "Prüfe die vier Drähte der Zelle und die Lötstellen des HX711; bis dahin "
+        "werden Würfel auf Ebene {level} nur gehört.",
     "Level {level}'s load cell is not connected: put the modules below it back on the tower.":
         "Die Wägezelle von Ebene {level} ist nicht verbunden: die Module darunter "
         "wieder aufsetzen.",

@@ -60,3 +60,14 @@ def test_uncalibrated_tower_says_so() -> None:
     findings = health_check(load_counts=load, load_valid=valid, piezo_codes=piezo, profile=None)
     assert not findings[0].ok and "No calibration" in findings[0].what
     assert all(f.ok for f in findings[1:])
+
+
+def test_a_cell_that_reads_a_constant_is_named_as_weighing_nothing() -> None:
+    load, valid, piezo = readings(np.random.default_rng(4))
+    load[:, 3] = 81234.0                     # a broken bridge wire: no noise at all
+    load[:, 5] = 0x7FFFFF                    # an input driven past its range
+    findings = health_check(load_counts=load, load_valid=valid, piezo_codes=piezo, profile=None)
+    failed = {f.level: f for f in findings if not f.ok and f.level is not None}
+    assert set(failed) == {3, 5}
+    assert "constant 81234" in failed[3].what and "heard" in failed[3].fix
+    assert "constant 8388607" in failed[5].what

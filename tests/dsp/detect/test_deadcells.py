@@ -1,0 +1,120 @@
+"""A load cell that reads nothing: its level's cubes are heard landing."""
+
+import numpy as np
+import pytest
+
+from dsp.detect.deadcells import DEAD_AFTER, EXPLAIN_S, HeardDrop, SilentCells
+from dsp.detect.detector import Detector
+from dsp.detect.events import Landing
+from dsp.detect.loadhistory import LoadHistory
+from dsp.detect.synthetic import SyntheticTower
+
+
+def _drop(t: float, level: int = 4, *, loud: bool = True) -> HeardDrop:
+    return HeardDrop(t_first_s=t, t_last_s=t + 0.2, level=level, t_rest_s=t + 0.2,
+                     confidence=0.9, cube_loud=loud)
+
+
+def _judged(cells: SilentCells, drop: HeardDrop, *, still: bool = True) -> list[float]:
+    cells.add_drop(drop)
+    assert cells.next_due() == pytest.approx(drop.t_last_s + EXPLAIN_S)
+    (due,) = cells.take_due(drop.due_s)
+    if cells.explained(due):
+        return []
+    return [d.t_rest_s for d in cells.judge(due, cell_still=still)]
+
+
+def test_cubes_heard_on_a_plate_whose_cell_never_moves_are_its_landings() -> None:
+    cells = SilentCells(8)
+    assert DEAD_AFTER == 2
+    assert _judged(cells, _drop(10.0)) == []
+    # The second such drop: the cell is dead, and both drops were landings.
+    assert _judged(cells, _drop(14.0)) == [10.2, 14.2]
+    assert cells.dead == {4}
+    assert _judged(cells, _drop(18.0)) == [18.2]
+    # A lone click or a faint tap is no cube, dead cell or not.
+    assert _judged(cells, _drop(22.0, loud=False)) == []
+    # The cable seated again: a step on the level, and its cell reads.
+    cells.note_step(4)
+    assert cells.dead == set()
+    assert _judged(cells, _drop(26.0)) == []
+    assert _judged(cells, _drop(30.0)) == []
+
+
+def test_a_drop_is_no_sign_of_a_dead_cell_when_the_load_cells_showed_its_landing() -> None:
+    cells = SilentCells(8)
+    # The ear said level 4, the cell of level 5 weighed the cube.
+    cells.note_landing(5, 10.15, 10.4)
+    assert _judged(cells, _drop(10.0)) == []
+    # Two levels away, or a throw before in a quick series: another cube's.
+    cells.note_landing(2, 14.15, 14.4)
+    cells.note_landing(3, 17.6, 17.8)
+    assert _judged(cells, _drop(14.0)) == []
+    assert _judged(cells, _drop(18.0)) == [14.2, 18.2]
+
+
+def test_a_cell_that_moved_or_ever_read_a_step_is_not_taken_for_dead() -> None:
+    cells = SilentCells(8)
+    # The plate swung as the cube struck it: the cell works (the cube went on).
+    assert _judged(cells, _drop(10.0), still=False) == []
+    assert _judged(cells, _drop(14.0), still=False) == []
+    assert cells.dead == set()
+    # A cell that read a cube once: cubes sliding on, hands' thuds.
+    cells.note_step(4)
+    assert _judged(cells, _drop(18.0)) == []
+    assert _judged(cells, _drop(22.0)) == []
+    assert cells.dead == set()
+
+
+def test_load_history_reads_a_channels_noise_from_its_differences() -> None:
+    history = LoadHistory(keep_s=5.0)
+    t = np.arange(0, 3.0, 1 / 80)
+    rng = np.random.default_rng(1)
+    values = np.stack([rng.normal(0.0, 50.0, t.size), np.full(t.size, 1234.0)], axis=1)
+    values[t >= 1.5, 0] += 5000.0  # a step moves a difference-based spread little
+    history.add(t, values, np.ones((t.size, 2), bool))
+    assert history.noise(0, 0.5, 2.5) == pytest.approx(50.0, rel=0.3)
+    assert history.noise(1, 0.5, 2.5) == 0.0
+    assert np.isnan(history.noise(0, 5.0, 6.0))
+
+
+def _tower() -> SyntheticTower:
+    tower = SyntheticTower(duration_s=30.0, seed=4)
+    rng = np.random.default_rng(4)
+    t = 2.5
+    while t < 26.0:
+        tower.throw(t, int(rng.choice([4, 4, 2, 6])))
+        t += float(rng.uniform(1.2, 2.2))
+    return tower
+
+
+def _detect_with_cell(tower: SyntheticTower, cell: np.ndarray, cuts: list[float]) -> list:
+    load = tower.load_counts().copy()
+    load[:, 4] = cell
+    piezo = tower.piezo_codes()
+    det = Detector(piezo_rate_hz=2000.0, load_rate_hz=80.0)
+    out = []
+    edges = [0.0, *sorted(cuts), 31.0]
+    for a, b in zip(edges[:-1], edges[1:], strict=True):
+        first, last = int(a * 2000), int(b * 2000)
+        out += det.feed_piezo(first / 2000.0, piezo[first:last])
+        sel = (tower.load_t_s >= a) & (tower.load_t_s < b)
+        out += det.feed_load(tower.load_t_s[sel], load[sel], tower.load_valid[sel])
+    return out + det.finish()
+
+
+@pytest.mark.parametrize("broken", ["constant", "floating"])
+def test_a_level_whose_cell_reads_nothing_still_gets_its_landings_by_ear(broken: str) -> None:
+    tower = _tower()
+    n = tower.load_counts().shape[0]
+    cell = (np.full(n, 81234) if broken == "constant"
+            else np.random.default_rng(2).integers(-800000, 800000, n))
+    events = _detect_with_cell(tower, cell, [float(s) for s in range(1, 31)])
+    landings = sorted((e.t, e.floor, e.source) for e in events if isinstance(e, Landing))
+    assert [floor for _, floor, _ in landings] == [x.level for x in tower.landings]
+    assert {source for _, floor, source in landings if floor == 4} == {"acoustic"}
+    for (t, _, _), truth in zip(landings, tower.landings, strict=True):
+        assert abs(t - truth.t_rest_s) < 0.2
+    # Blocks of other sizes: the same events.
+    cuts = sorted(np.random.default_rng(3).uniform(0.0, 31.0, 70).tolist())
+    assert _detect_with_cell(tower, cell, cuts) == events
