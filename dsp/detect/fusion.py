@@ -57,6 +57,7 @@ from dsp.detect.strikes import (
     stayed_above,
     strikes_on,
 )
+from dsp.detect.topmodule import lifted_at, taken_by_hand
 from dsp.detect.trust import (
     REREAD_AFTER_S,
     REREAD_TAIL_S,
@@ -284,6 +285,10 @@ _SILENT_CELL_CONFIDENCE = 0.7
 # Why 2: a thrown cube strikes a hole edge or bounces on its way to rest; a
 # lone click on one disc was an electrical pop (model A's noisy rooms).
 _CUBE_STRIKES = 2
+# Why 1.5 s: nobody opens the tower while a throw is under way; a cube lost
+# from the top plate as a cube was heard landing (model B's cubes landing on
+# the top plate, read for a moment as one leaving) is no hand's.
+_TOP_THROWN_S = 1.5
 # Why 3: a plate's typical landing swing needs a few landings of its own.
 _SWING_SAMPLES = 3
 # Why these: in a tower whose cubes rest a moment on a plate and slide on
@@ -376,6 +381,7 @@ class FusionStats:
     slides_seen: int = 0
     bounced_on_empty: int = 0
     heard_on_silent_cells: int = 0
+    top_lifts: int = 0
 
 
 @dataclass
@@ -495,6 +501,8 @@ class Fusion:
         self._disconnect_t: dict[int, float] = {}
         self._pending_lift_deadline: float | None = None
         self.exposed: int | None = None
+        # The top module is off (level 7 open), which no channel shows (``topmodule``).
+        self._top_off = False
         #: Stream times that had load readings (filled by the detector as readings arrive).
         self.load_coverage = LoadCoverage(_LOAD_ABSENT_S)
         #: Recent load readings (filled by the detector as readings arrive).
@@ -514,6 +522,8 @@ class Fusion:
         self._last_connection_t = -np.inf
         # When modules were last lifted off or set back (a few are enough).
         self._connection_times: deque[float] = deque(maxlen=32)
+        # When the tower was open, and at which level: [lift, close (inf: open), exposed].
+        self._openings: deque[list[float]] = deque(maxlen=8)
         self._wide_impact_t: deque[float] = deque(maxlen=64)
         self._heard_db: deque[float] = deque(maxlen=50)
         self._piezo_seen = False
@@ -541,9 +551,18 @@ class Fusion:
             self.stats.impacts += 1
             self._impacts.append(imp)
             self.acoustic.observe(imp.peaks)
+            known = imp.t_s if known_s is None else known_s
+            thump = len(imp.channels) >= DEFAULT_WIDE_IMPACT_CHANNELS
+            if self._top_off and (thump or self._levels_of([imp])[0] < self.n_levels - 1):
+                # Set back with a thump heard through the tower, or a cube
+                # falls past the top plate: the top module is on again.
+                out.extend(self._close_top(imp.t_s, known, thump=thump))
+                if self._is_wide(imp):
+                    self._wide_impact_t.append(imp.t_s)
+                    continue
             if self._is_wide(imp):
                 self._wide_impact_t.append(imp.t_s)
-                out.extend(self._disturbance(imp.t_s, imp.t_s if known_s is None else known_s))
+                out.extend(self._disturbance(imp.t_s, known))
             elif not self._load_present(imp.t_s):
                 if (
                     self._drop.impacts
@@ -677,7 +696,7 @@ class Fusion:
     def _hand_over_heard(self) -> None:
         """Give the drop just heard to the watch over silent cells (``deadcells``)."""
         impacts, self._heard = self._heard.impacts, _Drop()
-        if self.disconnected:
+        if self._tower_open:
             return  # hands at work in an open tower
         level, confidence, final = self._resting_level(impacts)
         loud = (
@@ -694,7 +713,7 @@ class Fusion:
         """Landings heard on levels whose load cells read nothing, due by ``now_s``."""
         out: list[Event] = []
         for drop in self.silent_cells.take_due(now_s):
-            if self.disconnected or self.silent_cells.explained(drop):
+            if self._tower_open or self.silent_cells.explained(drop):
                 continue
             for heard in self.silent_cells.judge(drop, cell_still=self._cell_still(drop)):
                 self.stats.heard_on_silent_cells += 1
@@ -835,7 +854,7 @@ class Fusion:
         restless or a knock heard on the table.
         """
         disturbed_until = self._disturbance_until if shaken_too else self._steps_disturbed_until
-        if self.disconnected or step.t_settled_s <= disturbed_until:
+        if self._tower_open or step.t_settled_s <= disturbed_until:
             return False
         if step.t_before_s - self._last_connection_t < _HANDLING_GUARD_S:
             return False
@@ -1138,7 +1157,7 @@ class Fusion:
             # accounted for is stale (a hand moved the plate meanwhile, seen
             # by no step), and the step's own measure is the cube.
             before, delta = step.before_counts, step.delta_counts
-        if not self.disconnected and not self.scale.knows_sign(level):
+        if not self._tower_open and not self.scale.knows_sign(level):
             # As in the fast view: in a closed tower a change can only be cubes arriving.
             self.scale.learn_sign(level, delta, cubes_added=True)
         # A change the fast view counted as one cube, measured again: what is
@@ -1163,7 +1182,7 @@ class Fusion:
         n, residual = self.scale.count(level, delta, still=still)
         if (
             n < 0
-            and not self.disconnected
+            and not self._tower_open
             and self.cubes_on[level] == 0
             and self._levels[level].landings <= 1
         ):
@@ -1233,22 +1252,40 @@ class Fusion:
             return self._at_rest(
                 self._landings(whole, n, confidence * 0.9, now_s, settled=True)
             )
+        held = self.cubes_on[level]
         self.cubes_on[level] = max(0, self.cubes_on[level] + n)
         self.stats.settled_removals += 1
-        knocked = self._exposed_level() != level
         t = step.t_before_s
         # The fast view saw the cubes leave; the settled view only confirms it.
         seen = self._take_doubted(level, step.t_before_s, np.inf, landing=False)
         if seen is not None:
             t = seen.t_before_s
+        # Taken by hand if the level lay open when they left: the settled
+        # view may decide only after the tower was closed again.
+        knocked = level not in (self._exposed_level(), self._exposed_at(t))
+        lifted: list[Event] = []
+        if (
+            knocked and level == self.n_levels - 1 and not self.disconnected
+            and held >= -n
+            and max(memory.landed_t for memory in self._levels) < t - _TOP_THROWN_S
+            and taken_by_hand(
+                list(zip((imp.t_s for imp in self._impacts), self._levels_of(list(self._impacts)),
+                         strict=True)),
+                t, level, until_s=now_s,
+            )
+        ):
+            # Nothing heard falling from the top plate: a hand took them
+            # with the top module off.
+            lifted, knocked = self._lift_top(t, now_s), False
         return [
+            *lifted,
             Removal(t=t, t_decided=now_s, floor=level, cubes=-n,
-                    confidence=confidence * (0.9 if knocked else 1.0), knocked=knocked)
+                    confidence=confidence * (0.9 if knocked else 1.0), knocked=knocked),
         ]
 
     def _note_slide(self, step: LoadStep) -> None:
         """Show a fast step to the slide signs as it is decided (``slides.SlideSigns``)."""
-        handled_since = np.inf if self.disconnected else self._last_connection_t
+        handled_since = np.inf if self._tower_open else self._last_connection_t
         self.slide_signs.note_step(
             step, self.scale.cubes(step.level, step.delta_counts), _FAST_MAX_RESIDUAL,
             handled_since,
@@ -1386,7 +1423,7 @@ class Fusion:
 
     def _handled_during(self, step: LoadStep) -> bool:
         """Whether the tower was open, or opened or closed, while the step's plate changed."""
-        if self.disconnected:
+        if self._tower_open:
             return True
         start, end = step.t_before_s - _HANDLING_GUARD_S, step.t_settled_s + _HANDLING_GUARD_S
         return any(start <= t <= end for t in self._connection_times)
@@ -1408,7 +1445,7 @@ class Fusion:
         (``_fast_step_trusted``); a plate's first cube learnt from two that
         came together is corrected by the next (``CubeScale.count``).
         """
-        if not self.scale.borrowed(step.level) or self.disconnected:
+        if not self.scale.borrowed(step.level) or self._tower_open:
             return False
         x = self.scale.cubes(step.level, delta)
         if not (_UNMATCHED_FLOOR <= x < _UNMATCHED_CUBES or x > 1.0 / _UNMATCHED_CUBES):
@@ -1459,7 +1496,7 @@ class Fusion:
         as a removal unless the cube came and went while the plate never
         stood still.
         """
-        if self.disconnected or self.cubes_on[level] != 1 or self._levels[level].landings != 1:
+        if self._tower_open or self.cubes_on[level] != 1 or self._levels[level].landings != 1:
             return False
         if not value_t > self._levels[level].landed_t + _SETTLED_AFTER_S:
             return False
@@ -1585,8 +1622,13 @@ class Fusion:
             )
         ]
 
+    @property
+    def _tower_open(self) -> bool:
+        """Whether modules are off the tower (lifted, or the top one alone)."""
+        return bool(self.disconnected) or self._top_off
+
     def _exposed_level(self) -> int | None:
-        return self.exposed if self.disconnected else None
+        return self.exposed if self._tower_open else None
 
     def _doubt(self, step: LoadStep, *, remeasure: bool = False) -> None:
         """Keep a fast step left to the settled view, to time what it decides.
@@ -2135,6 +2177,10 @@ class Fusion:
         self.accounted[conn.level] = np.nan
         self._reconnected[conn.level] = True
         if not conn.connected:
+            if self._top_off:
+                self._top_off = False
+                self.exposed = None
+                self._close_opening(conn.t_s)
             self.disconnected.add(conn.level)
             self._disconnect_t[conn.level] = conn.t_s
             if self._pending_lift_deadline is None:
@@ -2150,6 +2196,7 @@ class Fusion:
         if self.exposed is None:
             return []
         self.exposed = None
+        self._close_opening(conn.t_s)
         return [Closed(t=conn.t_s, t_decided=conn.t_decided_s)]
 
     def _emit_lift(self, now_s: float) -> list[Event]:
@@ -2161,7 +2208,48 @@ class Fusion:
             return []
         self.exposed = exposed
         t = min(self._disconnect_t.values())
+        self._close_opening(t)
+        self._openings.append([t, np.inf, exposed])
         return [Lift(t=t, t_decided=now_s, exposed=exposed)]
+
+    def _lift_top(self, t_s: float, now_s: float) -> list[Event]:
+        """The top module was lifted before cubes left the top plate at ``t_s``."""
+        top = self.n_levels - 1
+        since = max(memory.landed_t for memory in self._levels)
+        t_lift = lifted_at([imp.t_s for imp in self._impacts if since < imp.t_s <= t_s], t_s)
+        self._top_off = True
+        self.exposed = top
+        self.stats.top_lifts += 1
+        self._last_connection_t = max(self._last_connection_t, now_s)
+        self._connection_times.append(t_lift)
+        self._close_opening(t_lift)
+        self._openings.append([t_lift, np.inf, top])
+        return [Lift(t=t_lift, t_decided=now_s, exposed=top)]
+
+    def _close_top(self, t_s: float, now_s: float, *, thump: bool) -> list[Event]:
+        """The top module was set back by ``t_s``: a thump then, or a cube falling past it.
+
+        Only the thump is handling (its jolts are no cubes); a cube heard
+        falling is a throw whose landing counts.
+        """
+        self._top_off = False
+        self.exposed = None
+        if thump:
+            self._last_connection_t = max(self._last_connection_t, now_s)
+            self._connection_times.append(t_s)
+        self._close_opening(t_s)
+        return [Closed(t=t_s, t_decided=now_s)]
+
+    def _close_opening(self, t_s: float) -> None:
+        if self._openings and not np.isfinite(self._openings[-1][1]):
+            self._openings[-1][1] = t_s
+
+    def _exposed_at(self, t_s: float) -> int | None:
+        """The level that lay open at stream time ``t_s`` (None: the tower was closed)."""
+        for start, end, exposed in reversed(self._openings):
+            if start <= t_s <= end:
+                return int(exposed)
+        return None
 
     # -- disturbances and acoustic-only ----------------------------------------
     def _is_wide(self, imp: TimedImpact) -> bool:

@@ -1,0 +1,63 @@
+"""The top module lifted: level 7 opened, which no load channel shows.
+
+To look into level k the players lift modules k..7, and the load channels
+of levels k+1..7 stop reporting (design.md). Opening the top level lifts
+module 7 alone, which carries no load cell: nothing disconnects. Cubes then
+leave level 7 by hand, and a closed tower loses a cube from its top plate
+only when a throw knocks it down, with the knocked cube heard striking the
+plates below. So a removal from the top plate with no strike heard below
+it shows the top module off; the hands that lifted it were heard on the
+tower just before, and setting it back down thumps the whole tower (or the
+next throw shows it closed).
+
+Pure functions over strike times and levels; the fusion keeps the state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+# Why 0.5 s before and 1 s after: a knocked cube leaves the plate 2-250 ms
+# after the strike that knocked it and strikes the plate below a module's
+# fall (40-90 ms) later; the removal is timed by the last still reading
+# before the plate lost it, up to a conversion or two early.
+FELL_BEFORE_S = 0.5
+FELL_AFTER_S = 1.0
+# Why 3.5 s and 6 s: hands gripping the tower, lifting the module and
+# reaching in are heard (rustle, bumps, a finger's tap) in runs with gaps
+# of up to three seconds; the first cube is taken 1-3 s after the lift
+# (2.5 s and 5 s timed 21 of the cross-check's 40 top lifts within a
+# second and missed 3 of our simulator's by 3 s; now 24, and none).
+HANDLING_GAP_S = 3.5
+HANDLING_LOOKBACK_S = 6.0
+
+
+def taken_by_hand(
+    strikes: Sequence[tuple[float, int]], t_s: float, top: int, *, until_s: float
+) -> bool:
+    """Whether cubes that left the top plate at ``t_s`` left by hand, not knocked down.
+
+    ``strikes``: ``(time, loudest level)`` of the strikes heard up to
+    ``until_s`` (when it is judged). A knocked cube is heard below the top
+    plate; a hand is not, and nothing falls through the tower while the
+    top module is off (a cube heard below before the judgement is a throw:
+    the tower was closed, or never open).
+    """
+    end = max(t_s + FELL_AFTER_S, until_s)
+    return not any(t_s - FELL_BEFORE_S <= t <= end and level < top for t, level in strikes)
+
+
+def lifted_at(strike_times: Sequence[float], t_s: float) -> float:
+    """When the top module was lifted, for a cube taken by hand at ``t_s``.
+
+    The start of the run of sounds the hands made just before (gaps under
+    ``HANDLING_GAP_S``, no further back than ``HANDLING_LOOKBACK_S``); the
+    removal's own time when none was heard.
+    """
+    earlier = sorted(t for t in strike_times if t_s - HANDLING_LOOKBACK_S <= t <= t_s)
+    start = t_s
+    for t in reversed(earlier):
+        if start - t > HANDLING_GAP_S:
+            break
+        start = t
+    return start

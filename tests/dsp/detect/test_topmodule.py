@@ -1,0 +1,111 @@
+"""The top module lifted alone: level 7 opened, which no load channel shows."""
+
+import numpy as np
+import pytest
+
+from dsp.detect.acoustic import AcousticLevelModel
+from dsp.detect.cubes import CubeScale
+from dsp.detect.events import Closed, Lift, Removal
+from dsp.detect.fusion import Fusion
+from dsp.detect.grouping import Impact
+from dsp.detect.loadcell import LoadConnection, LoadStep
+from dsp.detect.piezo import TimedImpact
+from dsp.detect.topmodule import lifted_at, taken_by_hand
+
+UNIT = 1000.0
+
+
+def test_cubes_leave_the_top_plate_by_hand_when_nothing_is_heard_falling() -> None:
+    # A finger's tap on the top plate as it takes the cube: by hand.
+    assert taken_by_hand([(9.9, 7), (12.0, 7)], 10.0, 7, until_s=11.0)
+    # The knocked cube heard striking level 6: knocked down.
+    assert not taken_by_hand([(9.9, 7), (10.05, 6)], 10.0, 7, until_s=11.0)
+    # A throw heard before the removal was judged: the tower was closed.
+    assert not taken_by_hand([(12.4, 7), (12.45, 5)], 10.0, 7, until_s=12.5)
+    assert taken_by_hand([(12.4, 7), (12.45, 5)], 10.0, 7, until_s=11.2)
+
+
+def test_the_top_module_was_lifted_when_the_hands_began_to_be_heard() -> None:
+    # Grip, lift, reach in: sounds under 3.5 s apart before the removal,
+    # six seconds back at most.
+    assert lifted_at([4.0, 7.9, 9.0, 10.4], 11.0) == pytest.approx(7.9)
+    assert lifted_at([5.2, 9.0, 10.4], 11.0) == pytest.approx(9.0)
+    # Nothing heard: the removal's own time.
+    assert lifted_at([], 11.0) == 11.0
+    assert lifted_at([3.0], 11.0) == 11.0
+
+
+def _fusion_with_top_cube() -> Fusion:
+    fusion = Fusion(n_levels=8, scale=CubeScale(n_levels=8),
+                    acoustic=AcousticLevelModel(n_levels=8))
+    for level in range(8):
+        fusion.scale.learn(level, UNIT, 1)
+        fusion.scale.learn_sign(level, UNIT, cubes_added=True)
+    t = np.arange(0.0, 20.0, 1 / 80)
+    fusion.load_coverage.add(t)
+    fusion.load_history.add(t, np.zeros((t.size, 8)), np.ones((t.size, 8), bool))
+    fusion.accounted[:] = UNIT
+    fusion.cubes_on[7] = 2
+    fusion._levels[7].landings = 5
+    return fusion
+
+
+def _strike(t_s: float, level: int, *, everywhere: bool = False) -> TimedImpact:
+    peaks = np.where(np.arange(8) == level, 300.0, 30.0)
+    channels = tuple(range(8)) if everywhere else (level,)
+    return TimedImpact(t_s, Impact(frame=0, channels=channels, peaks=peaks, floor=np.ones(8)))
+
+
+def _removal_from_top(t_before: float, before: float = UNIT) -> LoadStep:
+    return LoadStep(level=7, t_before_s=t_before, t_settled_s=t_before + 0.3,
+                    t_decided_s=t_before + 0.6, delta_counts=-UNIT, before_counts=before,
+                    after_counts=before - UNIT)
+
+
+def test_a_cube_taken_from_the_top_plate_unheard_below_opens_level_seven() -> None:
+    fusion = _fusion_with_top_cube()
+    fusion.add_impacts([_strike(8.0, 7), _strike(9.9, 7)])  # the lift's bump, a finger
+    out = fusion.add_settled_step(_removal_from_top(10.0))
+    assert [type(e) for e in out] == [Lift, Removal]
+    lift, removal = out
+    assert isinstance(lift, Lift) and lift.exposed == 7 and lift.t == pytest.approx(8.0)
+    assert isinstance(removal, Removal) and not removal.knocked and removal.floor == 7
+    # The next cube taken while it is off: by hand too, no second lift.
+    out = fusion.add_settled_step(_removal_from_top(11.5, before=0.0))
+    assert [(type(e), getattr(e, "knocked", None)) for e in out] == [(Removal, False)]
+    # Set back down with a thump heard through the tower: closed.
+    out = fusion.add_impacts([_strike(13.0, 7, everywhere=True)], known_s=13.02)
+    assert [(type(e), e.t) for e in out] == [(Closed, 13.0)]
+    fusion.cubes_on[7] = 1
+    # Closed again, a cube leaving the top plate heard falling is knocked down.
+    fusion.add_impacts([_strike(15.9, 7), _strike(16.05, 6)])
+    out = fusion.add_settled_step(_removal_from_top(16.0, before=-UNIT))
+    assert [(type(e), getattr(e, "knocked", None)) for e in out] == [(Removal, True)]
+
+
+def test_a_cube_falling_past_the_top_plate_shows_it_back_on() -> None:
+    fusion = _fusion_with_top_cube()
+    fusion.add_settled_step(_removal_from_top(10.0))
+    out = fusion.add_impacts([_strike(14.0, 7), _strike(14.05, 5)], known_s=14.1)
+    assert [(type(e), e.t) for e in out] == [(Closed, 14.05)]
+
+
+def test_no_top_module_is_lifted_from_a_plate_believed_empty_or_just_landed_on() -> None:
+    fusion = _fusion_with_top_cube()
+    fusion.cubes_on[7] = 0
+    assert [type(e) for e in fusion.add_settled_step(_removal_from_top(10.0))] == [Removal]
+    fusion = _fusion_with_top_cube()
+    fusion._levels[3].landed_t = 9.2  # a throw a moment before: no hand in the tower
+    assert [type(e) for e in fusion.add_settled_step(_removal_from_top(10.0))] == [Removal]
+
+
+def test_cubes_that_left_an_open_level_are_taken_by_hand_though_decided_after_the_close() -> None:
+    fusion = _fusion_with_top_cube()
+    fusion.cubes_on[4] = 1
+    fusion.add_load([], [LoadConnection(5, False, 2.0, 2.1)], 2.1)
+    fusion.advance(3.0)  # the lift is decided: level 4 open
+    fusion.add_load([], [LoadConnection(5, True, 6.0, 6.0)], 6.0)
+    removal = LoadStep(level=4, t_before_s=5.0, t_settled_s=6.2, t_decided_s=6.5,
+                       delta_counts=-UNIT, before_counts=UNIT, after_counts=0.0)
+    out = fusion.add_settled_step(removal)
+    assert [(type(e), getattr(e, "knocked", None)) for e in out] == [(Removal, False)]
