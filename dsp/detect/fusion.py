@@ -827,20 +827,20 @@ class Fusion:
     def _slides_on(self, step: LoadStep, now_s: float, look: _Look | None) -> bool:
         """Whether a landing about to be decided waits to see whether its cube stays.
 
-        Only in a tower whose cubes rest a moment on a plate and slide on
-        into its hole (:attr:`slides`): the landing waits until its plate
+        Only in a tower whose cubes were seen to rest a moment on a plate and
+        slide on into its hole (``SlideSigns.wary``): the landing waits until its plate
         has held the cube a while and nothing more is heard on it (a sliding
         cube scrapes), then is decided if the plate still holds it.
         """
-        if not self.slides or self.scale.cubes(step.level, step.delta_counts) <= 0:
+        if not self.slide_signs.wary or self.scale.cubes(step.level, step.delta_counts) <= 0:
             return False
         first = step if look is None else look.first
-        if now_s - first.t_settled_s >= _SLIDE_WAIT_S:
-            return False
         recent = [imp for imp in self._impacts if now_s - _MOVING_S < imp.t_s <= now_s]
-        if now_s >= first.t_settled_s + _SLIDE_HOLD_S and step.level not in self._levels_of(
-            recent
+        if now_s - first.t_settled_s >= _SLIDE_WAIT_S or (
+            now_s >= first.t_settled_s + _SLIDE_HOLD_S
+            and step.level not in self._levels_of(recent)
         ):
+            self.slide_signs.note_held()
             return False
         # Nothing is decided before the plate has held the cube long enough.
         at_s = max(now_s + _SLIDE_LOOK_S, first.t_settled_s + _SLIDE_HOLD_S)

@@ -16,9 +16,9 @@ left for knock-downs. Two signs tell such a tower:
   neighbour's jolt can look like it (model C showed two in a session, none
   of the first kind).
 
-After ``SEEN`` (full) signs the fusion lets landings wait until their plate
-has held the cube a while and no knock-down stop is inferred from a plate
-whose load came back.
+After ``WARY_AFTER`` slides seen the fusion lets landings wait until their
+plate has held the cube a while; after ``SEEN`` (full) signs, also no
+knock-down stop is inferred from a plate whose load came back.
 """
 
 from __future__ import annotations
@@ -33,6 +33,16 @@ from dsp.detect.loadcell import LoadStep
 # C's 64 did; 28 of model B's 32 did. One sign alone would have cost our
 # noisy rooms 0.4 % of their landings for a quarter of model B's false ones.
 SEEN = 2
+# Why 1: waiting to see a landing's cube stay costs only time, where taking
+# a tower for one whose cubes slide on costs the knock-down stops too. One
+# sign came in 31 of model B's 32 sessions (at 20 s, two at 34 s), in 2 of
+# 152 of the other models' and in none of 30 of ours.
+WARY_AFTER = 1
+# Why 6: in a tower whose cubes slide on, most plates a cube reaches it
+# leaves again (model B: 60-87 %), so a slide comes within a few landings;
+# six landings in a row that stayed after one sign say it was something else
+# (a cube knocked off, a hand), and waiting stops costing time.
+WARY_HOLDS = 6
 # Why 0.8 s: a sliding cube leaves its plate within half a second of settling.
 SLID_WITHIN_S = 0.8
 # Why 0.1 s: a plate that read a cube for less than that after its rise
@@ -60,6 +70,7 @@ class SlideSigns:
     def __init__(self) -> None:
         self.slides_seen = 0
         self.bounced_on_empty = 0
+        self._held_since_slide = 0
         self._risen: dict[int, LoadStep] = {}
         self._seen: deque[tuple[int, float]] = deque(maxlen=_STEPS_KEPT)
         self._checks: deque[LoadStep] = deque(maxlen=_CHECKS_KEPT)
@@ -68,6 +79,21 @@ class SlideSigns:
     def slides(self) -> bool:
         """Whether enough signs were seen (see the module's description)."""
         return 2 * self.slides_seen + self.bounced_on_empty >= 2 * SEEN
+
+    @property
+    def wary(self) -> bool:
+        """Whether a cube was seen to slide on lately: landings wait to see theirs stay.
+
+        Until the tower is known (:attr:`slides`), only for the next
+        ``WARY_HOLDS`` landings that stayed after a cube was seen to slide on.
+        """
+        return self.slides or (
+            self.slides_seen >= WARY_AFTER and self._held_since_slide < WARY_HOLDS
+        )
+
+    def note_held(self) -> None:
+        """A landing that waited to see its cube stay: it stayed."""
+        self._held_since_slide += 1
 
     def note_step(
         self, step: LoadStep, cubes: float, whole_within: float, handled_since_s: float
@@ -113,6 +139,7 @@ class SlideSigns:
     def count_slide(self) -> None:
         """A fall from :meth:`due` was heard striking below its plate."""
         self.slides_seen += 1
+        self._held_since_slide = 0
 
     def count_bounce_on_empty(self) -> None:
         """A cube bounced on an empty plate, swung it like a landing and went on."""

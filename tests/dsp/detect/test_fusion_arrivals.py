@@ -1341,6 +1341,15 @@ def test_where_cubes_slide_a_landing_waits_until_its_plate_has_held_the_cube() -
     fusion, step = _rests_a_moment(leaves_at=1.3)
     out = _decide(fusion, step, 2.0)
     assert _landings(out) == [(5, 1, 0.95)] and out[0].t_decided < 1.2
+    # One cube seen sliding on already: landings wait too, and one that
+    # stayed counts towards waiting no more.
+    fusion, step = _rests_a_moment(leaves_at=1.3)
+    fusion.slide_signs.slides_seen = 1
+    assert _landings(_decide(fusion, step, 2.0)) == []
+    fusion, step = _rests_a_moment(leaves_at=None)
+    fusion.slide_signs.slides_seen = 1
+    assert _landings(_decide(fusion, step, 2.0)) == [(5, 1, 0.95)]
+    assert fusion.slide_signs._held_since_slide == 1
 
 
 def test_a_landing_waiting_to_see_its_cube_stay_is_reported_once_if_the_settled_view_counts_it(

@@ -65,3 +65,22 @@ def test_a_plates_first_cube_of_no_known_size_is_a_sign_when_as_much_left_soon()
     signs.note_step(_step(0.95, 1.0, 1.0), float("nan"), 0.25, -np.inf)
     signs.note_step(_step(1.3, 1.32, -1.0), float("nan"), 0.25, -np.inf)
     assert signs.due(9.0, 0.0) == []
+
+
+def test_one_slide_makes_landings_wait_until_a_few_stayed() -> None:
+    from dsp.detect.slides import WARY_HOLDS
+
+    signs = SlideSigns()
+    assert not signs.wary
+    signs.count_slide()
+    assert signs.wary and not signs.slides
+    for _ in range(WARY_HOLDS - 1):
+        signs.note_held()
+    assert signs.wary
+    signs.note_held()
+    assert not signs.wary  # that many cubes stayed: something else slid
+    signs.count_slide()  # another slide: wary again, and the tower is known
+    assert signs.wary and signs.slides
+    for _ in range(2 * WARY_HOLDS):
+        signs.note_held()
+    assert signs.wary
