@@ -38,11 +38,14 @@ SEEN = 2
 # sign came in 31 of model B's 32 sessions (at 20 s, two at 34 s), in 2 of
 # 152 of the other models' and in none of 30 of ours.
 WARY_AFTER = 1
-# Why 6: in a tower whose cubes slide on, most plates a cube reaches it
+# Why 3: in a tower whose cubes slide on, most plates a cube reaches it
 # leaves again (model B: 60-87 %), so a slide comes within a few landings;
-# six landings in a row that stayed after one sign say it was something else
-# (a cube knocked off, a hand), and waiting stops costing time.
-WARY_HOLDS = 6
+# three landings in a row that stayed after one sign say it was something
+# else (a cube knocked off by the next throw of a quick series, a hand).
+# Our evaluation's quick series show such signs: six cost them 15 ms of
+# p95 latency (470 -> 485 ms), three 10 ms; model B kept 31 and 19 of its
+# false landings off with six, 19 and 12 with three.
+WARY_HOLDS = 3
 # Why 0.8 s: a sliding cube leaves its plate within half a second of settling.
 SLID_WITHIN_S = 0.8
 # Why 0.1 s: a plate that read a cube for less than that after its rise
