@@ -1264,18 +1264,7 @@ class Fusion:
         # view may decide only after the tower was closed again.
         knocked = level not in (self._exposed_level(), self._exposed_at(t))
         lifted: list[Event] = []
-        if (
-            knocked and level == self.n_levels - 1 and not self.disconnected
-            and held >= -n
-            and max(memory.landed_t for memory in self._levels) < t - _TOP_THROWN_S
-            and taken_by_hand(
-                list(zip((imp.t_s for imp in self._impacts), self._levels_of(list(self._impacts)),
-                         strict=True)),
-                t, level, until_s=now_s,
-            )
-        ):
-            # Nothing heard falling from the top plate: a hand took them
-            # with the top module off.
+        if knocked and self._top_taken_by_hand(level, t, -n, held, now_s):
             lifted, knocked = self._lift_top(t, now_s), False
         return [
             *lifted,
@@ -2211,6 +2200,23 @@ class Fusion:
         self._close_opening(t)
         self._openings.append([t, np.inf, exposed])
         return [Lift(t=t, t_decided=now_s, exposed=exposed)]
+
+    def _top_taken_by_hand(
+        self, level: int, t_s: float, cubes: int, held: int, now_s: float
+    ) -> bool:
+        """Whether ``cubes`` that left a closed tower's top plate at ``t_s`` left by hand.
+
+        The plate held them, no throw landed just before, and nothing was
+        heard falling below it (``topmodule.taken_by_hand``): the top
+        module is off.
+        """
+        if level != self.n_levels - 1 or self.disconnected or held < cubes:
+            return False
+        if max(memory.landed_t for memory in self._levels) >= t_s - _TOP_THROWN_S:
+            return False
+        impacts = list(self._impacts)
+        heard = list(zip((imp.t_s for imp in impacts), self._levels_of(impacts), strict=True))
+        return taken_by_hand(heard, t_s, level, until_s=now_s)
 
     def _lift_top(self, t_s: float, now_s: float) -> list[Event]:
         """The top module was lifted before cubes left the top plate at ``t_s``."""
