@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Measure ``towerear detect`` on all five cross-check models with one command.
+
+Makes the recordings of each model once (towers 1-8 and 9-16, the four
+scenarios, 120 s each, about 11 h of stream; kept in ``--sets`` for the
+next run), runs the detection pipeline over every recording in worker
+processes (the same code path as ``towerear detect``, without a process
+start per recording), keeps each output beside its recording as
+``NAME.<tag>.jsonl`` and prints one line per model and tower range: level
+right, wrong floor / time off / missed, false landings an hour, latency,
+and the lifts, closures and removals of the games.
+
+Usage::
+
+    .venv/bin/python tools/crosscheck/run_all.py --sets /tmp/crosscheck-sets --tag mine
+    .venv/bin/python tools/crosscheck/run_all.py --sets DIR --tag mine --models A E --towers 2
+
+Two runs with different tags (two versions of the code) can be compared
+line by line; docs/crosscheck.md, run 22 on, was measured this way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+TOOLS = Path(__file__).resolve().parents[1]
+ROOT = TOOLS.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import score  # noqa: E402  (the scorer beside this script)
+
+GENERATORS = {
+    "A": TOOLS / "crosscheck" / "make_recordings.py",
+    "B": TOOLS / "crosscheck_b" / "make_recordings_b.py",
+    "C": TOOLS / "crosscheck_c" / "make_recordings_c.py",
+    "D": TOOLS / "crosscheck_d" / "make_recordings_d.py",
+    "E": TOOLS / "crosscheck_e" / "make_recordings_e.py",
+}
+
+
+def make_set(model: str, first_seed: int, towers: int, duration_s: float, out: Path) -> None:
+    """Make one model's recordings into ``out`` unless they are there already."""
+    if out.is_dir() and len(list(out.glob("*.truth.json"))) >= 4 * towers:
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        [sys.executable, str(GENERATORS[model]), "--out", str(out), "--towers", str(towers),
+         "--first-seed", str(first_seed), "--duration", str(duration_s)],
+        check=True, capture_output=True,
+    )
+
+
+def detect_one(recording: Path, tag: str) -> tuple[str, float, float]:
+    """Detect one recording in this process; ``(name, stream s, cpu s)``."""
+    from hostapp.cli.detect import detect_recording
+
+    started = time.process_time()
+    result = detect_recording(recording)
+    with recording.with_suffix(f".{tag}.jsonl").open("w") as out:
+        for event in result.events:
+            out.write(json.dumps(event) + "\n")
+    stream = float(result.diagnostics.get("seconds_stream", 0.0))
+    return recording.name, stream, time.process_time() - started
+
+
+def score_set(folder: Path, tag: str) -> dict[str, Any]:
+    """The scorer's totals over a folder's recordings, from their ``.<tag>.jsonl``."""
+    results = []
+    for truth_path in sorted(folder.glob("*.truth.json")):
+        out = truth_path.with_name(truth_path.name.replace(".truth.json", f".{tag}.jsonl"))
+        events, malformed = score.parse_jsonl(out.read_text())
+        run = score.DetectRun(events, 0, 0.0, malformed)
+        results.append(score.score_one(score.read_truth(truth_path), run, tolerance_s=0.5))
+    return score.aggregate(results)
+
+
+def summary_line(name: str, agg: dict[str, Any]) -> str:
+    """One line of the numbers docs/crosscheck.md reports."""
+    return (
+        f"{name:14s} {agg['n_truth']:5d} landings  right {agg['level_right_pct']:6.2f} %  "
+        f"wrong/off/missed {agg['wrong_floor']}/{agg['time_off']}/{agg['missed']}  "
+        f"false {agg['false']} ({agg['false_per_hour']:.1f}/h)  "
+        f"latency {agg['latency_median_s']:.2f}/{agg['latency_p95_s']:.2f} s  "
+        f"lifts {agg['lifts_found']}/{agg['lifts']} closes {agg['closes_found']}/{agg['closes']} "
+        f"removals {agg['removals_right']}/{agg['removals']}"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: make what is missing, detect everything, print the table."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--sets", type=Path, required=True, help="where the recordings are kept")
+    p.add_argument("--tag", required=True, help="names this run's outputs (NAME.<tag>.jsonl)")
+    p.add_argument("--models", nargs="+", default=list(GENERATORS), choices=list(GENERATORS))
+    p.add_argument("--towers", type=int, default=8, help="towers per range (1.. and 9..)")
+    p.add_argument("--ranges", type=int, default=2, choices=(1, 2),
+                   help="1: towers 1..N only; 2: also towers 9..8+N")
+    p.add_argument("--duration", type=float, default=120.0, help="seconds per recording")
+    p.add_argument("--jobs", type=int, default=2)
+    args = p.parse_args(argv)
+    folders: list[tuple[str, Path]] = []
+    for model in args.models:
+        for first in (1, 9)[: args.ranges]:
+            name = f"{model} {first}-{first + args.towers - 1}"
+            folder = args.sets / f"{model.lower()}{first}"
+            print(f"{name}: making recordings if missing", file=sys.stderr, flush=True)
+            make_set(model, first, args.towers, args.duration, folder)
+            folders.append((name, folder))
+    recordings = [r for _, folder in folders for r in sorted(folder.glob("*.bin"))]
+    stream = cpu = 0.0
+    with ProcessPoolExecutor(args.jobs) as pool:
+        futures = [pool.submit(detect_one, r, args.tag) for r in recordings]
+        for done, future in enumerate(futures, 1):
+            _, s, c = future.result()
+            stream, cpu = stream + s, cpu + c
+            if done % 20 == 0 or done == len(futures):
+                print(f"detected {done}/{len(futures)}", file=sys.stderr, flush=True)
+    for name, folder in folders:
+        print(summary_line(name, score_set(folder, args.tag)))
+    print(f"{stream / 3600:.1f} h of stream at {stream / max(cpu, 1e-9):.0f}x real time per core")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
