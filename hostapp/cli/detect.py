@@ -104,6 +104,7 @@ def detect_recording(
             "piezo_dropped_sets": diag.piezo_dropped_sets,
             "cube_counts": [round(c, 1) for c in diag.cube_counts],
             "load_noise_counts": [round(s, 2) for s in diag.load_noise_counts],
+            "silent_cells": sorted(pipeline.detector.fusion.silent_cells.dead),
         }
         diagnostics["seconds_stream"] = max(
             pipeline.detector.piezo.t_done_s, pipeline.detector.load.level_t.max(initial=0.0)
@@ -131,4 +132,10 @@ def run_detect(args: argparse.Namespace) -> int:
     )
     if "detector" in diag:
         print(f"towerear detect: detector {json.dumps(diag['detector'])}", file=sys.stderr)
+        silent = diag["detector"].get("silent_cells")
+        if silent:
+            levels = ", ".join(str(level) for level in silent)
+            which = f"cell of level {levels}" if len(silent) == 1 else f"cells of levels {levels}"
+            print(f"towerear detect: the load {which} read nothing; landings there were "
+                  "heard only", file=sys.stderr)
     return 0

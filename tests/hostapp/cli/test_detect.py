@@ -110,3 +110,37 @@ def test_bad_calibration_file_exits_2(
     cal.write_text('{"cube_mass_g": -3}')
     status, _, err = _run(["detect", str(path), "--calibration", str(cal)], capsys)
     assert status == 2 and err.count("\n") == 1 and "calibration" in err
+
+
+def test_detect_hears_the_landings_on_a_level_whose_load_cell_reads_nothing(
+    wrapped_recording: tuple[Path, list[dict]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from hostapp.protocol.codec import encode_frame
+    from hostapp.protocol.messages import Load
+    from hostapp.recording import RecordingReader
+
+    path, truth = wrapped_recording
+    # Level 5's cell stuck at one reading (a broken bridge wire), frames re-encoded.
+    out = bytearray(b"\x00")
+    for frame in RecordingReader(path):
+        msg = frame.msg
+        if isinstance(msg, Load):
+            values = msg.values.copy()
+            values[5] = 123456
+            msg = Load(msg.t_us, msg.valid, values)
+        out += encode_frame(msg, frame.seq)
+    stuck = tmp_path / "stuck.bin"
+    stuck.write_bytes(bytes(out))
+    status, events, err = _run(["detect", str(stuck)], capsys)
+    assert status == 0
+    assert "the load cell of level 5 read nothing" in err
+    expected = sorted(
+        round(e["t"], 1) for e in truth if e["event"] == "landing" and e["level"] == 5
+    )
+    heard = sorted(e["t"] for e in events if e["event"] == "landing" and e["floor"] == 5)
+    assert len(expected) >= 2 and len(heard) == len(expected)
+    assert all(abs(a - b) < 0.5 for a, b in zip(heard, expected, strict=True))
+    # Intact, nothing is said about dead cells.
+    assert "read nothing" not in _run(["detect", str(path)], capsys)[2]
