@@ -397,6 +397,11 @@ class LivePipeline:
         """The detector, once the stream's rates are known."""
         return self.pipeline.detector
 
+    def silent_cells(self) -> tuple[int, ...]:
+        """Levels whose load cells read nothing, so far (their landings are heard only)."""
+        detector = self.pipeline.detector
+        return tuple(sorted(detector.fusion.silent_cells.dead)) if detector else ()
+
     def feed(self, messages: Iterable[object]) -> list[Event]:
         """Feed messages in arrival order; returns the events they decided."""
         stamped: list[_Stamped] = []

@@ -1,6 +1,14 @@
 """German texts of the desktop app's window, source bar, live view and Mord im Arosa screens."""
 
 MESSAGES = {
+    "The load cells of levels {levels} read nothing: cubes landing there are only heard. "
+    "Check their wires.":
+        "Die Wägezellen der Ebenen {levels} lesen nichts: Würfel, die dort landen, werden "
+        "nur gehört. Prüfe ihre Drähte.",
+    "The load cell of level {levels} reads nothing: cubes landing there are only heard. "
+    "Check its wires.":
+        "Die Wägezelle von Ebene {levels} liest nichts: Würfel, die dort landen, werden nur "
+        "gehört. Prüfe ihre Drähte.",
     # window and menus
     "towerear": "towerear",
     "&File": "&Datei",

@@ -14,6 +14,7 @@ from PyQt6.QtWidgets import (
     QLabel,
     QPushButton,
     QSizePolicy,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -50,6 +51,18 @@ def status_line(status: StreamStatus) -> str:
     if status.hello is not None:
         parts.append(tr("firmware {version}", version=status.hello.firmware_version))
     return " \u2022 ".join(parts)
+
+
+def warning_line(status: StreamStatus) -> str:
+    """What the detector found wrong with the sensors ("" when nothing)."""
+    if not status.silent_cells:
+        return ""
+    levels = ", ".join(str(level) for level in status.silent_cells)
+    if len(status.silent_cells) > 1:
+        return tr("The load cells of levels {levels} read nothing: cubes landing there are "
+                  "only heard. Check their wires.", levels=levels)
+    return tr("The load cell of level {levels} reads nothing: cubes landing there are only "
+              "heard. Check its wires.", levels=levels)
 
 
 def counters_line(status: StreamStatus) -> str:
@@ -91,8 +104,16 @@ class SourceBar(QWidget):
         self._recordings_dir = recordings_dir
         self._show_error = show_error
         self._replay_path = ""
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(6, 2, 6, 2)
+        rows = QVBoxLayout(self)
+        rows.setContentsMargins(6, 2, 6, 2)
+        layout = QHBoxLayout()
+        rows.addLayout(layout)
+        # Below the bar, only while there is something wrong with a sensor.
+        self.warning_label = QLabel("")
+        self.warning_label.setWordWrap(True)
+        self.warning_label.setStyleSheet("color: #b00000; font-weight: bold;")
+        self.warning_label.setVisible(False)
+        rows.addWidget(self.warning_label)
 
         self.kind_box = QComboBox()
         self.kind_box.setAccessibleName(tr("Source"))
@@ -140,6 +161,9 @@ class SourceBar(QWidget):
             "" if status.health.connected else "color: #b00000; font-weight: bold;"
         )
         self.counters_label.setText(counters_line(status))
+        warning = warning_line(status)
+        self.warning_label.setText(warning)
+        self.warning_label.setVisible(bool(warning))
         if (status.recording is not None) != self.record_button.isChecked():
             self.record_button.blockSignals(True)
             self.record_button.setChecked(status.recording is not None)

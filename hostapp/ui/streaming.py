@@ -59,6 +59,9 @@ class Detector(Protocol):
     def feed(self, messages: Sequence[Any]) -> list[Any]:
         """Process messages in arrival order; return the events decided."""
 
+    def silent_cells(self) -> tuple[int, ...]:
+        """Levels whose load cells read nothing (their landings are heard only)."""
+
 
 @dataclass(frozen=True)
 class SourceHealth:
@@ -97,6 +100,7 @@ class StreamStatus:
     hello: Hello | None
     recording: str | None
     messages_per_s: float
+    silent_cells: tuple[int, ...] = ()
 
 
 class DetectionWorker(threading.Thread):
@@ -124,6 +128,7 @@ class DetectionWorker(threading.Thread):
         self.dropped_for_ui = 0
         self.detector_errors = 0
         self.messages_seen = 0
+        self.silent_cells: tuple[int, ...] = ()
 
     def run(self) -> None:
         while not self._stopping.is_set():
@@ -136,7 +141,9 @@ class DetectionWorker(threading.Thread):
                 log.exception("detection failed on a batch of %d messages", len(batch))
                 self.detector_errors += 1
                 events = []
+            silent = self._detector.silent_cells()
             with self._lock:
+                self.silent_cells = silent
                 overflow = len(self._messages) + len(batch) - (self._messages.maxlen or 0)
                 if overflow > 0:
                     self.dropped_for_ui += overflow
@@ -337,5 +344,6 @@ class StreamHub(QObject):
                 hello=self.hello,
                 recording=self._recording,
                 messages_per_s=self._rate,
+                silent_cells=self._worker.silent_cells if self._worker is not None else (),
             )
         )

@@ -1,0 +1,66 @@
+"""A load cell that reads nothing is named in the source bar while its cubes are heard."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytestqt.qtbot import QtBot
+
+from hostapp.eval.sessions import SessionSpec, record_session
+from hostapp.protocol.codec import encode_frame
+from hostapp.protocol.messages import Load
+from hostapp.recording import RecordingReader
+from hostapp.ui.app import build_app
+from hostapp.ui.arosa.journal_adapter import JournalGameStore
+from hostapp.ui.streaming import SourceChoice
+
+
+def _stuck_recording(tmp_path: Path) -> Path:
+    """30 s of throws (four onto level 5) whose level-5 cell is stuck at one reading."""
+    intact = tmp_path / "intact.bin"
+    record_session(SessionSpec("single", 4, 44, 30.0), intact)
+    out = bytearray(b"\x00")
+    for frame in RecordingReader(intact):
+        msg = frame.msg
+        if isinstance(msg, Load):
+            values = msg.values.copy()
+            values[5] = 123456
+            msg = Load(msg.t_us, msg.valid, values)
+        out += encode_frame(msg, frame.seq)
+    stuck = tmp_path / "stuck.bin"
+    stuck.write_bytes(bytes(out))
+    return stuck
+
+
+def test_the_source_bar_names_a_level_whose_load_cell_reads_nothing(
+    qtbot: QtBot, journal_dir: Path, tmp_path: Path
+) -> None:
+    stuck = _stuck_recording(tmp_path)
+    errors: list[str] = []
+    app = build_app(
+        store=JournalGameStore(journal_dir),
+        show_error=errors.append,
+        first_source=SourceChoice("replay", path=str(stuck), speed=20.0),
+    )
+    qtbot.addWidget(app.window)
+    app.window.show()
+    bar = app.window.source_bar
+    assert bar is not None
+    assert not bar.warning_label.isVisible()
+    qtbot.waitUntil(lambda: "level 5 reads nothing" in bar.warning_label.text(), timeout=10_000)
+    assert bar.warning_label.isVisible()
+    assert "color: #b00000" in bar.warning_label.styleSheet()
+    assert errors == []
+    app.close()
+
+
+def test_the_warning_names_every_silent_level() -> None:
+    from hostapp.ui.source_bar import warning_line
+    from hostapp.ui.streaming import SourceHealth, StreamStatus
+
+    def status(silent: tuple[int, ...]) -> StreamStatus:
+        return StreamStatus("sim", SourceHealth(connected=True), None, None, 0.0, silent)
+
+    assert warning_line(status(())) == ""
+    assert warning_line(status((5,))).startswith("The load cell of level 5 reads nothing")
+    assert warning_line(status((2, 5))).startswith("The load cells of levels 2, 5 read nothing")
