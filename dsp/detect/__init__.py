@@ -47,6 +47,10 @@ Stages
 - :mod:`~dsp.detect.stops`: a thrown cube that stopped on a plate, knocking its cube down.
 - :mod:`~dsp.detect.trust`: whether a load step is a cube's, by ear and by its plate's swing.
 - :mod:`~dsp.detect.slides`: signs of a tower whose cubes rest a moment and slide on.
+- :mod:`~dsp.detect.dropgap`: how long a silence ends a drop heard without load cells.
+- :mod:`~dsp.detect.deadcells`: load cells that read nothing; their levels' cubes heard.
+- :mod:`~dsp.detect.topmodule`: the top module lifted alone (level 7 opened, no channel shows).
+- :mod:`~dsp.detect.converter`: whether a slow converter's spikes allow short windows.
 - :mod:`~dsp.detect.fusion`: landings, removals, lifts, closures, disturbances.
 - :mod:`~dsp.detect.calibration`: :class:`~dsp.detect.calibration.DetectorCalibration`.
 - :mod:`~dsp.detect.synthetic`: simple synthetic tower signals for tests.
