@@ -402,6 +402,11 @@ class LivePipeline:
         detector = self.pipeline.detector
         return tuple(sorted(detector.fusion.silent_cells.dead)) if detector else ()
 
+    def deaf_discs(self) -> tuple[int, ...]:
+        """Levels whose contact microphones hear none of their plate's landings, so far."""
+        detector = self.pipeline.detector
+        return tuple(sorted(detector.fusion.deaf_discs.deaf)) if detector else ()
+
     def feed(self, messages: Iterable[object]) -> list[Event]:
         """Feed messages in arrival order; returns the events they decided."""
         stamped: list[_Stamped] = []

@@ -49,6 +49,7 @@ Stages
 - :mod:`~dsp.detect.slides`: signs of a tower whose cubes rest a moment and slide on.
 - :mod:`~dsp.detect.dropgap`: how long a silence ends a drop heard without load cells.
 - :mod:`~dsp.detect.deadcells`: load cells that read nothing; their levels' cubes heard.
+- :mod:`~dsp.detect.deafdiscs`: contact microphones that hear none of their plate's landings.
 - :mod:`~dsp.detect.topmodule`: the top module lifted alone (level 7 opened, no channel shows).
 - :mod:`~dsp.detect.converter`: whether a slow converter's spikes allow short windows.
 - :mod:`~dsp.detect.fusion`: landings, removals, lifts, closures, disturbances.

@@ -23,6 +23,7 @@ import numpy as np
 from dsp.detect.acoustic import AcousticLevelModel, loudness_profile
 from dsp.detect.cubes import CubeScale
 from dsp.detect.deadcells import STILL_SIGMAS, HeardDrop, SilentCells
+from dsp.detect.deafdiscs import DeafDiscs
 from dsp.detect.dropgap import DropGap
 from dsp.detect.events import Closed, Disturbance, Event, Landing, Lift, Removal
 from dsp.detect.loadcell import LoadConnection, LoadStep
@@ -513,6 +514,8 @@ class Fusion:
         # cells that never move with their plates (``deadcells``).
         self._heard = _Drop()
         self.silent_cells = SilentCells(self.n_levels)
+        #: Discs that hear nothing of their own plate's landings (``deafdiscs``).
+        self.deaf_discs = DeafDiscs(self.n_levels)
         #: Cubes believed to lie on each level (from the events decided so far).
         self.cubes_on = [0] * self.n_levels
         #: Load of each level (counts) that the events so far account for;
@@ -551,6 +554,7 @@ class Fusion:
             self.stats.impacts += 1
             self._impacts.append(imp)
             self.acoustic.observe(imp.peaks)
+            self.deaf_discs.note_impact(imp.channels)
             known = imp.t_s if known_s is None else known_s
             thump = len(imp.channels) >= DEFAULT_WIDE_IMPACT_CHANNELS
             if self._top_off and (thump or self._levels_of([imp])[0] < self.n_levels - 1):
@@ -1837,6 +1841,8 @@ class Fusion:
         # above after the cube below arrived) and dropped: on the cross-check
         # towers it found none and made 83 false landings an hour (docs/detection.md).
         knocked_from = self._recent_removal_above(step)
+        if n == 1:
+            self.deaf_discs.note_landing(level, (ch for imp in own_drop for ch in imp.channels))
         if drop:
             swing_from = drop[0].t_s - BEFORE_STRIKE_S
             own = self.load_history.swing(level, swing_from, now_s)

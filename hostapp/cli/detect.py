@@ -105,6 +105,7 @@ def detect_recording(
             "cube_counts": [round(c, 1) for c in diag.cube_counts],
             "load_noise_counts": [round(s, 2) for s in diag.load_noise_counts],
             "silent_cells": sorted(pipeline.detector.fusion.silent_cells.dead),
+            "deaf_discs": sorted(pipeline.detector.fusion.deaf_discs.deaf),
         }
         diagnostics["seconds_stream"] = max(
             pipeline.detector.piezo.t_done_s, pipeline.detector.load.level_t.max(initial=0.0)
@@ -138,4 +139,10 @@ def run_detect(args: argparse.Namespace) -> int:
             which = f"cell of level {levels}" if len(silent) == 1 else f"cells of levels {levels}"
             print(f"towerear detect: the load {which} read nothing; landings there were "
                   "heard only", file=sys.stderr)
+        deaf = diag["detector"].get("deaf_discs")
+        if deaf:
+            levels = ", ".join(str(level) for level in deaf)
+            which = f"disc of level {levels}" if len(deaf) == 1 else f"discs of levels {levels}"
+            print(f"towerear detect: the {which} heard none of its plate's landings",
+                  file=sys.stderr)
     return 0

@@ -1,6 +1,14 @@
 """German texts of the desktop app's window, source bar, live view and Mord im Arosa screens."""
 
 MESSAGES = {
+    "The contact microphones of levels {levels} hear none of their plates' landings. "
+    "Check their wires and glue.":
+        "Die Kontaktmikrofone der Ebenen {levels} hören keine Landung auf ihren Böden. "
+        "Prüfe Drähte und Klebung.",
+    "The contact microphone of level {levels} hears none of its plate's landings. "
+    "Check its wire and glue.":
+        "Das Kontaktmikrofon von Ebene {levels} hört keine Landung auf seinem Boden. "
+        "Prüfe Draht und Klebung.",
     "The load cells of levels {levels} read nothing: cubes landing there are only heard. "
     "Check their wires.":
         "Die Wägezellen der Ebenen {levels} lesen nichts: Würfel, die dort landen, werden "

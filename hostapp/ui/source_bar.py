@@ -55,14 +55,24 @@ def status_line(status: StreamStatus) -> str:
 
 def warning_line(status: StreamStatus) -> str:
     """What the detector found wrong with the sensors ("" when nothing)."""
-    if not status.silent_cells:
-        return ""
-    levels = ", ".join(str(level) for level in status.silent_cells)
-    if len(status.silent_cells) > 1:
-        return tr("The load cells of levels {levels} read nothing: cubes landing there are "
-                  "only heard. Check their wires.", levels=levels)
-    return tr("The load cell of level {levels} reads nothing: cubes landing there are only "
-              "heard. Check its wires.", levels=levels)
+    parts = []
+    if status.silent_cells:
+        levels = ", ".join(str(level) for level in status.silent_cells)
+        if len(status.silent_cells) > 1:
+            parts.append(tr("The load cells of levels {levels} read nothing: cubes landing "
+                            "there are only heard. Check their wires.", levels=levels))
+        else:
+            parts.append(tr("The load cell of level {levels} reads nothing: cubes landing "
+                            "there are only heard. Check its wires.", levels=levels))
+    if status.deaf_discs:
+        levels = ", ".join(str(level) for level in status.deaf_discs)
+        if len(status.deaf_discs) > 1:
+            parts.append(tr("The contact microphones of levels {levels} hear none of their "
+                            "plates' landings. Check their wires and glue.", levels=levels))
+        else:
+            parts.append(tr("The contact microphone of level {levels} hears none of its "
+                            "plate's landings. Check its wire and glue.", levels=levels))
+    return " ".join(parts)
 
 
 def counters_line(status: StreamStatus) -> str:

@@ -62,6 +62,9 @@ class Detector(Protocol):
     def silent_cells(self) -> tuple[int, ...]:
         """Levels whose load cells read nothing (their landings are heard only)."""
 
+    def deaf_discs(self) -> tuple[int, ...]:
+        """Levels whose contact microphones hear none of their plate's landings."""
+
 
 @dataclass(frozen=True)
 class SourceHealth:
@@ -101,6 +104,7 @@ class StreamStatus:
     recording: str | None
     messages_per_s: float
     silent_cells: tuple[int, ...] = ()
+    deaf_discs: tuple[int, ...] = ()
 
 
 class DetectionWorker(threading.Thread):
@@ -129,6 +133,7 @@ class DetectionWorker(threading.Thread):
         self.detector_errors = 0
         self.messages_seen = 0
         self.silent_cells: tuple[int, ...] = ()
+        self.deaf_discs: tuple[int, ...] = ()
 
     def run(self) -> None:
         while not self._stopping.is_set():
@@ -141,9 +146,9 @@ class DetectionWorker(threading.Thread):
                 log.exception("detection failed on a batch of %d messages", len(batch))
                 self.detector_errors += 1
                 events = []
-            silent = self._detector.silent_cells()
+            silent, deaf = self._detector.silent_cells(), self._detector.deaf_discs()
             with self._lock:
-                self.silent_cells = silent
+                self.silent_cells, self.deaf_discs = silent, deaf
                 overflow = len(self._messages) + len(batch) - (self._messages.maxlen or 0)
                 if overflow > 0:
                     self.dropped_for_ui += overflow
@@ -345,5 +350,6 @@ class StreamHub(QObject):
                 recording=self._recording,
                 messages_per_s=self._rate,
                 silent_cells=self._worker.silent_cells if self._worker is not None else (),
+                deaf_discs=self._worker.deaf_discs if self._worker is not None else (),
             )
         )

@@ -144,3 +144,32 @@ def test_detect_hears_the_landings_on_a_level_whose_load_cell_reads_nothing(
     assert all(abs(a - b) < 0.5 for a, b in zip(heard, expected, strict=True))
     # Intact, nothing is said about dead cells.
     assert "read nothing" not in _run(["detect", str(path)], capsys)[2]
+
+
+def test_detect_names_a_contact_microphone_that_hears_nothing(
+    wrapped_recording: tuple[Path, list[dict]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from hostapp.protocol.codec import encode_frame
+    from hostapp.protocol.messages import Piezo
+    from hostapp.recording import RecordingReader
+
+    path, truth = wrapped_recording
+    # Level 5's disc unglued: its channel sits at the bias.
+    out = bytearray(b"\x00")
+    for frame in RecordingReader(path):
+        msg = frame.msg
+        if isinstance(msg, Piezo):
+            samples = msg.samples.copy()
+            samples[:, 5] = 512
+            msg = Piezo(msg.t_us, samples)
+        out += encode_frame(msg, frame.seq)
+    deaf = tmp_path / "deaf.bin"
+    deaf.write_bytes(bytes(out))
+    status, events, err = _run(["detect", str(deaf)], capsys)
+    assert status == 0
+    assert "the disc of level 5 heard none of its plate's landings" in err
+    # The load cells still count every landing there.
+    expected = [e["level"] for e in truth if e["event"] == "landing"]
+    assert [e["floor"] for e in events if e["event"] == "landing"] == expected

@@ -58,9 +58,12 @@ def test_the_warning_names_every_silent_level() -> None:
     from hostapp.ui.source_bar import warning_line
     from hostapp.ui.streaming import SourceHealth, StreamStatus
 
-    def status(silent: tuple[int, ...]) -> StreamStatus:
-        return StreamStatus("sim", SourceHealth(connected=True), None, None, 0.0, silent)
+    def status(silent: tuple[int, ...], deaf: tuple[int, ...] = ()) -> StreamStatus:
+        return StreamStatus("sim", SourceHealth(connected=True), None, None, 0.0, silent, deaf)
 
     assert warning_line(status(())) == ""
     assert warning_line(status((5,))).startswith("The load cell of level 5 reads nothing")
     assert warning_line(status((2, 5))).startswith("The load cells of levels 2, 5 read nothing")
+    both = warning_line(status((5,), (3,)))
+    assert "level 5 reads nothing" in both
+    assert "contact microphone of level 3 hears none of its plate's landings" in both
