@@ -53,25 +53,29 @@ def status_line(status: StreamStatus) -> str:
     return " \u2022 ".join(parts)
 
 
+# What the detector finds wrong with a level's sensors: (one level, several).
+_SILENT_CELLS = (
+    "The load cell of level {levels} reads nothing: cubes landing there are only heard. "
+    "Check its wires.",
+    "The load cells of levels {levels} read nothing: cubes landing there are only heard. "
+    "Check their wires.",
+)
+_DEAF_DISCS = (
+    "The contact microphone of level {levels} hears none of its plate's landings. "
+    "Check its wire and glue.",
+    "The contact microphones of levels {levels} hear none of their plates' landings. "
+    "Check their wires and glue.",
+)
+
+
 def warning_line(status: StreamStatus) -> str:
     """What the detector found wrong with the sensors ("" when nothing)."""
-    parts = []
-    if status.silent_cells:
-        levels = ", ".join(str(level) for level in status.silent_cells)
-        if len(status.silent_cells) > 1:
-            parts.append(tr("The load cells of levels {levels} read nothing: cubes landing "
-                            "there are only heard. Check their wires.", levels=levels))
-        else:
-            parts.append(tr("The load cell of level {levels} reads nothing: cubes landing "
-                            "there are only heard. Check its wires.", levels=levels))
-    if status.deaf_discs:
-        levels = ", ".join(str(level) for level in status.deaf_discs)
-        if len(status.deaf_discs) > 1:
-            parts.append(tr("The contact microphones of levels {levels} hear none of their "
-                            "plates' landings. Check their wires and glue.", levels=levels))
-        else:
-            parts.append(tr("The contact microphone of level {levels} hears none of its "
-                            "plate's landings. Check its wire and glue.", levels=levels))
+    parts = [
+        tr(texts[len(levels) > 1], levels=", ".join(str(level) for level in levels))
+        for levels, texts in ((status.silent_cells, _SILENT_CELLS),
+                              (status.deaf_discs, _DEAF_DISCS))
+        if levels
+    ]
     return " ".join(parts)
 
 

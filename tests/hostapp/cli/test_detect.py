@@ -117,22 +117,11 @@ def test_detect_hears_the_landings_on_a_level_whose_load_cell_reads_nothing(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from hostapp.protocol.codec import encode_frame
-    from hostapp.protocol.messages import Load
-    from hostapp.recording import RecordingReader
+    from tests.broken_sensors import with_broken_sensor
 
     path, truth = wrapped_recording
-    # Level 5's cell stuck at one reading (a broken bridge wire), frames re-encoded.
-    out = bytearray(b"\x00")
-    for frame in RecordingReader(path):
-        msg = frame.msg
-        if isinstance(msg, Load):
-            values = msg.values.copy()
-            values[5] = 123456
-            msg = Load(msg.t_us, msg.valid, values)
-        out += encode_frame(msg, frame.seq)
-    stuck = tmp_path / "stuck.bin"
-    stuck.write_bytes(bytes(out))
+    # Level 5's cell stuck at one reading (a broken bridge wire).
+    stuck = with_broken_sensor(path, tmp_path / "stuck.bin", load_level=5)
     status, events, err = _run(["detect", str(stuck)], capsys)
     assert status == 0
     assert "the load cell of level 5 read nothing" in err
@@ -151,22 +140,11 @@ def test_detect_names_a_contact_microphone_that_hears_nothing(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from hostapp.protocol.codec import encode_frame
-    from hostapp.protocol.messages import Piezo
-    from hostapp.recording import RecordingReader
+    from tests.broken_sensors import with_broken_sensor
 
     path, truth = wrapped_recording
     # Level 5's disc unglued: its channel sits at the bias.
-    out = bytearray(b"\x00")
-    for frame in RecordingReader(path):
-        msg = frame.msg
-        if isinstance(msg, Piezo):
-            samples = msg.samples.copy()
-            samples[:, 5] = 512
-            msg = Piezo(msg.t_us, samples)
-        out += encode_frame(msg, frame.seq)
-    deaf = tmp_path / "deaf.bin"
-    deaf.write_bytes(bytes(out))
+    deaf = with_broken_sensor(path, tmp_path / "deaf.bin", piezo_level=5)
     status, events, err = _run(["detect", str(deaf)], capsys)
     assert status == 0
     assert "the disc of level 5 heard none of its plate's landings" in err

@@ -7,29 +7,17 @@ from pathlib import Path
 from pytestqt.qtbot import QtBot
 
 from hostapp.eval.sessions import SessionSpec, record_session
-from hostapp.protocol.codec import encode_frame
-from hostapp.protocol.messages import Load
-from hostapp.recording import RecordingReader
 from hostapp.ui.app import build_app
 from hostapp.ui.arosa.journal_adapter import JournalGameStore
 from hostapp.ui.streaming import SourceChoice
+from tests.broken_sensors import with_broken_sensor
 
 
 def _stuck_recording(tmp_path: Path) -> Path:
     """30 s of throws (four onto level 5) whose level-5 cell is stuck at one reading."""
     intact = tmp_path / "intact.bin"
     record_session(SessionSpec("single", 4, 44, 30.0), intact)
-    out = bytearray(b"\x00")
-    for frame in RecordingReader(intact):
-        msg = frame.msg
-        if isinstance(msg, Load):
-            values = msg.values.copy()
-            values[5] = 123456
-            msg = Load(msg.t_us, msg.valid, values)
-        out += encode_frame(msg, frame.seq)
-    stuck = tmp_path / "stuck.bin"
-    stuck.write_bytes(bytes(out))
-    return stuck
+    return with_broken_sensor(intact, tmp_path / "stuck.bin", load_level=5)
 
 
 def test_the_source_bar_names_a_level_whose_load_cell_reads_nothing(
@@ -67,3 +55,13 @@ def test_the_warning_names_every_silent_level() -> None:
     both = warning_line(status((5,), (3,)))
     assert "level 5 reads nothing" in both
     assert "contact microphone of level 3 hears none of its plate's landings" in both
+    # Every form has its German text (kept apart from tr(), so checked here).
+    from hostapp.i18n import set_language
+
+    set_language("de")
+    try:
+        for silent, deaf in (((5,), ()), ((2, 5), ()), ((), (3,)), ((), (1, 3))):
+            text = warning_line(status(silent, deaf))
+            assert text.startswith(("Die", "Das")) and "Check" not in text, text
+    finally:
+        set_language("en")
