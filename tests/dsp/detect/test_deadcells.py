@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from dsp.detect.deadcells import DEAD_AFTER, EXPLAIN_S, HeardDrop, SilentCells
-from dsp.detect.detector import Detector
 from dsp.detect.events import Landing
 from dsp.detect.loadhistory import LoadHistory
 from dsp.detect.synthetic import SyntheticTower
+from tests.dsp.detect.broken_tower import detect_in_blocks, tower_throwing_onto_level_4
 
 
 def _drop(t: float, level: int = 4, *, loud: bool = True) -> HeardDrop:
@@ -78,34 +78,15 @@ def test_load_history_reads_a_channels_noise_from_its_differences() -> None:
     assert np.isnan(history.noise(0, 5.0, 6.0))
 
 
-def _tower() -> SyntheticTower:
-    tower = SyntheticTower(duration_s=30.0, seed=4)
-    rng = np.random.default_rng(4)
-    t = 2.5
-    while t < 26.0:
-        tower.throw(t, int(rng.choice([4, 4, 2, 6])))
-        t += float(rng.uniform(1.2, 2.2))
-    return tower
-
-
 def _detect_with_cell(tower: SyntheticTower, cell: np.ndarray, cuts: list[float]) -> list:
     load = tower.load_counts().copy()
     load[:, 4] = cell
-    piezo = tower.piezo_codes()
-    det = Detector(piezo_rate_hz=2000.0, load_rate_hz=80.0)
-    out = []
-    edges = [0.0, *sorted(cuts), 31.0]
-    for a, b in zip(edges[:-1], edges[1:], strict=True):
-        first, last = int(a * 2000), int(b * 2000)
-        out += det.feed_piezo(first / 2000.0, piezo[first:last])
-        sel = (tower.load_t_s >= a) & (tower.load_t_s < b)
-        out += det.feed_load(tower.load_t_s[sel], load[sel], tower.load_valid[sel])
-    return out + det.finish()
+    return detect_in_blocks(tower, tower.piezo_codes(), load, cuts)[1]
 
 
 @pytest.mark.parametrize("broken", ["constant", "floating"])
 def test_a_level_whose_cell_reads_nothing_still_gets_its_landings_by_ear(broken: str) -> None:
-    tower = _tower()
+    tower = tower_throwing_onto_level_4()
     n = tower.load_counts().shape[0]
     cell = (np.full(n, 81234) if broken == "constant"
             else np.random.default_rng(2).integers(-800000, 800000, n))
