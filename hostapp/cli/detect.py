@@ -133,16 +133,15 @@ def run_detect(args: argparse.Namespace) -> int:
     )
     if "detector" in diag:
         print(f"towerear detect: detector {json.dumps(diag['detector'])}", file=sys.stderr)
-        silent = diag["detector"].get("silent_cells")
-        if silent:
-            levels = ", ".join(str(level) for level in silent)
-            which = f"cell of level {levels}" if len(silent) == 1 else f"cells of levels {levels}"
-            print(f"towerear detect: the load {which} read nothing; landings there were "
-                  "heard only", file=sys.stderr)
-        deaf = diag["detector"].get("deaf_discs")
-        if deaf:
-            levels = ", ".join(str(level) for level in deaf)
-            which = f"disc of level {levels}" if len(deaf) == 1 else f"discs of levels {levels}"
-            print(f"towerear detect: the {which} heard none of its plate's landings",
-                  file=sys.stderr)
+        faults = (
+            ("silent_cells", "load cell", "read nothing; landings there were heard only"),
+            ("deaf_discs", "disc", "heard none of its plate's landings"),
+        )
+        for key, sensor, what in faults:
+            levels = diag["detector"].get(key)
+            if levels:
+                named = ", ".join(str(level) for level in levels)
+                which = (f"{sensor} of level {named}" if len(levels) == 1
+                         else f"{sensor}s of levels {named}")
+                print(f"towerear detect: the {which} {what}", file=sys.stderr)
     return 0
