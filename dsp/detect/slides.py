@@ -114,12 +114,14 @@ class SlideSigns:
         if step.revises or key in self._seen:
             return
         self._seen.append(key)
-        if np.isnan(cubes) and step.delta_counts > 0:
+        if np.isnan(cubes):
             # A plate's first cube, whose size is not known yet: the fall
             # that follows tells whether it was one (its size is learnt
             # from this very rise). Taking these as signs too found model
             # B's towers sooner: 204 -> 182 and 181 -> 160 false landings
-            # on its towers 1-8 and 9-16 (model C's 9-16: 31 -> 28).
+            # on its towers 1-8 and 9-16 (model C's 9-16: 31 -> 28). Of
+            # either sign: a cell wired the other way reads its first cube
+            # as a fall in counts (model B: 132 -> 119 and 132 -> 127).
             self._risen[step.level] = step
             return
         if not abs(abs(cubes) - 1.0) <= whole_within:

@@ -60,6 +60,11 @@ def test_a_plates_first_cube_of_no_known_size_is_a_sign_when_as_much_left_soon()
         signs.note_step(_step(0.95, 1.0, rise_counts), float("nan"), 0.25, -np.inf)
         signs.note_step(_step(1.3, 1.32, -1.0), -1.0, 0.25, -np.inf)
         assert len(signs.due(9.0, 0.0)) == signs_seen
+    # A cell wired the other way reads its first cube as a fall in counts.
+    signs = SlideSigns()
+    signs.note_step(_step(0.95, 1.0, -1.0), float("nan"), 0.25, -np.inf)
+    signs.note_step(_step(1.3, 1.32, 1.0), -1.0, 0.25, -np.inf)
+    assert len(signs.due(9.0, 0.0)) == 1
     # A fall of no known size is no sign.
     signs = SlideSigns()
     signs.note_step(_step(0.95, 1.0, 1.0), float("nan"), 0.25, -np.inf)
