@@ -109,3 +109,26 @@ def test_cubes_that_left_an_open_level_are_taken_by_hand_though_decided_after_th
                        delta_counts=-UNIT, before_counts=UNIT, after_counts=0.0)
     out = fusion.add_settled_step(removal)
     assert [(type(e), getattr(e, "knocked", None)) for e in out] == [(Removal, False)]
+
+
+def _scoop_from_top(cubes: int) -> LoadStep:
+    return LoadStep(level=7, t_before_s=10.0, t_settled_s=10.5, t_decided_s=10.8,
+                    delta_counts=-cubes * UNIT, before_counts=cubes * UNIT, after_counts=0.0)
+
+
+@pytest.mark.parametrize(("held", "scooped", "lifted"), [
+    (16, 18, True),   # a long game's pile, read two cubes over the landings counted
+    (9, 10, True),
+    (2, 3, True),     # a cube over
+    (2, 4, False),    # twice what it held: no cubes' leaving
+    (6, 9, False),
+])
+def test_a_scoop_from_the_top_pile_read_a_cube_or_two_over_its_count_still_opens_level_seven(
+    held: int, scooped: int, lifted: bool
+) -> None:
+    fusion = _fusion_with_top_cube()
+    fusion.cubes_on[7] = held
+    fusion.accounted[7] = scooped * UNIT
+    fusion.add_impacts([_strike(8.0, 7)])
+    out = fusion.add_settled_step(_scoop_from_top(scooped))
+    assert (Lift in [type(e) for e in out]) == lifted
