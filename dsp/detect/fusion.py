@@ -294,6 +294,9 @@ _TOP_THROWN_S = 1.5
 # plate, and a scoop of them is read a cube or two off the count of
 # landings (two kinds of cube, model E's 30-minute games: 17 read as 18).
 _TOP_COUNT_SLACK = 4
+# Why 0.3 s: cubes lifted off a plate stay off; a plate jolted past
+# half-way (a module set back, a hand) swings back within a period or two.
+_LEFT_FOR_S = 0.3
 # Why 3: a plate's typical landing swing needs a few landings of its own.
 _SWING_SAMPLES = 3
 # Why these: in a tower whose cubes rest a moment on a plate and slide on
@@ -1268,6 +1271,7 @@ class Fusion:
         seen = self._take_doubted(level, step.t_before_s, np.inf, landing=False)
         if seen is not None:
             t = seen.t_before_s
+        t = self._removal_time(step, since_s=t)
         # Taken by hand if the level lay open when they left: the settled
         # view may decide only after the tower was closed again.
         knocked = level not in (self._exposed_level(), self._exposed_at(t))
@@ -2166,8 +2170,19 @@ class Fusion:
                 return other.level
         return None
 
-    def _removal_time(self, step: LoadStep) -> float:
-        return step.t_before_s
+    def _removal_time(self, step: LoadStep, since_s: float | None = None) -> float:
+        """When the cubes left the plate: its load last passed half-way to where it settled.
+
+        A hand presses the plate before it lifts the cubes off (0.15-1 s on
+        the cross-check towers), so the step begins well before they leave.
+        ``since_s``: where to look from (the step's start by default).
+        """
+        start = step.t_before_s if since_s is None else since_s
+        left = self.load_history.crossed_at(
+            step.level, start, step.t_settled_s, step.before_counts, step.after_counts,
+            stay_s=_LEFT_FOR_S,
+        )
+        return start if left is None else max(start, left)
 
     # -- connections -------------------------------------------------------
     def _connection(self, conn: LoadConnection) -> list[Event]:

@@ -134,6 +134,37 @@ class LoadHistory:
         diffs = np.abs(np.diff(self._v[ok, level]))
         return float(_MAD_SIGMA * np.median(diffs) / np.sqrt(2.0))
 
+    def crossed_at(
+        self, level: int, t0_s: float, t1_s: float, before: float, after: float,
+        stay_s: float = 0.0,
+    ) -> float | None:
+        """When ``level``'s load crossed from ``before`` to ``after`` within ``[t0, t1]``, to stay.
+
+        The moment it passed half-way, interpolated between the two readings
+        either side, the first time it then stayed past half-way for
+        ``stay_s`` (or to ``t1``); None when no two valid readings in the
+        span do.
+        """
+        if self._t.size == 0 or before == after:
+            return None
+        during = np.flatnonzero(self._ok[:, level] & (self._t >= t0_s) & (self._t <= t1_s))
+        if during.size < 2:
+            return None
+        mid = 0.5 * (before + after)
+        v = self._v[during, level].astype(np.float64)
+        past = (v - mid) * np.sign(after - before) > 0
+        t = self._t[during]
+        back = np.flatnonzero(~past)
+        for k in np.flatnonzero(~past[:-1] & past[1:]).tolist():
+            later = back[back > k]
+            if later.size == 0 or t[later[0]] > t[k + 1] + stay_s:
+                break
+        else:
+            return None
+        t_a, t_b = float(self._t[during[k]]), float(self._t[during[k + 1]])
+        v_a, v_b = float(v[k]), float(v[k + 1])
+        return t_a + (t_b - t_a) * (mid - v_a) / (v_b - v_a)
+
     def swing(
         self,
         level: int,
