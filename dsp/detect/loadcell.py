@@ -291,6 +291,12 @@ class LoadChannelProcessor:
         # Whether the last stable window was a ringing one taken as a step, and its size.
         self._last_was_ring = np.zeros(n, dtype=bool)
         self._ring_step_size = np.full(n, np.nan)
+        # The last sure window per channel (strictly still or fitted), and
+        # whether a step was found since it: a load that walked from one sure
+        # level to another through ring-tolerant windows alone is a step too.
+        self._sure_mean = np.full(n, np.nan)
+        self._sure_t = np.full(n, np.nan)
+        self._stepped_since_sure = np.zeros(n, dtype=bool)
         # The last step per channel read from a swinging plate, awaiting a second look.
         self._rev_pending = np.zeros(n, dtype=bool)
         self._rev_before = np.full(n, np.nan)
@@ -597,6 +603,64 @@ class LoadChannelProcessor:
                     self._rev_after[ch] = means[r, ch]
         return out, corrections
 
+    def _walked_steps(
+        self,
+        stable: np.ndarray,
+        sure: np.ndarray,
+        moved: np.ndarray,
+        revisions: list[tuple[int, int, float, float]],
+        means: np.ndarray,
+        t_start: np.ndarray,
+        win_t1: np.ndarray,
+        threshold: np.ndarray,
+    ) -> list[tuple[int, int, float, float]]:
+        """Steps between two sure windows that the ring-tolerant ones between them hid.
+
+        A cube that rocks or slides a while as it settles (up to 0.4 s on
+        cross-check model C) moves its plate's load up in a ramp; every
+        window of it may pass the ring tolerance and differ from the one
+        before by less than a step, so no jump is ever seen. A sure window
+        whose mean lies a step or more from the last sure one, with no step
+        found in between, is that step: returned as (row, channel, level
+        before, time before). ``moved``: the rows that stepped (whether or
+        not a later look took the step back as a refinement) or were over
+        lost or invalid readings (a lift re-learns the level).
+        """
+        k, n = stable.shape
+        rows = np.arange(k)[:, None]
+        cols = np.arange(n)[None, :]
+        sure = sure & stable
+        stepped = moved.copy()
+        for j, ch, _, _ in revisions:
+            stepped[j, ch] = True
+        last_sure = np.maximum.accumulate(np.where(sure, rows, -1), axis=0)
+        prev_sure = np.vstack([np.full((1, n), -1), last_sure[:-1]])
+        ref = np.maximum(prev_sure, 0)
+        ref_mean = np.where(prev_sure >= 0, means[ref, cols], self._sure_mean[None, :])
+        ref_t = np.where(prev_sure >= 0, win_t1[ref], self._sure_t[None, :])
+        # Steps found after the reference sure window, up to and with this row.
+        count = np.cumsum(stepped, axis=0)
+        before = np.where(prev_sure >= 0, count[ref, cols], 0)
+        since = count - before + np.where(prev_sure >= 0, 0, self._stepped_since_sure[None, :])
+        with np.errstate(invalid="ignore"):
+            found = (
+                sure & (since == 0) & (t_start > ref_t)
+                & (np.abs(means - ref_mean) > threshold[None, :])
+            )
+        out = [
+            (int(j), int(ch), float(ref_mean[j, ch]), float(ref_t[j, ch]))
+            for j, ch in zip(*np.nonzero(found), strict=True)
+        ]
+        last = last_sure[-1]
+        seen = last >= 0
+        idx = np.maximum(last, 0)
+        col = np.arange(n)
+        self._sure_mean = np.where(seen, means[idx, col], self._sure_mean)
+        self._sure_t = np.where(seen, win_t1[idx], self._sure_t)
+        after = np.where(seen, count[-1] - count[idx, col], count[-1])
+        self._stepped_since_sure = np.where(seen, after > 0, self._stepped_since_sure | (after > 0))
+        return out
+
     def _refines_ring_step(
         self,
         stable: np.ndarray,
@@ -746,6 +810,8 @@ class LoadChannelProcessor:
         apart = t_start > prev_t
         with np.errstate(invalid="ignore"):
             jumps = stable & apart & (np.abs(means - prev_mean) > threshold[None, :])
+        # Whatever moved the level, or left a gap in it, since a sure window.
+        moved = jumps | ~(win_ok & contiguous[:, None])
         if self.ring_windows:
             jumps &= ~self._refines_ring_step(stable, still, means, prev_idx, prev_mean, jumps)
         revisions: list[tuple[int, int, float, float]] = []
@@ -757,6 +823,10 @@ class LoadChannelProcessor:
         # over the settling of a step found early in this block. A window
         # over lost readings (a gap in the stream) tells nothing of the
         # plates: every channel has it, and no hand made it.
+        walked: list[tuple[int, int, float, float]] = []
+        if self.ring_windows:
+            walked = self._walked_steps(stable, sure, moved, revisions, means, t_start,
+                                        win_t1, threshold)
         restless = np.vstack([self._restless_hist, ~still & contiguous[:, None]])
         offset = self._restless_hist.shape[0]
         steps: list[LoadStep] = []
@@ -777,6 +847,24 @@ class LoadChannelProcessor:
                     after_counts=float(means[j, ch]),
                     busy_levels=busy,
                     busy_mask=mask,
+                    noise_counts=float(self.sigma[ch]),
+                )
+            )
+        for j, ch, before, t_before in walked:
+            look = restless[max(0, offset + j - self._busy_lookback) : offset + j + 1]
+            others = np.asarray(look.any(axis=0))
+            others[ch] = False
+            steps.append(
+                LoadStep(
+                    level=ch,
+                    t_before_s=t_before,
+                    t_settled_s=float(t_start[j, ch]),
+                    t_decided_s=max(float(win_t1[j]), self._ready_t),
+                    delta_counts=float(means[j, ch] - before),
+                    before_counts=before,
+                    after_counts=float(means[j, ch]),
+                    busy_levels=int(np.count_nonzero(others)),
+                    busy_mask=int(np.dot(others, 1 << np.arange(n, dtype=np.int64))),
                     noise_counts=float(self.sigma[ch]),
                 )
             )

@@ -257,3 +257,45 @@ def test_block_sizes_do_not_change_results_with_ringing_windows(cuts: list[int])
     split = _run(LoadChannelProcessor(n_channels=8, sample_rate_hz=RATE, ring_windows=True),
                  t, v, ok, cuts)
     assert whole == split
+
+
+def _settling_slowly_signal(
+    seed: int = 3, n: int = 1200
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Level 6: a cube rocks as it settles, its load rising in a ramp over 0.3 s
+    (every five readings within the ring tolerance); level 1: a cube lands
+    cleanly; level 0: a slow creep of a cube over 12 s."""
+    t, v, ok = _signal(seed, n)
+    ramp = np.clip((t - 400 / RATE) / 0.3, 0.0, 1.0)
+    v[:, 6] += 6000.0 * ramp
+    v[600:, 1] += 6000.0
+    v[:, 0] += 6000.0 * np.clip((t - 200 / RATE) / 12.0, 0.0, 1.0)
+    return t, v, ok
+
+
+def _ring_tolerant() -> LoadChannelProcessor:
+    proc = LoadChannelProcessor(n_channels=8, sample_rate_hz=RATE, ring_windows=True)
+    proc.set_cube_counts(np.full(8, 6000.0))
+    return proc
+
+
+def test_a_cube_that_settles_in_a_ramp_is_a_step_to_the_fast_view() -> None:
+    t, v, ok = _settling_slowly_signal()
+    steps, _ = _run(_ring_tolerant(), t, v, ok, [])
+    ramp = [s for s in steps if s.level == 6]
+    # One step of one cube, from before the ramp to its top, seen as soon as
+    # the plate is still; the clean landing and the creep as before.
+    assert [round(s.delta_counts / 6000.0, 1) for s in ramp] == [1.0]
+    top = 400 / RATE + 0.3
+    assert ramp[0].t_before_s <= 400 / RATE
+    assert ramp[0].t_settled_s == pytest.approx(top, abs=1 / RATE)
+    assert ramp[0].t_decided_s - top < 0.1
+    assert [round(s.delta_counts / 6000.0) for s in steps if s.level == 1] == [1]
+    assert not [s for s in steps if s.level == 0]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=1199), max_size=12))
+def test_block_sizes_do_not_change_results_with_a_ramp(cuts: list[int]) -> None:
+    t, v, ok = _settling_slowly_signal()
+    assert _run(_ring_tolerant(), t, v, ok, []) == _run(_ring_tolerant(), t, v, ok, cuts)
