@@ -144,6 +144,9 @@ _RING_GUARD_S = 1.0
 _SANK_CUBES = 0.2
 # Why 0.15 cube: a second cube on a still-ringing plate must look whole.
 _RING_MAX_RESIDUAL = 0.15
+# Why 0.12 cube: two readings agreeing within 8 % tell the two kinds' ratio;
+# a cube of the other kind reads within a tenth of it.
+_KIND_MAX_RESIDUAL = 0.12
 # Why 50 ms, 0.6 s, two levels, 0.1 s and a quarter cube: a fast step
 # doubted only because other plates were restless (a knock on the table
 # rings every plate for up to 0.8 s; a hand on another level shakes the
@@ -1567,6 +1570,19 @@ class Fusion:
             self.stats.steps_below_one_cube += 1
             memory.part = (step, previous)
             return []
+        other_kind = (
+            residual > _FAST_MAX_RESIDUAL and abs(n) <= 2
+            and self.scale.other_kind_residual(step.level, step.delta_counts) <= _KIND_MAX_RESIDUAL
+        )
+        if other_kind:
+            # One cube of the other kind, in a game that mixes two: as clean
+            # as one of this level's own (its size is not learnt from it).
+            n = 1 if n > 0 else -1
+            residual = self.scale.other_kind_residual(step.level, step.delta_counts)
+        if residual > _FAST_MAX_RESIDUAL and not step.busy_levels:
+            # Trusted, heard as one drop, the plate alone moving: perhaps one
+            # cube of another kind (``CubeScale.kind_ratio``).
+            self.scale.note_step(step.level, step.delta_counts)
         if residual > _FAST_MAX_RESIDUAL:
             # Not a clean whole number of cubes: a hand or the table moved
             # the plate, or it was read while still swinging. The settled
@@ -1600,7 +1616,7 @@ class Fusion:
         if parts:
             return self._arrivals(parts, confidence, now_s)
         if n > 0:
-            return self._landings(step, n, confidence, now_s)
+            return self._landings(step, n, confidence, now_s, learn=not other_kind)
         knocked = self._exposed_level() != step.level
         if knocked:
             # A cube leaves a closed level only when knocked down, and a
@@ -1609,7 +1625,8 @@ class Fusion:
             self.stats.steps_in_disturbance += 1
             self._doubt(step)
             return []
-        self.scale.learn(step.level, step.delta_counts, n)
+        if not other_kind:
+            self.scale.learn(step.level, step.delta_counts, n)
         self.cubes_on[step.level] = max(0, self.cubes_on[step.level] + n)
         self._account_fast(step)
         return [
@@ -1800,9 +1817,13 @@ class Fusion:
             self.accounted[step.level] = step.after_counts
 
     def _landings(
-        self, step: LoadStep, n: int, confidence: float, now_s: float, *, settled: bool = False
+        self, step: LoadStep, n: int, confidence: float, now_s: float, *, settled: bool = False,
+        learn: bool = True,
     ) -> list[Event]:
-        """A cube arrived on ``step.level``: its landing (perhaps the end of a knock-down)."""
+        """A cube arrived on ``step.level``: its landing (perhaps the end of a knock-down).
+
+        ``learn=False``: a cube of the other kind, whose size the level does not learn.
+        """
         level = step.level
         rested_by = step.t_settled_s
         start = None
@@ -1907,7 +1928,8 @@ class Fusion:
                 confidence = 1.0 - 0.5 * (1.0 - confidence)
             self.acoustic.learn(final.peaks, level)
             self.stats.acoustic_learnt += 1
-        self.scale.learn(level, step.delta_counts, n)
+        if learn:
+            self.scale.learn(level, step.delta_counts, n)
         self.cubes_on[level] += n
         self._levels[level].landings += n
         if n == 1:

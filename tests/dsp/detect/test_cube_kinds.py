@@ -1,6 +1,14 @@
 """A game that mixes two kinds of cube: the heavier is one cube, not two."""
 
+import numpy as np
+
+from dsp.detect.acoustic import AcousticLevelModel
 from dsp.detect.cubes import CubeScale
+from dsp.detect.events import Landing
+from dsp.detect.fusion import Fusion
+from dsp.detect.grouping import Impact
+from dsp.detect.loadcell import LoadStep
+from dsp.detect.piezo import TimedImpact
 
 LIGHT = 8000.0
 
@@ -18,13 +26,26 @@ def test_steps_that_read_the_same_odd_size_again_and_again_tell_a_second_kind() 
     assert scale.kind_ratio() is None
     assert not scale.one_of_the_heavier(5, 1.6 * LIGHT)
     scale.note_step(5, 1.6 * LIGHT)
-    assert scale.kind_ratio() is None  # once may be anything
     scale.note_step(2, 1.57 * LIGHT)
+    assert scale.kind_ratio() is None  # twice may be a plate's misreads
+    # The lighter kind on a level that learnt the heavier reads the inverse.
+    scale.forget(7)
+    for _ in range(3):
+        scale.learn(7, 1.58 * LIGHT, 1)
+    scale.note_step(7, LIGHT)
     ratio = scale.kind_ratio()
     assert ratio is not None and 1.55 < ratio < 1.62
     assert scale.one_of_the_heavier(6, 1.59 * LIGHT)
     # Two cubes of the lighter kind still read two.
     assert not scale.one_of_the_heavier(6, 2.0 * LIGHT)
+    # One cube of the other kind, either way, is close to one.
+    assert scale.other_kind_residual(6, 1.59 * LIGHT) < 0.05
+    assert scale.other_kind_residual(7, LIGHT) < 0.05
+    assert scale.other_kind_residual(6, 2.0 * LIGHT) > 0.3
+
+
+def test_in_a_game_of_one_kind_no_step_is_of_the_other() -> None:
+    assert _scale_that_learnt_the_lighter().other_kind_residual(6, 1.5 * LIGHT) == float("inf")
 
 
 def test_steps_between_one_and_two_cubes_that_do_not_agree_tell_nothing() -> None:
@@ -33,3 +54,38 @@ def test_steps_between_one_and_two_cubes_that_do_not_agree_tell_nothing() -> Non
         scale.note_step(level, x * LIGHT)
     scale.note_step(3, 1.05 * LIGHT)  # one cube, a little heavy: no odd step
     assert scale.kind_ratio() is None
+
+
+def _fusion_with_a_heavier_cube_landing(*, kinds_known: bool) -> tuple[Fusion, LoadStep]:
+    """Every level learnt the lighter cube; one of 1.45 times it lands on level 5."""
+    fusion = Fusion(n_levels=8, scale=_scale_that_learnt_the_lighter(),
+                    acoustic=AcousticLevelModel(n_levels=8))
+    t = np.arange(0.0, 4.0, 1 / 80)
+    values = np.zeros((t.size, 8))
+    values[t >= 1.1, 5] = 1.45 * LIGHT
+    fusion.load_coverage.add(t)
+    fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
+    fusion.accounted[:] = 0.0
+    peaks = np.where(np.arange(8) == 5, 300.0, 30.0)
+    fusion.add_impacts([
+        TimedImpact(t_s, Impact(frame=0, channels=(5,), peaks=peaks, floor=np.ones(8)))
+        for t_s in (1.00, 1.05)
+    ])
+    if kinds_known:
+        for level, x in ((1, 1.44), (2, 1.46), (3, 1.45)):
+            fusion.scale.note_step(level, x * LIGHT)
+    step = LoadStep(level=5, t_before_s=0.95, t_settled_s=1.10, t_decided_s=1.16,
+                    delta_counts=1.45 * LIGHT, before_counts=0.0, after_counts=1.45 * LIGHT)
+    return fusion, step
+
+
+def test_one_cube_of_the_other_kind_is_decided_at_once_and_teaches_no_size() -> None:
+    fusion, step = _fusion_with_a_heavier_cube_landing(kinds_known=True)
+    out = fusion.add_load([step], [], step.t_decided_s) + fusion.advance(1.3)
+    assert [(e.floor, e.cubes) for e in out if isinstance(e, Landing)] == [(5, 1)]
+    assert fusion.scale.unit(5) == LIGHT
+    # Before the game showed two kinds, the settled view decides it.
+    fusion, step = _fusion_with_a_heavier_cube_landing(kinds_known=False)
+    out = fusion.add_load([step], [], step.t_decided_s) + fusion.advance(1.3)
+    assert [e for e in out if isinstance(e, Landing)] == []
+    assert fusion._levels[5].doubted == [step]
