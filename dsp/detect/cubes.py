@@ -15,6 +15,7 @@ in a closed tower can only be a cube arriving).
 
 from __future__ import annotations
 
+from collections import deque
 from statistics import median
 
 import numpy as np
@@ -26,18 +27,26 @@ _HISTORY = 15
 # learnt from a double step; with few samples learnt, start again.
 _HALF_RANGE = (0.35, 0.65)
 _TRUST_SAMPLES = 3
-# Why 0.3, 3 and 8 %: a game that mixes two kinds of cube (model E:
+# Why 0.3, 2 and 8 %: a game that mixes two kinds of cube (model E:
 # the heavier 1.25-1.6 times the lighter) reads the heavier as 1.25-1.6
-# cubes on levels that learnt the lighter, again and again at the same
-# size; cubes of one kind read within a few percent of a whole cube.
-# Counted as two, model E's single cubes were wrong in 62 and 108 landings
-# (towers 1-8, 9-16); then 22 and 26. Three readings, not two, since the
-# fast view's odd steps are noted too (model E's kinds found in more
-# sessions: cubes right 90.8 -> 91.8 % and 92.0 -> 93.4 %): two of model A's
-# misread steps of one kind agreed within 8 % in 8 of its 64 sessions.
+# cubes on levels that learnt the lighter, and the lighter as its inverse
+# on levels that learnt the heavier, again and again at the same size;
+# cubes of one kind read within a few percent of a whole cube. Counted as
+# two, model E's single cubes were wrong in 62 and 108 landings (towers
+# 1-8, 9-16); then 22 and 26. Only the settled view's steps are noted: the
+# fast view's odd reads of one kind (a plate read while it swings) agreed
+# within 8 % in 8 of model A's 64 sessions.
 _KINDS_ODD = 0.3
-_KINDS_READINGS = 3
+_KINDS_READINGS = 2
 _KINDS_SAME = 1.08
+# Why a tenth of the last 40: where two kinds mix, one cube in three or four
+# lands on a level that learnt the other kind (model E: about 7 odd steps in
+# 30 landings); one kind's odd steps are rare (model A's 30-minute games: 6
+# in 550) but, over a long game, two agree by chance, and a hand's press
+# before a lift was then read as a cube of the lighter kind (9 false
+# landings in 4 games).
+_KINDS_WINDOW = 40
+_KINDS_SHARE = 0.1
 # Why 1.35: cells of one batch agree within about +-12 %; levels whose
 # learnt cubes differ by more than this are a mixed set, and one level's
 # cube says nothing about another's.
@@ -63,6 +72,8 @@ class CubeScale:
         self._history: list[list[float]] = [[] for _ in range(self.n_levels)]
         # Steps heard as one drop that read neither one cube nor two (``note_step``).
         self._odd: list[float] = []
+        # Whether each of the last single-cube steps read odd (True) or whole.
+        self._odd_share: deque[bool] = deque(maxlen=_KINDS_WINDOW)
         self._given: np.ndarray | None = None
         self.sign = np.zeros(self.n_levels)  # +1 or -1 per level once known
         self._votes = np.zeros(self.n_levels)
@@ -264,6 +275,8 @@ class CubeScale:
         well: misread steps in quick series made it look like two kinds on
         every model.)
         """
+        if sum(self._odd_share) < _KINDS_SHARE * len(self._odd_share):
+            return None
         seen = sorted(self._odd)
         for k in range(len(seen) - _KINDS_READINGS + 1):
             group = seen[k : k + _KINDS_READINGS]
@@ -310,6 +323,7 @@ class CubeScale:
         if np.isfinite(x) and 1.0 + _KINDS_ODD < x <= 2.0 - _KINDS_ODD:
             self._odd.append(x)
             del self._odd[:-_HISTORY]
+            self._odd_share.append(True)
 
     def revise_last(self, level: int, delta_counts: float) -> None:
         """Replace ``level``'s latest learnt cube with a better measure of the same step.
@@ -326,6 +340,7 @@ class CubeScale:
         """Remember a confirmed step of ``n`` cubes (only single cubes teach)."""
         if abs(n) != 1:
             return
+        self._odd_share.append(False)
         own = self._history[level]
         own.append(abs(delta_counts))
         del own[:-_HISTORY]

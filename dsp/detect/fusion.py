@@ -1228,6 +1228,10 @@ class Fusion:
             self._drop_waiting_looks(step)
             whole = replace(step, delta_counts=delta, before_counts=before)
             parts = []
+            if n == 1 and residual > _FAST_MAX_RESIDUAL and self._heard_a_drop(step):
+                # Neither half a cube nor one, nor one and a half: perhaps one
+                # of another kind (``CubeScale.kind_ratio``).
+                self.scale.note_step(level, delta)
             if n >= 2:
                 parts = self._doubted_arrivals(whole, n) or self._heard_arrivals(whole, n)
                 if not parts and self._unmatched_first_cube(step, delta):
@@ -1579,10 +1583,6 @@ class Fusion:
             # as one of this level's own (its size is not learnt from it).
             n = 1 if n > 0 else -1
             residual = self.scale.other_kind_residual(step.level, step.delta_counts)
-        if residual > _FAST_MAX_RESIDUAL and not step.busy_levels:
-            # Trusted, heard as one drop, the plate alone moving: perhaps one
-            # cube of another kind (``CubeScale.kind_ratio``).
-            self.scale.note_step(step.level, step.delta_counts)
         if residual > _FAST_MAX_RESIDUAL:
             # Not a clean whole number of cubes: a hand or the table moved
             # the plate, or it was read while still swinging. The settled
