@@ -3,6 +3,7 @@
 from dataclasses import replace
 
 import numpy as np
+import pytest
 
 from dsp.detect.acoustic import AcousticLevelModel
 from dsp.detect.cubes import CubeScale
@@ -1737,3 +1738,28 @@ def test_a_first_gain_far_too_small_for_any_cell_of_the_kit_is_no_cube() -> None
     assert [floor for floor, _, _ in first_gain(0.35)] == [6]
     # A seventh: a neighbour's cube jolting the stacked modules, or a hand.
     assert first_gain(0.14) == []
+
+
+def test_a_cube_the_fast_view_counted_is_not_counted_again_on_a_plate_that_had_drifted() -> None:
+    # The plate crept up by 0.56 of a cube since its load was last accounted
+    # for; then a cube lands, read 0.94 of a cube by the fast view.
+    readings = np.zeros((_T.size, 8))
+    readings[:, 3] = np.where(_T < 1.1, 0.56, 1.56) * UNIT
+    fusion = _fusion(readings)
+    fusion.add_impacts([_strike(1.00, 3), _strike(1.05, 3)])
+    fast = LoadStep(level=3, t_before_s=0.95, t_settled_s=1.10, t_decided_s=1.16,
+                    delta_counts=0.94 * UNIT, before_counts=0.56 * UNIT,
+                    after_counts=1.50 * UNIT)
+    first = fusion.add_load([fast], [], 1.16) + fusion.advance(1.3)
+    assert _landings(first) == [(3, 1, 1.05)]
+    # Zero tracking with the settled view's level from before the cube takes
+    # nothing back of it.
+    fusion.track_settled_levels(np.where(np.arange(8) == 3, 0.56 * UNIT, 0.0),
+                                np.where(np.arange(8) == 3, 0.9, 1.3), 1.3)
+    assert fusion.accounted[3] == pytest.approx(0.94 * UNIT)
+    # The settled view measures the same cube, still: one cube, already counted.
+    settled = LoadStep(level=3, t_before_s=0.9, t_settled_s=1.4, t_decided_s=1.45,
+                       delta_counts=1.0 * UNIT, before_counts=0.56 * UNIT,
+                       after_counts=1.56 * UNIT)
+    assert _landings(fusion.add_settled_step(settled)) == []
+    assert fusion.accounted[3] == pytest.approx(1.56 * UNIT)
