@@ -570,9 +570,11 @@ class Fusion:
             known = imp.t_s if known_s is None else known_s
             thump = len(imp.channels) >= DEFAULT_WIDE_IMPACT_CHANNELS
             if self._top_off and (thump or self._levels_of([imp])[0] < self.n_levels - 1):
-                # Set back with a thump heard through the tower, or a cube
-                # falls past the top plate: the top module is on again.
-                out.extend(self._close_top(imp.t_s, known, thump=thump))
+                # Set back with a thump heard through the tower, or something
+                # struck below the top plate: the top module is on again. A
+                # strike that stands out on one plate is a cube falling past;
+                # one heard alike on several is the hands setting it down.
+                out.extend(self._close_top(imp.t_s, known, thump=thump or not cube_like(imp)))
                 if self._is_wide(imp):
                     self._wide_impact_t.append(imp.t_s)
                     continue
@@ -2304,10 +2306,11 @@ class Fusion:
         return [Lift(t=t_lift, t_decided=now_s, exposed=top)]
 
     def _close_top(self, t_s: float, now_s: float, *, thump: bool) -> list[Event]:
-        """The top module was set back by ``t_s``: a thump then, or a cube falling past it.
+        """The top module was set back by ``t_s``: a thump or hands then, or a cube falling past it.
 
-        Only the thump is handling (its jolts are no cubes); a cube heard
-        falling is a throw whose landing counts.
+        Only the thump (or the hands' sound) is handling: the plates it
+        jolts, and the hands letting go of the tower, bring no cubes; a
+        cube heard falling is a throw whose landing counts.
         """
         self._top_off = False
         self.exposed = None

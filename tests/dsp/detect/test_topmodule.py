@@ -5,7 +5,7 @@ import pytest
 
 from dsp.detect.acoustic import AcousticLevelModel
 from dsp.detect.cubes import CubeScale
-from dsp.detect.events import Closed, Lift, Removal
+from dsp.detect.events import Closed, Landing, Lift, Removal
 from dsp.detect.fusion import Fusion
 from dsp.detect.grouping import Impact
 from dsp.detect.loadcell import LoadConnection, LoadStep
@@ -132,3 +132,25 @@ def test_a_scoop_from_the_top_pile_read_a_cube_or_two_over_its_count_still_opens
     fusion.add_impacts([_strike(8.0, 7)])
     out = fusion.add_settled_step(_scoop_from_top(scooped))
     assert (Lift in [type(e) for e in out]) == lifted
+
+
+def _rustle(t_s: float, level: int) -> TimedImpact:
+    """Hands on the tower: heard about alike on every plate, a little louder on ``level``."""
+    peaks = np.full(8, 20.0)
+    peaks[level] = 40.0
+    return TimedImpact(t_s, Impact(frame=0, channels=(level,), peaks=peaks, floor=np.ones(8)))
+
+
+def test_hands_heard_below_the_top_plate_close_it_as_handling_a_cube_past_it_does_not() -> None:
+    gain = LoadStep(level=2, t_before_s=13.2, t_settled_s=13.5, t_decided_s=13.8,
+                    delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
+    for closing, landing_counts in ((_rustle(13.0, 2), False), (_strike(13.0, 2), True)):
+        fusion = _fusion_with_top_cube()
+        fusion.accounted[2] = 0.0
+        fusion.add_settled_step(_removal_from_top(10.0))
+        assert fusion._tower_open
+        out = fusion.add_impacts([closing], known_s=13.02)
+        assert [(type(e), e.t) for e in out] == [(Closed, 13.0)]
+        # A plate that gained a cube's weight just after: the hands letting go.
+        landed = [e for e in fusion.add_settled_step(gain) if isinstance(e, Landing)]
+        assert bool(landed) == landing_counts
