@@ -819,69 +819,47 @@ class LoadChannelProcessor:
             revisions, corrections = self._revise_loose_steps(jumps, sure, means, prev_mean,
                                                               prev_t)
             jumps &= ~corrections
-        # Rows of "not still" per channel, with enough history to look back
-        # over the settling of a step found early in this block. A window
-        # over lost readings (a gap in the stream) tells nothing of the
-        # plates: every channel has it, and no hand made it.
         walked: list[tuple[int, int, float, float]] = []
         if self.ring_windows:
             walked = self._walked_steps(stable, sure, moved, revisions, means, t_start,
                                         win_t1, threshold)
+        # Rows of "not still" per channel, with enough history to look back
+        # over the settling of a step found early in this block. A window
+        # over lost readings (a gap in the stream) tells nothing of the
+        # plates: every channel has it, and no hand made it.
         restless = np.vstack([self._restless_hist, ~still & contiguous[:, None]])
         offset = self._restless_hist.shape[0]
-        steps: list[LoadStep] = []
-        for j, ch in zip(*np.nonzero(jumps), strict=True):
-            look = restless[max(0, offset + j - self._busy_lookback) : offset + j + 1]
-            others = np.asarray(look.any(axis=0))
-            others[ch] = False
-            busy = int(np.count_nonzero(others))
-            mask = int(np.dot(others, 1 << np.arange(n, dtype=np.int64)))
-            steps.append(
-                LoadStep(
-                    level=int(ch),
-                    t_before_s=float(prev_t[j, ch]),
-                    t_settled_s=float(t_start[j, ch]),
-                    t_decided_s=max(float(win_t1[j]), self._ready_t),
-                    delta_counts=float(means[j, ch] - prev_mean[j, ch]),
-                    before_counts=float(prev_mean[j, ch]),
-                    after_counts=float(means[j, ch]),
-                    busy_levels=busy,
-                    busy_mask=mask,
-                    noise_counts=float(self.sigma[ch]),
-                )
+
+        def step(j: int, ch: int, before: float, t_before: float, *, revises: bool = False
+                 ) -> LoadStep:
+            busy, mask = 0, 0
+            if not revises:
+                look = restless[max(0, offset + j - self._busy_lookback) : offset + j + 1]
+                others = np.asarray(look.any(axis=0))
+                others[ch] = False
+                busy = int(np.count_nonzero(others))
+                mask = int(np.dot(others, 1 << np.arange(n, dtype=np.int64)))
+            return LoadStep(
+                level=int(ch),
+                t_before_s=float(t_before),
+                t_settled_s=float(t_start[j, ch]),
+                t_decided_s=max(float(win_t1[j]), self._ready_t),
+                delta_counts=float(means[j, ch] - before),
+                before_counts=float(before),
+                after_counts=float(means[j, ch]),
+                busy_levels=busy,
+                busy_mask=mask,
+                revises=revises,
+                noise_counts=float(self.sigma[ch]),
             )
-        for j, ch, before, t_before in walked:
-            look = restless[max(0, offset + j - self._busy_lookback) : offset + j + 1]
-            others = np.asarray(look.any(axis=0))
-            others[ch] = False
-            steps.append(
-                LoadStep(
-                    level=ch,
-                    t_before_s=t_before,
-                    t_settled_s=float(t_start[j, ch]),
-                    t_decided_s=max(float(win_t1[j]), self._ready_t),
-                    delta_counts=float(means[j, ch] - before),
-                    before_counts=before,
-                    after_counts=float(means[j, ch]),
-                    busy_levels=int(np.count_nonzero(others)),
-                    busy_mask=int(np.dot(others, 1 << np.arange(n, dtype=np.int64))),
-                    noise_counts=float(self.sigma[ch]),
-                )
-            )
-        for j, ch, before, t_before in revisions:
-            steps.append(
-                LoadStep(
-                    level=ch,
-                    t_before_s=t_before,
-                    t_settled_s=float(t_start[j, ch]),
-                    t_decided_s=max(float(win_t1[j]), self._ready_t),
-                    delta_counts=float(means[j, ch] - before),
-                    before_counts=before,
-                    after_counts=float(means[j, ch]),
-                    revises=True,
-                    noise_counts=float(self.sigma[ch]),
-                )
-            )
+
+        steps = [
+            step(int(j), int(ch), float(prev_mean[j, ch]), float(prev_t[j, ch]))
+            for j, ch in zip(*np.nonzero(jumps), strict=True)
+        ]
+        steps += [step(j, ch, before, t_before) for j, ch, before, t_before in walked]
+        steps += [step(j, ch, before, t_before, revises=True)
+                  for j, ch, before, t_before in revisions]
         self._restless_hist = restless[-self._busy_lookback :]
         seen = last_incl[-1] >= 0
         self.level = np.where(seen, means[np.maximum(last_incl[-1], 0), np.arange(n)], self.level)

@@ -2,13 +2,15 @@
 
 import numpy as np
 
-from dsp.detect.acoustic import AcousticLevelModel
 from dsp.detect.cubes import CubeScale
 from dsp.detect.events import Landing
 from dsp.detect.fusion import Fusion
 from dsp.detect.grouping import Impact
 from dsp.detect.loadcell import LoadStep
 from dsp.detect.piezo import TimedImpact
+from tests.dsp.detect.test_fusion_calm_look import UNIT
+from tests.dsp.detect.test_fusion_calm_look import _fusion as calm_look_fusion
+from tests.dsp.detect.test_fusion_calm_look import _landed_at as landed_at
 
 LIGHT = 8000.0
 
@@ -61,25 +63,13 @@ def test_steps_between_one_and_two_cubes_that_do_not_agree_tell_nothing() -> Non
 
 
 def _fusion_with_a_heavier_cube_landing(*, kinds_known: bool) -> tuple[Fusion, LoadStep]:
-    """Every level learnt the lighter cube; one of 1.45 times it lands on level 5."""
-    fusion = Fusion(n_levels=8, scale=_scale_that_learnt_the_lighter(),
-                    acoustic=AcousticLevelModel(n_levels=8))
-    t = np.arange(0.0, 4.0, 1 / 80)
-    values = np.zeros((t.size, 8))
-    values[t >= 1.1, 5] = 1.45 * LIGHT
-    fusion.load_coverage.add(t)
-    fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
-    fusion.accounted[:] = 0.0
-    peaks = np.where(np.arange(8) == 5, 300.0, 30.0)
-    fusion.add_impacts([
-        TimedImpact(t_s, Impact(frame=0, channels=(5,), peaks=peaks, floor=np.ones(8)))
-        for t_s in (1.00, 1.05)
-    ])
+    """Every level learnt the lighter cube (UNIT); one of 1.45 times it lands on level 5."""
+    fusion = calm_look_fusion({5: landed_at(1.1, 1.45)})
     if kinds_known:
         for level, x in ((1, 1.44), (2, 1.46)):
-            fusion.scale.note_step(level, x * LIGHT)
+            fusion.scale.note_step(level, x * UNIT)
     step = LoadStep(level=5, t_before_s=0.95, t_settled_s=1.10, t_decided_s=1.16,
-                    delta_counts=1.45 * LIGHT, before_counts=0.0, after_counts=1.45 * LIGHT)
+                    delta_counts=1.45 * UNIT, before_counts=0.0, after_counts=1.45 * UNIT)
     return fusion, step
 
 
@@ -87,7 +77,7 @@ def test_one_cube_of_the_other_kind_is_decided_at_once_and_teaches_no_size() -> 
     fusion, step = _fusion_with_a_heavier_cube_landing(kinds_known=True)
     out = fusion.add_load([step], [], step.t_decided_s) + fusion.advance(1.3)
     assert [(e.floor, e.cubes) for e in out if isinstance(e, Landing)] == [(5, 1)]
-    assert fusion.scale.unit(5) == LIGHT
+    assert fusion.scale.unit(5) == UNIT
     # Before the game showed two kinds, the settled view decides it.
     fusion, step = _fusion_with_a_heavier_cube_landing(kinds_known=False)
     out = fusion.add_load([step], [], step.t_decided_s) + fusion.advance(1.3)
@@ -104,8 +94,8 @@ def test_the_settled_view_notes_a_cube_heard_dropping_that_reads_one_and_a_half(
             for dt in (0.0, 0.05)
         ])
         settled = LoadStep(level=level, t_before_s=t - 0.05, t_settled_s=t + 0.4,
-                           t_decided_s=t + 0.45, delta_counts=1.45 * LIGHT,
-                           before_counts=0.0, after_counts=1.45 * LIGHT)
+                           t_decided_s=t + 0.45, delta_counts=1.45 * UNIT,
+                           before_counts=0.0, after_counts=1.45 * UNIT)
         fusion.add_settled_step(settled)
     ratio = fusion.scale.kind_ratio()
     assert ratio is not None and abs(ratio - 1.45) < 0.01
