@@ -297,6 +297,11 @@ _TOP_THROWN_S = 1.5
 # plate, and a scoop of them is read a cube or two off the count of
 # landings (two kinds of cube, model E's 30-minute games: 17 read as 18).
 _TOP_COUNT_SLACK = 4
+# Why 2 s, 4 plates and 1 s: see ``_unheard_under_hands``; a second before
+# the change began, for the strike that started it.
+_HANDS_LONG_S = 2.0
+_HANDS_BUSY_LEVELS = 4
+_HANDS_HEARD_BEFORE_S = 1.0
 # Why 0.3 s: cubes lifted off a plate stay off; a plate jolted past
 # half-way (a module set back, a hand) swings back within a period or two.
 _LEFT_FOR_S = 0.3
@@ -1227,6 +1232,7 @@ class Fusion:
         confidence = _count_confidence(residual)
         if n > 0 and (
             self._handled_during(step) or self._steadied(step) or self._shaken_by_hands(step)
+            or self._unheard_under_hands(step)
         ):
             # Nobody throws while the tower is open or being opened or closed:
             # hands gripping it, the modules set back with a thump; nor is a
@@ -1437,6 +1443,28 @@ class Fusion:
             bool(drop)
             and step.busy_levels >= _BUSY_LEVELS
             and not any(cube_like(imp) for imp in drop)
+        )
+
+    def _unheard_under_hands(self, step: LoadStep) -> bool:
+        """Whether a plate restless for long, with many others, gained unheard: a hand's doing.
+
+        A hand steadying the tower keeps every plate restless for seconds
+        (model C: 3-12 s), and one plate may end a cube's weight off. The
+        settled view then sees a change seconds long; a cube that landed in
+        it was heard striking that plate (loudest there or next to it, a
+        weak disc heard through the wall) at some moment of it.
+        """
+        if (
+            step.t_settled_s - step.t_before_s <= _HANDS_LONG_S
+            or step.busy_levels < _HANDS_BUSY_LEVELS
+            or not self._piezo_present(step.t_before_s)
+        ):
+            return False
+        during = [imp for imp in self._impacts
+                  if step.t_before_s - _HANDS_HEARD_BEFORE_S <= imp.t_s <= step.t_settled_s]
+        return not any(
+            cube_like(imp) and abs(top - step.level) <= 1
+            for imp, top in zip(during, self._levels_of(during), strict=True)
         )
 
     def _handled_during(self, step: LoadStep) -> bool:

@@ -1763,3 +1763,21 @@ def test_a_cube_the_fast_view_counted_is_not_counted_again_on_a_plate_that_had_d
                        after_counts=1.56 * UNIT)
     assert _landings(fusion.add_settled_step(settled)) == []
     assert fusion.accounted[3] == pytest.approx(1.56 * UNIT)
+
+
+def test_a_plate_restless_for_seconds_with_four_others_gains_a_cube_only_if_one_was_heard() -> None:
+    # A hand steadies the tower from 0.5 s to 3.5 s; plate 3 ends a cube heavier.
+    under_hand = LoadStep(level=3, t_before_s=0.5, t_settled_s=3.5, t_decided_s=3.6,
+                          delta_counts=UNIT, before_counts=0.0, after_counts=UNIT,
+                          busy_levels=4, busy_mask=0b11100011)
+    # Nothing heard of plate 3 meanwhile, a cube far above on 7: the hand's.
+    for heard in ([], [_strike(2.0, 7), _strike(2.05, 7)]):
+        fusion = _fusion()
+        fusion.piezo_since_s = 0.0  # the discs were listening
+        fusion.add_impacts(heard)
+        assert _landings(fusion.add_settled_step(under_hand)) == []
+    # A cube heard striking plate 3 (or the plate next to it) in that time: a cube.
+    for level in (3, 4):
+        fusion = _fusion()
+        fusion.add_impacts([_strike(2.0, level), _strike(2.05, level)])
+        assert [(f, n) for f, n, _ in _landings(fusion.add_settled_step(under_hand))] == [(3, 1)]
