@@ -579,7 +579,7 @@ class Fusion:
                 # struck below the top plate: the top module is on again. A
                 # strike that stands out on one plate is a cube falling past;
                 # one heard alike on several is the hands setting it down.
-                out.extend(self._close_top(imp.t_s, known, thump=thump or not cube_like(imp)))
+                out.extend(self._close_top(imp.t_s, known, handling=thump or not cube_like(imp)))
                 if self._is_wide(imp):
                     self._wide_impact_t.append(imp.t_s)
                     continue
@@ -1623,15 +1623,12 @@ class Fusion:
             self.stats.steps_below_one_cube += 1
             memory.part = (step, previous)
             return []
-        other_kind = (
-            residual > _FAST_MAX_RESIDUAL and abs(n) <= 2
-            and self.scale.other_kind_residual(step.level, step.delta_counts) <= _KIND_MAX_RESIDUAL
-        )
+        other = self.scale.other_kind_residual(step.level, step.delta_counts)
+        other_kind = residual > _FAST_MAX_RESIDUAL and abs(n) <= 2 and other <= _KIND_MAX_RESIDUAL
         if other_kind:
             # One cube of the other kind, in a game that mixes two: as clean
             # as one of this level's own (its size is not learnt from it).
-            n = 1 if n > 0 else -1
-            residual = self.scale.other_kind_residual(step.level, step.delta_counts)
+            n, residual = (1 if n > 0 else -1), other
         if residual > _FAST_MAX_RESIDUAL:
             # Not a clean whole number of cubes: a hand or the table moved
             # the plate, or it was read while still swinging. The settled
@@ -2244,7 +2241,7 @@ class Fusion:
         return None
 
     def _removal_time(self, step: LoadStep, since_s: float | None = None) -> float:
-        """When the cubes left the plate: its load last passed half-way to where it settled.
+        """When the cubes left the plate: its load passed half-way to where it settled, to stay.
 
         A hand presses the plate before it lifts the cubes off (0.15-1 s on
         the cross-check towers), so the step begins well before they leave.
@@ -2305,9 +2302,9 @@ class Fusion:
         """Whether ``cubes`` that left a closed tower's top plate at ``t_s`` left by hand.
 
         The plate held them (within a cube or a quarter of a pile: a scoop
-        is counted less well than landings), no throw landed just before, and nothing was
-        heard falling below it (``topmodule.taken_by_hand``): the top
-        module is off.
+        is counted less well than landings), no throw landed just before,
+        and nothing was heard falling below it (``topmodule.taken_by_hand``):
+        the top module is off.
         """
         if level != self.n_levels - 1 or self.disconnected or held < 1:
             return False
@@ -2333,7 +2330,7 @@ class Fusion:
         self._openings.append([t_lift, np.inf, top])
         return [Lift(t=t_lift, t_decided=now_s, exposed=top)]
 
-    def _close_top(self, t_s: float, now_s: float, *, thump: bool) -> list[Event]:
+    def _close_top(self, t_s: float, now_s: float, *, handling: bool) -> list[Event]:
         """The top module was set back by ``t_s``: a thump or hands then, or a cube falling past it.
 
         Only the thump (or the hands' sound) is handling: the plates it
@@ -2342,7 +2339,7 @@ class Fusion:
         """
         self._top_off = False
         self.exposed = None
-        if thump:
+        if handling:
             self._last_connection_t = max(self._last_connection_t, now_s)
             self._connection_times.append(t_s)
         self._close_opening(t_s)
