@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-from dsp.detect.acoustic import AcousticLevelModel
-from dsp.detect.cubes import CubeScale
 from dsp.detect.events import Removal
-from dsp.detect.fusion import Fusion
 from dsp.detect.loadcell import LoadConnection, LoadStep
 from dsp.detect.loadhistory import LoadHistory
+from tests.dsp.detect.test_fusion_arrivals import _T as ARRIVALS_T
+from tests.dsp.detect.test_fusion_arrivals import UNIT as ARRIVALS_UNIT
+from tests.dsp.detect.test_fusion_arrivals import _fusion as arrivals_fusion
 
 UNIT = 1000.0
 RATE = 80.0
@@ -58,24 +58,15 @@ def test_no_crossing_no_time() -> None:
 
 
 def test_a_removal_by_hand_is_timed_when_the_cube_left_not_when_the_finger_pressed() -> None:
-    fusion = Fusion(n_levels=8, scale=CubeScale(n_levels=8),
-                    acoustic=AcousticLevelModel(n_levels=8))
-    for level in range(8):
-        fusion.scale.learn(level, UNIT, 1)
-        fusion.scale.learn_sign(level, UNIT, cubes_added=True)
-    load = _press_then_lift(2.0, 2.6)
-    t = np.arange(load.size) / RATE
-    values = np.zeros((t.size, 8))
-    values[:, 4] = load
-    fusion.load_coverage.add(t)
-    fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
-    fusion.accounted[:] = 0.0
-    fusion.accounted[4] = UNIT
+    readings = np.zeros((ARRIVALS_T.size, 8))
+    readings[:, 4] = _press_then_lift(2.0, 2.6, end=4.0) * (ARRIVALS_UNIT / UNIT)
+    fusion = arrivals_fusion(readings)
+    fusion.accounted[4] = ARRIVALS_UNIT
     fusion.cubes_on[4] = 1
     fusion.add_load([], [LoadConnection(5, False, 0.5, 0.6)], 0.6)
     fusion.advance(1.5)  # the lift is decided: level 4 open
     removal = LoadStep(level=4, t_before_s=1.98, t_settled_s=3.0, t_decided_s=3.2,
-                       delta_counts=-UNIT, before_counts=UNIT, after_counts=0.0)
+                       delta_counts=-ARRIVALS_UNIT, before_counts=ARRIVALS_UNIT, after_counts=0.0)
     out = [e for e in fusion.add_settled_step(removal) if isinstance(e, Removal)]
     assert len(out) == 1 and not out[0].knocked
     assert out[0].t == pytest.approx(2.6, abs=1 / RATE)
