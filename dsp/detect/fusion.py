@@ -1436,12 +1436,15 @@ class Fusion:
         gripping the lower plates 0.5-1.5 s before a lift, made 29 of its 37
         false landings (towers 1-16) through the settled view; this left 23
         (14 fewer) for 3 of its landings and 2 of model B's; nothing else
-        changed on any model or in our evaluation.
+        changed on any model or in our evaluation. One other restless plate
+        is enough (session 19: the hands hold each lower plate by chance):
+        model E 3 false landings fewer on towers 1-16 and 2 in its 30-minute
+        games, model B 2 landings fewer (tower 13, whose strikes sound flat).
         """
         drop = self._unclaimed_drop(step)
         return (
             bool(drop)
-            and step.busy_levels >= _BUSY_LEVELS
+            and step.busy_levels >= 1
             and not any(cube_like(imp) for imp in drop)
         )
 
