@@ -23,10 +23,23 @@ import numpy as np
 # Why 15: a running median over the last 15 single-cube steps follows a
 # slow change in sensitivity (temperature) and ignores a few odd ones.
 _HISTORY = 15
-# Why 0.35..0.65: a step this fraction of the learnt cube means the cube was
-# learnt from a double step; with few samples learnt, start again.
-_HALF_RANGE = (0.35, 0.65)
 _TRUST_SAMPLES = 3
+# Why up to four, within 0.3 of a whole share: in a quick series two, three
+# or four cubes may settle on a plate together before it has seen a cube of
+# its own, and that step is taken for one. A later step of a half, a third
+# or a quarter of it (0.22-0.65 of the size learnt) shows it (model E's
+# quick series: plates that learnt 2.0-2.7 cubes and missed every cube
+# after, 14 landings in two sessions). A half within 0.3 is the range a
+# double step was always recognised by; drift and a neighbour's lasting
+# jolt stay under 0.2 of a cube.
+_SEVERAL_MOST = 4
+_SEVERAL_SHARE = 0.2
+# Why half: a size learnt from few landings may be several cubes, so steps
+# down to a fifth of it must show (STEP_CUBES of the size halved).
+_FEW_SHOWN = 0.5
+# Why 10 %: one kind of cube on a still plate reads within a few percent;
+# model E's two kinds differ by 25-60 %, two cubes by 100 %.
+_SAMPLES_AGREE = 1.1
 # Why 0.3, 2 and 8 %: a game that mixes two kinds of cube (model E:
 # the heavier 1.25-1.6 times the lighter) reads the heavier as 1.25-1.6
 # cubes on levels that learnt the lighter, and the lighter as its inverse
@@ -147,12 +160,16 @@ class CubeScale:
         A kit of mixed cells can look matched after a few landings by
         chance; a plate whose cell reads a cube as a third of theirs must
         still show its first cube, so only its own size, or a calibrated
-        one, hides a step.
+        one, hides a step. A size that may be several cubes' that settled
+        together (``learnt_from_several``) is halved, so that a single cube
+        still shows.
         """
         out = self.units()
         for level in range(self.n_levels):
             if self.borrowed(level):
                 out[level] = np.nan
+            elif self._size_unsure(level):
+                out[level] *= _FEW_SHOWN
         return out
 
     def refuse_pool(self, level: int) -> None:
@@ -170,6 +187,32 @@ class CubeScale:
         if self._history[level]:
             self._history[level].clear()
             self._changed()
+
+    def _size_unsure(self, level: int) -> bool:
+        own = self._history[level]
+        if self._given is not None or not own or len(own) >= _TRUST_SAMPLES:
+            return False
+        return len(own) == 1 or max(own) > _SAMPLES_AGREE * min(own)
+
+    def learnt_from_several(self, level: int, delta_counts: float) -> int:
+        """How many cubes the step ``level`` learnt its size from held, as this step tells.
+
+        A plate's first lasting step is taken for one cube. While its size
+        rests on that step alone, or on two that disagree (a second that
+        agreed would be the same chance again), a step of about a half, a
+        third or a quarter of it shows that it was two, three or four cubes
+        that settled together (the caller decides whether the step was a
+        cube's drop). 1 when the step tells nothing of the kind.
+        """
+        if not self._size_unsure(level):
+            return 1
+        x = self.cubes(level, delta_counts)
+        if not x > 0:
+            return 1  # a loss (or nothing known) tells nothing of the cubes that came
+        m = int(np.round(1.0 / x))
+        if 2 <= m <= _SEVERAL_MOST and abs(m * x - 1.0) <= _SEVERAL_SHARE:
+            return m
+        return 1
 
     def own_unit(self, level: int) -> bool:
         """True if ``level``'s cube size is its own (calibrated or learnt there)."""
@@ -227,9 +270,7 @@ class CubeScale:
             return float("nan")
         return float(sign * delta_counts / unit)
 
-    def count(
-        self, level: int, delta_counts: float, *, still: bool = False
-    ) -> tuple[int, float]:
+    def count(self, level: int, delta_counts: float) -> tuple[int, float]:
         """Cubes in a step and how far the step is from a whole number of cubes.
 
         Parameters
@@ -238,11 +279,6 @@ class CubeScale:
             The load channel.
         delta_counts : float
             The step, counts.
-        still : bool
-            The step was measured on a still plate (the settled view). Only
-            such a step of about half the cube learnt from the level's first
-            landings shows that they were double steps; a plate still ringing,
-            or an impact spike, gives steps of any size.
 
         Returns
         -------
@@ -255,13 +291,6 @@ class CubeScale:
         if np.isnan(x):
             sign = self.sign[level] if self.knows_sign(level) else self._usual_sign()
             return (1 if delta_counts * sign > 0 else -1), 0.0
-        own = self._history[level]
-        if still and self._given is None and own and len(own) < _TRUST_SAMPLES:
-            if _HALF_RANGE[0] <= abs(x) <= _HALF_RANGE[1]:
-                # This level's first cube was learnt from a double step.
-                own.clear()
-                self._changed()
-                return (1 if x > 0 else -1), 0.0
         n = int(np.round(x))
         return n, float(abs(x - n))
 

@@ -385,6 +385,8 @@ class FusionStats:
     impacts: int = 0
     load_steps: int = 0
     steps_below_one_cube: int = 0
+    #: Plates whose size was found to be several cubes' and learnt again.
+    sizes_relearnt: int = 0
     steps_in_disturbance: int = 0
     settled_landings: int = 0
     settled_removals: int = 0
@@ -1202,7 +1204,9 @@ class Fusion:
             self.accounted[level] = step.after_counts
             self.stats.steps_in_disturbance += 1
             return []
-        n, residual = self.scale.count(level, delta, still=still)
+        if still and not self._tower_open and not self._under_hands(step):
+            self._learnt_from_several(step, delta)
+        n, residual = self.scale.count(level, delta)
         if (
             n < 0
             and not self._tower_open
@@ -1212,10 +1216,10 @@ class Fusion:
             # Nothing on the plate to take away in a closed tower: the one
             # "cube" its sign was learnt from was a hand, and this is a cube.
             self.scale.relearn_sign(level, delta, cubes_added=True)
-            n, residual = self.scale.count(level, delta, still=still)
+            n, residual = self.scale.count(level, delta)
         if n == 0 and self._unmatched_first_cube(step, delta):
             self.scale.refuse_pool(level)
-            n, residual = self.scale.count(level, delta, still=still)
+            n, residual = self.scale.count(level, delta)
         if n == 1 and not still and self._one_cube_measured(level, step.delta_counts):
             # The step itself is the one cube the fast view counted; the rest
             # of the change since the load last accounted for is the plate's
@@ -1230,10 +1234,7 @@ class Fusion:
             return []
         now_s = step.t_decided_s
         confidence = _count_confidence(residual)
-        if n > 0 and (
-            self._handled_during(step) or self._steadied(step) or self._shaken_by_hands(step)
-            or self._unheard_under_hands(step)
-        ):
+        if n > 0 and self._under_hands(step):
             # Nobody throws while the tower is open or being opened or closed:
             # hands gripping it, the modules set back with a thump; nor is a
             # plate that moved with others, unheard, a cube's.
@@ -1253,7 +1254,7 @@ class Fusion:
                 if not parts and self._unmatched_first_cube(step, delta):
                     # One cube heard, read as several of the borrowed size.
                     self.scale.refuse_pool(level)
-                    n, residual = self.scale.count(level, delta, still=still)
+                    n, residual = self.scale.count(level, delta)
                     confidence = _count_confidence(residual)
                 elif not parts and self.scale.learnt_from_few(level) and (
                     n >= _MANY_CUBES or (n == 2 and self._levels[level].doubles >= 1)
@@ -1262,7 +1263,7 @@ class Fusion:
                     # or heard arriving one by one: the size was learnt from
                     # a hand's touch (or a jolt half a cube deep).
                     self.scale.forget(level)
-                    n, residual = self.scale.count(level, delta, still=still)
+                    n, residual = self.scale.count(level, delta)
                     confidence = _count_confidence(residual)
                 if not parts and n == 2 and self._heard_a_drop(step):
                     self.scale.note_step(level, delta)
@@ -1477,10 +1478,36 @@ class Fusion:
         start, end = step.t_before_s - _HANDLING_GUARD_S, step.t_settled_s + _HANDLING_GUARD_S
         return any(start <= t <= end for t in self._connection_times)
 
+    def _under_hands(self, step: LoadStep) -> bool:
+        """Whether hands had the tower while the settled view's step came (no cube's doing)."""
+        return (
+            self._handled_during(step) or self._steadied(step) or self._shaken_by_hands(step)
+            or self._unheard_under_hands(step)
+        )
+
     def _one_cube_measured(self, level: int, delta_counts: float) -> bool:
         """Whether a step measures one clean whole cube (within 0.15 of one)."""
         n, residual = self.scale.count(level, delta_counts)
         return n == 1 and residual <= _RING_MAX_RESIDUAL
+
+    def _learnt_from_several(self, step: LoadStep, delta: float) -> bool:
+        """Whether the plate's size was several cubes' (``CubeScale.learnt_from_several``).
+
+        Only a step heard as a cube's drop on its plate tells; the size is
+        then learnt again (from this step) and the cubes the first step
+        held are counted on the plate.
+        """
+        m = self.scale.learnt_from_several(step.level, delta)
+        if m < 2:
+            return False
+        if self._piezo_present(step.t_before_s) and not (
+            self._heard_here(step) and self._heard_a_drop(step)
+        ):
+            return False
+        self.scale.forget(step.level)
+        self.cubes_on[step.level] += m - 1
+        self.stats.sizes_relearnt += 1
+        return True
 
     def _fast_counted_one(self, step: LoadStep) -> bool:
         """Whether the fast view counted exactly one cube, and nothing else, during ``step``."""
