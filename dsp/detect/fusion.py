@@ -440,6 +440,9 @@ class _LevelMemory:
     part: tuple[LoadStep, tuple[float, bool] | None] | None = None
     #: Cubes reported landing here, in all.
     landings: int = 0
+    #: When the landing whose step alone taught the level its size came to
+    #: rest (that step may prove to have been several cubes).
+    sized_at: float | None = None
     #: Settled steps of two cubes that arrived together, since the last single cube.
     doubles: int = 0
     #: Fast-view landings (settle time, cubes), to re-measure a cube's size
@@ -1204,8 +1207,9 @@ class Fusion:
             self.accounted[level] = step.after_counts
             self.stats.steps_in_disturbance += 1
             return []
+        learnt_late: list[Event] = []
         if still and not self._tower_open and not self._under_hands(step):
-            self._learnt_from_several(step, delta)
+            learnt_late = self._learnt_from_several(step, delta)
         n, residual = self.scale.count(level, delta)
         if (
             n < 0
@@ -1231,7 +1235,7 @@ class Fusion:
             if not still:
                 # Exactly the one cube the fast view counted: measured again, still.
                 self.scale.revise_last(level, step.delta_counts)
-            return []
+            return self._at_rest(learnt_late)
         now_s = step.t_decided_s
         confidence = _count_confidence(residual)
         if n > 0 and self._under_hands(step):
@@ -1239,7 +1243,7 @@ class Fusion:
             # hands gripping it, the modules set back with a thump; nor is a
             # plate that moved with others, unheard, a cube's.
             self.stats.steps_in_disturbance += 1
-            return []
+            return self._at_rest(learnt_late)
         if n > 0:
             self.stats.settled_landings += 1
             self._drop_waiting_looks(step)
@@ -1280,12 +1284,12 @@ class Fusion:
                 # own arrival, sharing the settled view's measure.
                 out = self._arrivals(parts, confidence * 0.9, now_s, settled=True)
                 self.accounted[level] = step.after_counts
-                return self._at_rest(out)
+                return self._at_rest(learnt_late + out)
             # Timed, counted and learnt from like a fast-view landing: by the
             # cube's last bounce (reported once its plate fell quiet after
             # it), not by when the plate's load stopped ringing.
             return self._at_rest(
-                self._landings(whole, n, confidence * 0.9, now_s, settled=True)
+                learnt_late + self._landings(whole, n, confidence * 0.9, now_s, settled=True)
             )
         held = self.cubes_on[level]
         self.cubes_on[level] = max(0, self.cubes_on[level] + n)
@@ -1490,24 +1494,34 @@ class Fusion:
         n, residual = self.scale.count(level, delta_counts)
         return n == 1 and residual <= _RING_MAX_RESIDUAL
 
-    def _learnt_from_several(self, step: LoadStep, delta: float) -> bool:
-        """Whether the plate's size was several cubes' (``CubeScale.learnt_from_several``).
+    def _learnt_from_several(self, step: LoadStep, delta: float) -> list[Event]:
+        """The cubes the plate's size was learnt from, but one, if several.
+
+        (``CubeScale.learnt_from_several``.)
 
         Only a step heard as a cube's drop on its plate tells; the size is
         then learnt again (from this step) and the cubes the first step
-        held are counted on the plate.
+        held are counted on the plate, reported late (a landing of the
+        others, timed by the first): where cubes are, told late, is better
+        than not at all.
         """
-        m = self.scale.learnt_from_several(step.level, delta)
+        level = step.level
+        m = self.scale.learnt_from_several(level, delta)
         if m < 2:
-            return False
+            return []
         if self._piezo_present(step.t_before_s) and not (
             self._heard_here(step) and self._heard_a_drop(step)
         ):
-            return False
-        self.scale.forget(step.level)
-        self.cubes_on[step.level] += m - 1
+            return []
+        self.scale.forget(level)
+        self.cubes_on[level] += m - 1
+        self._levels[level].landings += m - 1
         self.stats.sizes_relearnt += 1
-        return True
+        at, self._levels[level].sized_at = self._levels[level].sized_at, None
+        if at is None:
+            return []
+        return [Landing(t=at, t_decided=step.t_decided_s, floor=level, cubes=m - 1,
+                        confidence=0.7, source="load")]
 
     def _fast_counted_one(self, step: LoadStep) -> bool:
         """Whether the fast view counted exactly one cube, and nothing else, during ``step``."""
@@ -2007,6 +2021,8 @@ class Fusion:
             self.acoustic.learn(final.peaks, level)
             self.stats.acoustic_learnt += 1
         if learn:
+            if n == 1:
+                self._levels[level].sized_at = None if self.scale.own_unit(level) else t
             self.scale.learn(level, step.delta_counts, n)
         self.cubes_on[level] += n
         self._levels[level].landings += n
