@@ -445,6 +445,8 @@ class _LevelMemory:
     sized_at: float | None = None
     #: Settled steps of two cubes that arrived together, since the last single cube.
     doubles: int = 0
+    #: Settled steps of many cubes at once, since the last single cube.
+    many: int = 0
     #: Fast-view landings (settle time, cubes), to re-measure a cube's size
     #: once the settled view sees the plate still.
     fast_landed: list[tuple[float, int]] = field(default_factory=list)
@@ -1260,12 +1262,16 @@ class Fusion:
                     self.scale.refuse_pool(level)
                     n, residual = self.scale.count(level, delta)
                     confidence = _count_confidence(residual)
-                elif not parts and self.scale.learnt_from_few(level) and (
-                    n >= _MANY_CUBES or (n == 2 and self._levels[level].doubles >= 1)
+                elif not parts and (
+                    self.scale.learnt_from_few(level)
+                    and (n >= _MANY_CUBES or (n == 2 and self._levels[level].doubles >= 1))
+                    or n >= _MANY_CUBES and self._levels[level].many >= 1
                 ):
                     # Many cubes at once, or two again and again, not seen
                     # or heard arriving one by one: the size was learnt from
-                    # a hand's touch (or a jolt half a cube deep).
+                    # a hand's touch (or a jolt half a cube deep). Many at
+                    # once twice with no single cube between tells it even
+                    # of a size learnt from several such touches.
                     self.scale.forget(level)
                     n, residual = self.scale.count(level, delta)
                     confidence = _count_confidence(residual)
@@ -1278,6 +1284,7 @@ class Fusion:
                     confidence = _count_confidence(0.25)
                 if not parts:
                     self._levels[level].doubles += int(n == 2)
+                    self._levels[level].many += int(n >= _MANY_CUBES)
             if parts:
                 # The cubes were seen (by the doubted fast view) or heard
                 # arriving one by one: separate landings, each timed by its
@@ -2028,6 +2035,7 @@ class Fusion:
         self._levels[level].landings += n
         if n == 1:
             self._levels[level].doubles = 0
+            self._levels[level].many = 0
         if settled:
             self.accounted[level] = step.after_counts
         else:

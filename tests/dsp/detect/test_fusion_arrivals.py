@@ -1426,6 +1426,23 @@ def test_a_plate_whose_every_cube_reads_as_two_learns_its_cube_again() -> None:
             if isinstance(e, Landing)] == [(4, 2)]
 
 
+def test_a_plate_that_learnt_from_several_jolts_learns_again_when_cubes_read_many_twice() -> None:
+    # Plate 3 learnt its cube from three jolts a tenth of a cube deep, so its
+    # size is trusted. A still step of many such cubes, not heard arriving
+    # apart, is reported as many; the same again, with no single cube
+    # between, is one cube, and the plate learns its size from it.
+    fusion = _fusion()
+    fusion.scale.forget(3)
+    for _ in range(3):
+        fusion.scale.learn(3, UNIT / 10, 1)
+    assert not fusion.scale.learnt_from_few(3)
+    first = fusion.add_settled_step(_settled(3, 1.0, 0.0, 1.0))
+    assert [(e.floor, e.cubes) for e in first if isinstance(e, Landing)] == [(3, 10)]
+    second = fusion.add_settled_step(_settled(3, 5.0, 1.0, 2.0))
+    assert [(e.floor, e.cubes) for e in second if isinstance(e, Landing)] == [(3, 1)]
+    assert fusion.scale.unit(3) == UNIT
+
+
 def test_a_plate_jolted_by_a_landing_next_door_does_not_learn_its_cube_from_it() -> None:
     # Plate 6 has no cube size yet. A cube landed on plate 7 (a step of a
     # cube there); plate 6's cell shifted with it by a tenth of that and
