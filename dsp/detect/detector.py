@@ -19,6 +19,7 @@ from dsp.detect.fusion import Fusion, FusionStats
 from dsp.detect.loadcell import (
     DEFAULT_STABLE_WINDOW_MS,
     DEFAULT_STEP_SIGMAS,
+    NOISY_CAP_CUBES,
     SETTLED_STEP_SIGMAS,
     SETTLED_WINDOW_MS,
     LoadChannelProcessor,
@@ -107,6 +108,7 @@ class Detector:
                 min_window_readings=(
                     short_window_readings(load_rate_hz, settled=settled) if short else None
                 ),
+                noisy_cap_cubes=NOISY_CAP_CUBES if settled else None,
             )
 
         self.load = view(settled=False)

@@ -75,6 +75,15 @@ SETTLED_WINDOW_MS = 300.0
 # is 20 of those; 12 sigma there missed every cube on a cell whose noise is a
 # twelfth of a cube (a 0.32 g cube on a 0.027 g rms cross-check cell).
 SETTLED_STEP_SIGMAS = 6.0
+# Why 0.6 cube and 4 sigma (the settled view only): on a noisy cell (model
+# B: 0.045 g rms under a 0.28 g cube, a sixth of a cube) six sigma is more
+# than a cube, and every cube after the plate's first went unseen by both
+# views. Over 24-reading windows the difference of two means has a sigma of
+# 0.29 sigma: 4 sigma is still 14 of those. The fast view keeps its 12
+# sigma: a hand's press just before a lift, decided at once, is a false
+# landing there (model A).
+NOISY_CAP_CUBES = 0.6
+NOISY_FLOOR_SIGMAS = 4.0
 # Why 1.5: a step read from a ringing plate is trusted only when the ring's
 # whole swing is at most one and a half times the step (its window mean is
 # then within a small fraction of the step of the settled load); a plate
@@ -234,6 +243,10 @@ class LoadChannelProcessor:
         The fewest readings in a stable window (default ``_MIN_WINDOW_READINGS``;
         fewer only on a converter that does not spread spikes flat, see
         :mod:`dsp.detect.converter`).
+    noisy_cap_cubes : float, optional
+        Cap the noise part of the step threshold at this many cubes (never
+        under ``NOISY_FLOOR_SIGMAS``), once a cube's size is known: a channel
+        whose noise is a good part of a cube must still show one cube.
     """
 
     def __init__(
@@ -249,6 +262,7 @@ class LoadChannelProcessor:
         tare_time_s: float = DEFAULT_TARE_TIME_S,
         ring_windows: bool = False,
         min_window_readings: int | None = None,
+        noisy_cap_cubes: float | None = None,
     ) -> None:
         if sample_rate_hz <= 0:
             raise ValueError("sample_rate_hz must be positive")
@@ -264,6 +278,7 @@ class LoadChannelProcessor:
         self._keep = (self.fit_readings if self.ring_windows else self.window) - 1
         self.stable_range_sigmas = float(stable_range_sigmas)
         self.step_sigmas = float(step_sigmas)
+        self.noisy_cap_cubes = None if noisy_cap_cubes is None else float(noisy_cap_cubes)
         self.disconnect_readings = max(2, round(disconnect_ms * 1e-3 * sample_rate_hz))
         self.tare_readings = max(_MIN_TARE_READINGS, round(tare_time_s * sample_rate_hz))
         # A gap longer than 1.5 periods means readings were lost: windows
@@ -352,7 +367,16 @@ class LoadChannelProcessor:
 
     def step_threshold_counts(self) -> np.ndarray:
         """Current step threshold per channel, counts (NaN until the noise is known)."""
-        return np.maximum(self.step_sigmas * self.sigma, self.min_step_counts)
+        noise = self.step_sigmas * self.sigma
+        if self.noisy_cap_cubes is not None:
+            # A channel so noisy that its sigma threshold nears a cube.
+            cap = np.where(
+                self.min_step_counts > 0,
+                self.noisy_cap_cubes / STEP_CUBES * self.min_step_counts,
+                np.inf,
+            )
+            noise = np.maximum(np.minimum(noise, cap), NOISY_FLOOR_SIGMAS * self.sigma)
+        return np.maximum(noise, self.min_step_counts)
 
     # -- streaming -----------------------------------------------------------
     def process(

@@ -48,6 +48,29 @@ def test_finds_lasting_steps_only() -> None:
     assert conns[0].t_s == t[800] and conns[3].t_s == t[950]
 
 
+@pytest.mark.parametrize("cap", [None, 0.6])
+def test_a_cube_on_a_cell_noisy_as_a_sixth_of_it_shows_to_a_capped_threshold(
+    cap: float | None,
+) -> None:
+    # Level 4's noise is a sixth of a cube: six sigma of it is a cube.
+    rng = np.random.default_rng(4)
+    n = 800
+    t = np.arange(n) / RATE
+    v = rng.normal(0.0, 30.0, (n, 8))
+    v[:, 4] = rng.normal(0.0, 1000.0, n)
+    v[400:, 4] += 6000.0
+    settled = LoadChannelProcessor(
+        n_channels=8, sample_rate_hz=RATE, stable_window_ms=300.0, step_sigmas=6.0,
+        noisy_cap_cubes=cap,
+    )
+    settled.set_cube_counts(np.full(8, 6000.0), ring_tolerant=False)
+    steps, _ = _run(settled, t, v, np.ones((n, 8), dtype=bool), [])
+    found = [(s.level, round(s.delta_counts / 6000.0)) for s in steps]
+    assert found == ([] if cap is None else [(4, 1)])
+    # Nor is its noise a step with the cap (it stays at 4 sigma).
+    assert np.all(settled.step_threshold_counts()[4] >= 4.0 * settled.sigma[4])
+
+
 @pytest.mark.parametrize("rate_hz", [10.0, 40.0, 80.0])
 def test_a_spike_spread_flat_over_four_readings_is_not_a_step_at_any_rate(rate_hz: float) -> None:
     """A converter that averages its last four conversions turns an impact's
