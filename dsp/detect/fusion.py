@@ -128,6 +128,12 @@ _EAR_ATTRIBUTION_LANDINGS = 16
 # (3 false landings in 64 sessions at 0.75 s; at 1 s none, and our games'
 # latency unchanged).
 _HANDLING_GUARD_S = 1.0
+# Why 6: a share of a plate's size tells that it was learnt from several
+# cubes only while the tower is not shaken as a whole; a hand steadying it
+# (model C's noisy rooms) makes every other plate restless, and moved one
+# by a third of its size with its touch heard there: 6 false landings over
+# 64 sessions, none of them where a quick series had fewer plates restless.
+_SEVERAL_BUSY_LEVELS = 6
 # Why 2: a cube shakes its own plate; two or more other plates restless
 # while it settles means hands or the table moved the tower.
 _BUSY_LEVELS = 2
@@ -1509,7 +1515,8 @@ class Fusion:
 
         (``CubeScale.learnt_from_several``.)
 
-        Only a step heard as a cube's drop on its plate tells; the size is
+        Only a step heard as a cube's drop on its plate, with not every
+        other plate restless, tells; the size is
         then learnt again (from this step) and the cubes the first step
         held are counted on the plate, reported late (a landing of the
         others, timed by the first): where cubes are, told late, is better
@@ -1517,7 +1524,7 @@ class Fusion:
         """
         level = step.level
         m = self.scale.learnt_from_several(level, delta)
-        if m < 2:
+        if m < 2 or step.busy_levels >= _SEVERAL_BUSY_LEVELS:
             return []
         if self._piezo_present(step.t_before_s) and not (
             self._heard_here(step) and self._heard_a_drop(step)

@@ -1429,6 +1429,35 @@ def test_a_plate_whose_every_cube_reads_as_two_learns_its_cube_again() -> None:
             if isinstance(e, Landing)] == [(4, 2)]
 
 
+@pytest.mark.parametrize("restless", [(), (0, 1, 2, 4, 5, 6)])
+def test_a_cube_a_third_of_a_plates_one_step_size_shows_the_step_was_three(
+    restless: tuple[int, ...],
+) -> None:
+    # Plate 3's first step was three cubes that settled together (at 1.0 s),
+    # taken for one. A cube heard landing there reads a third of that size:
+    # the plate learns again, and the two cubes more are reported (timed by
+    # the first step); not while every other plate was restless (a hand
+    # steadying the tower, its touch heard on the plate).
+    fusion = _fusion()
+    fusion.scale.forget(3)
+    fusion.scale.learn(3, 3 * UNIT, 1)
+    fusion._levels[3].sized_at = 1.0
+    fusion.cubes_on[3] = 1
+    fusion.accounted[3] = 3 * UNIT
+    fusion.add_impacts([_strike(2.0, 3), _strike(2.05, 3)])
+    step = LoadStep(level=3, t_before_s=1.95, t_settled_s=2.4, t_decided_s=2.7,
+                    delta_counts=UNIT, before_counts=3 * UNIT, after_counts=4 * UNIT,
+                    busy_levels=len(restless), busy_mask=sum(1 << k for k in restless))
+    out = fusion.add_settled_step(step)
+    if restless:
+        assert _landings(out) == [] and fusion.scale.unit(3) == 3 * UNIT
+        assert fusion.cubes_on[3] == 1
+    else:
+        assert [(e.floor, e.cubes, e.t) for e in out if isinstance(e, Landing)][0] == (3, 2, 1.0)
+        assert [(e.floor, e.cubes) for e in out if isinstance(e, Landing)][1:] == [(3, 1)]
+        assert fusion.scale.unit(3) == UNIT and fusion.cubes_on[3] == 4
+
+
 def test_a_plate_that_learnt_from_several_jolts_learns_again_when_cubes_read_many_twice() -> None:
     # Plate 3 learnt its cube from three jolts a tenth of a cube deep, so its
     # size is trusted. A still step of many such cubes, not heard arriving
