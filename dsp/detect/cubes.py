@@ -168,7 +168,7 @@ class CubeScale:
         for level in range(self.n_levels):
             if self.borrowed(level):
                 out[level] = np.nan
-            elif self._size_unsure(level):
+            elif self.size_unsure(level):
                 out[level] *= _FEW_SHOWN
         return out
 
@@ -188,7 +188,12 @@ class CubeScale:
             self._history[level].clear()
             self._changed()
 
-    def _size_unsure(self, level: int) -> bool:
+    def size_unsure(self, level: int) -> bool:
+        """True while ``level``'s own size rests on one step, or on two that disagree.
+
+        One kind of cube reads within a few percent on a still plate; a
+        size so taught may yet be several cubes' (``learnt_from_several``).
+        """
         own = self._history[level]
         if self._given is not None or not own or len(own) >= _TRUST_SAMPLES:
             return False
@@ -204,7 +209,7 @@ class CubeScale:
         that settled together (the caller decides whether the step was a
         cube's drop). 1 when the step tells nothing of the kind.
         """
-        if not self._size_unsure(level):
+        if not self.size_unsure(level):
             return 1
         x = self.cubes(level, delta_counts)
         if not x > 0:

@@ -285,6 +285,12 @@ _UNMATCHED_FLOOR = 0.25
 # at a time; a knock-down adds one more); a level whose first cube was
 # learnt from a hand's touch reads every later cube as several.
 _MANY_CUBES = 3
+# Why 1.5 s: cubes that came "at once" came within one settling; a plate
+# kept moving for seconds by a quick series (model B: 3-5 s) may gain three
+# cubes in one settled step, and forgetting a size two landings agreed on
+# then taught it three (model B towers 9-16: 3 landings; a size from one
+# landing, or two that disagree, is still forgotten: model E's cube counts).
+_AT_ONCE_S = 1.5
 # Why these: a cell that reads nothing (``deadcells``) is judged by its
 # noise over the second before the drop and its largest swing from just
 # before the first strike to 0.3 s after the last (a struck plate's push
@@ -1272,6 +1278,9 @@ class Fusion:
                     n, residual = self.scale.count(level, delta)
                     confidence = _count_confidence(residual)
                 elif not parts and (
+                    step.t_settled_s - step.t_before_s <= _AT_ONCE_S
+                    or self.scale.size_unsure(level)
+                ) and (
                     self.scale.learnt_from_few(level)
                     and (n >= _MANY_CUBES or (n == 2 and self._levels[level].doubles >= 1))
                     or n >= _MANY_CUBES and self._levels[level].many >= 1
@@ -1280,7 +1289,8 @@ class Fusion:
                     # or heard arriving one by one: the size was learnt from
                     # a hand's touch (or a jolt half a cube deep). Many at
                     # once twice with no single cube between tells it even
-                    # of a size learnt from several such touches.
+                    # of a size learnt from several such touches. Over a
+                    # long settling, only of a size not yet agreed on.
                     self.scale.forget(level)
                     n, residual = self.scale.count(level, delta)
                     confidence = _count_confidence(residual)
