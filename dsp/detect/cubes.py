@@ -24,18 +24,18 @@ import numpy as np
 # slow change in sensitivity (temperature) and ignores a few odd ones.
 _HISTORY = 15
 _TRUST_SAMPLES = 3
-# Why up to four, within 0.3 of a whole share: in a quick series two, three
+# Why up to four, within 0.2 of a whole share: in a quick series two, three
 # or four cubes may settle on a plate together before it has seen a cube of
 # its own, and that step is taken for one. A later step of a half, a third
-# or a quarter of it (0.22-0.65 of the size learnt) shows it (model E's
+# or a quarter of it (0.2-0.6 of the size learnt) shows it (model E's
 # quick series: plates that learnt 2.0-2.7 cubes and missed every cube
-# after, 14 landings in two sessions). A half within 0.3 is the range a
-# double step was always recognised by; drift and a neighbour's lasting
-# jolt stay under 0.2 of a cube.
+# after, 12-15 landings a session). Within 0.3 a half reached 0.65, where
+# the lighter of two kinds of cube reads on a plate that learnt the heavier
+# (0.62-0.8); drift and a neighbour's lasting jolt stay under 0.2 of a cube.
 _SEVERAL_MOST = 4
 _SEVERAL_SHARE = 0.2
-# Why half: a size learnt from few landings may be several cubes, so steps
-# down to a fifth of it must show (STEP_CUBES of the size halved).
+# Why half: a size that may be several cubes' (``CubeScale.size_unsure``)
+# must let steps down to a fifth of it show (STEP_CUBES of the size halved).
 _FEW_SHOWN = 0.5
 # Why 10 %: one kind of cube on a still plate reads within a few percent;
 # model E's two kinds differ by 25-60 %, two cubes by 100 %.

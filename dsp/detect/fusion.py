@@ -1523,12 +1523,10 @@ class Fusion:
     def _learnt_from_several(self, step: LoadStep, delta: float) -> list[Event]:
         """The cubes the plate's size was learnt from, but one, if several.
 
-        (``CubeScale.learnt_from_several``.)
-
-        Only a step heard as a cube's drop on its plate, with not every
-        other plate restless, tells; the size is
-        then learnt again (from this step) and the cubes the first step
-        held are counted on the plate, reported late (a landing of the
+        See ``CubeScale.learnt_from_several``. Only a step heard as a cube's
+        drop on its plate, with not every other plate restless, tells; the
+        size is then learnt again (from this step) and the cubes the first
+        step held are counted on the plate, reported late (a landing of the
         others, timed by the first): where cubes are, told late, is better
         than not at all.
         """
