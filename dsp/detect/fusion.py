@@ -1277,20 +1277,7 @@ class Fusion:
                     self.scale.refuse_pool(level)
                     n, residual = self.scale.count(level, delta)
                     confidence = _count_confidence(residual)
-                elif not parts and (
-                    step.t_settled_s - step.t_before_s <= _AT_ONCE_S
-                    or self.scale.size_unsure(level)
-                ) and (
-                    self.scale.learnt_from_few(level)
-                    and (n >= _MANY_CUBES or (n == 2 and self._levels[level].doubles >= 1))
-                    or n >= _MANY_CUBES and self._levels[level].many >= 1
-                ):
-                    # Many cubes at once, or two again and again, not seen
-                    # or heard arriving one by one: the size was learnt from
-                    # a hand's touch (or a jolt half a cube deep). Many at
-                    # once twice with no single cube between tells it even
-                    # of a size learnt from several such touches. Over a
-                    # long settling, only of a size not yet agreed on.
+                elif not parts and self._size_from_a_touch(step, n):
                     self.scale.forget(level)
                     n, residual = self.scale.count(level, delta)
                     confidence = _count_confidence(residual)
@@ -1507,6 +1494,27 @@ class Fusion:
             return True
         start, end = step.t_before_s - _HANDLING_GUARD_S, step.t_settled_s + _HANDLING_GUARD_S
         return any(start <= t <= end for t in self._connection_times)
+
+    def _size_from_a_touch(self, step: LoadStep, n: int) -> bool:
+        """Whether a still step of ``n`` cubes, not heard arriving apart, shows a touch's size.
+
+        Many cubes at once, or two again and again: the plate's size was
+        learnt from a hand's touch (or a jolt half a cube deep), when it
+        rests on fewer than three landings; many at once twice with no
+        single cube between tells it even of a size learnt from several
+        such touches. Over a long settling (a quick series keeping the
+        plate moving) only of a size not yet agreed on.
+        """
+        memory = self._levels[step.level]
+        if step.t_settled_s - step.t_before_s > _AT_ONCE_S and not self.scale.size_unsure(
+            step.level
+        ):
+            return False
+        if n >= _MANY_CUBES and memory.many >= 1:
+            return True
+        return self.scale.learnt_from_few(step.level) and (
+            n >= _MANY_CUBES or (n == 2 and memory.doubles >= 1)
+        )
 
     def _under_hands(self, step: LoadStep) -> bool:
         """Whether hands had the tower while the settled view's step came (no cube's doing)."""
