@@ -130,9 +130,10 @@ _EAR_ATTRIBUTION_LANDINGS = 16
 _HANDLING_GUARD_S = 1.0
 # Why 6: a share of a plate's size tells that it was learnt from several
 # cubes only while the tower is not shaken as a whole; a hand steadying it
-# (model C's noisy rooms) makes every other plate restless, and moved one
-# by a third of its size with its touch heard there: 6 false landings over
-# 64 sessions, none of them where a quick series had fewer plates restless.
+# (model C's noisy rooms) makes six or all seven other plates restless, and
+# moved one by a third of its size with its touch heard there: 6 false
+# landings over 64 sessions, and no landing lost (quick series had fewer
+# plates restless).
 _SEVERAL_BUSY_LEVELS = 6
 # Why 2: a cube shakes its own plate; two or more other plates restless
 # while it settles means hands or the table moved the tower.
@@ -1532,7 +1533,7 @@ class Fusion:
         """The cubes the plate's size was learnt from, but one, if several.
 
         See ``CubeScale.learnt_from_several``. Only a step heard as a cube's
-        drop on its plate, with not every other plate restless, tells; the
+        drop on its plate, with fewer than six other plates restless, tells; the
         size is then learnt again (from this step) and the cubes the first
         step held are counted on the plate, reported late (a landing of the
         others, timed by the first): where cubes are, told late, is better
