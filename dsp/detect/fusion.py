@@ -292,6 +292,11 @@ _MANY_CUBES = 3
 # then taught it three (model B towers 9-16: 3 landings; a size from one
 # landing, or two that disagree, is still forgotten: model E's cube counts).
 _AT_ONCE_S = 1.5
+# Why 0.5 s: a plate's first step that took longer than that to settle may
+# hold cubes that came to rest from its first strike on, not only at its
+# last; the cubes it is later shown to have held are timed by that first
+# strike (model E's quick series: 3 landings more right, model B one less).
+_SIZED_LONG_S = 0.5
 # Why these: a cell that reads nothing (``deadcells``) is judged by its
 # noise over the second before the drop and its largest swing from just
 # before the first strike to 0.3 s after the last (a struck plate's push
@@ -456,8 +461,9 @@ class _LevelMemory:
     part: tuple[LoadStep, tuple[float, bool] | None] | None = None
     #: Cubes reported landing here, in all.
     landings: int = 0
-    #: When the landing whose step alone taught the level its size came to
-    #: rest (that step may prove to have been several cubes).
+    #: When the step that alone taught the level its size brought its cubes
+    #: (its last strike there; its first, if it settled slowly): that step
+    #: may prove to have been several cubes.
     sized_at: float | None = None
     #: Settled steps of two cubes that arrived together, since the last single cube.
     doubles: int = 0
@@ -2056,7 +2062,14 @@ class Fusion:
             self.stats.acoustic_learnt += 1
         if learn:
             if n == 1:
-                self._levels[level].sized_at = None if self.scale.own_unit(level) else t
+                first = t
+                if step.t_settled_s - step.t_before_s > _SIZED_LONG_S:
+                    begun = [
+                        at for at in heard_on(own_drop, self._levels_of(own_drop), level)
+                        if at >= settled_from
+                    ]
+                    first = begun[0] if begun else t
+                self._levels[level].sized_at = None if self.scale.own_unit(level) else first
             self.scale.learn(level, step.delta_counts, n)
         self.cubes_on[level] += n
         self._levels[level].landings += n

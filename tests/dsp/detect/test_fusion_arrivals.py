@@ -1480,6 +1480,23 @@ def test_a_cube_a_third_of_a_plates_one_step_size_shows_the_step_was_three(
         assert fusion.scale.unit(3) == UNIT and fusion.cubes_on[3] == 4
 
 
+@pytest.mark.parametrize("span", [0.3, 1.0])
+def test_a_plates_first_step_that_settled_slowly_is_timed_by_its_first_strike_too(
+    span: float,
+) -> None:
+    # Plate 3 has no size yet; its first step is struck at 1.05 and at the
+    # end. Should it prove to hold several cubes, the others came from the
+    # first strike on when the plate took long to settle; else with the last.
+    fusion = _fusion()
+    fusion.scale.forget(3)
+    last = 1.0 + span - 0.05
+    fusion.add_impacts([_strike(1.05, 3), _strike(last, 3)])
+    fusion.add_settled_step(LoadStep(
+        level=3, t_before_s=1.0, t_settled_s=1.0 + span, t_decided_s=1.3 + span,
+        delta_counts=3 * UNIT, before_counts=0.0, after_counts=3 * UNIT))
+    assert fusion._levels[3].sized_at == pytest.approx(1.05 if span > 0.5 else last)
+
+
 def test_a_plate_that_learnt_from_several_jolts_learns_again_when_cubes_read_many_twice() -> None:
     # Plate 3 learnt its cube from three jolts a tenth of a cube deep, so its
     # size is trusted. A still step of many such cubes, not heard arriving
