@@ -1549,9 +1549,7 @@ class Fusion:
         m = self.scale.learnt_from_several(level, delta)
         if m < 2 or step.busy_levels >= _SEVERAL_BUSY_LEVELS:
             return []
-        if self._piezo_present(step.t_before_s) and not (
-            self._heard_here(step) and self._heard_a_drop(step)
-        ):
+        if not self._heard_landing_here(step):
             return []
         self.scale.forget(level)
         self.cubes_on[level] += m - 1
@@ -1585,6 +1583,25 @@ class Fusion:
         x = self.scale.cubes(step.level, delta)
         if not (_UNMATCHED_FLOOR <= x < _UNMATCHED_CUBES or x > 1.0 / _UNMATCHED_CUBES):
             return False
+        return self._heard_landing_here(step)
+
+    def _sized_at(
+        self, step: LoadStep, t: float, drop: list[TimedImpact], since_s: float
+    ) -> float:
+        """When the cubes of a plate's size-teaching step came: ``t`` (its last strike there).
+
+        Its first strike there from ``since_s`` on, if the step took long to
+        settle (``_SIZED_LONG_S``).
+        """
+        if step.t_settled_s - step.t_before_s <= _SIZED_LONG_S:
+            return t
+        begun = [
+            at for at in heard_on(drop, self._levels_of(drop), step.level) if at >= since_s
+        ]
+        return begun[0] if begun else t
+
+    def _heard_landing_here(self, step: LoadStep) -> bool:
+        """Whether a cube's drop was heard on the step's own plate (always, with no piezos)."""
         if not self._piezo_present(step.t_before_s):
             return True
         return self._heard_here(step) and self._heard_a_drop(step)
@@ -2062,14 +2079,10 @@ class Fusion:
             self.stats.acoustic_learnt += 1
         if learn:
             if n == 1:
-                first = t
-                if step.t_settled_s - step.t_before_s > _SIZED_LONG_S:
-                    begun = [
-                        at for at in heard_on(own_drop, self._levels_of(own_drop), level)
-                        if at >= settled_from
-                    ]
-                    first = begun[0] if begun else t
-                self._levels[level].sized_at = None if self.scale.own_unit(level) else first
+                self._levels[level].sized_at = (
+                    None if self.scale.own_unit(level)
+                    else self._sized_at(step, t, own_drop, settled_from)
+                )
             self.scale.learn(level, step.delta_counts, n)
         self.cubes_on[level] += n
         self._levels[level].landings += n
