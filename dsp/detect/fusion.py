@@ -326,6 +326,22 @@ _HANDS_HEARD_BEFORE_S = 1.0
 # Why 0.3 s: cubes lifted off a plate stay off; a plate jolted past
 # half-way (a module set back, a hand) swings back within a period or two.
 _LEFT_FOR_S = 0.3
+# Why 2: a finger pushes on the cubes it takes, and they leave as it lets
+# go; where hands wander on the plate by half a cube or more while the level
+# lies open (model C: 0.05-1.5 g on every cell), half-way is crossed and
+# crossed back for seconds, and the cubes were timed when the hands let go
+# at the close. A push of twice the cubes' weight is no hand resting there.
+_GRAB_PRESS = 2.0
+# Why 1 s: hands that take cubes one grab at a time come back for the
+# next 0.6-4 s later (cross-check models C-E: each grab is a removal); one
+# hand picking several cubes in one reach lifts them 0.25-0.7 s apart (our
+# simulator: one removal), and under the hand the load passes each cube's
+# half-way up to 0.4 s off. 0.5 s took 18 more of the models' 320 removals
+# right but split 4 of our 82 reaches; 1 s takes 5 and splits one.
+_GRABS_APART_S = 1.0
+# Why 0.5 s: the modules set back strike the plates before their cells
+# report again (model C: up to 0.45 s).
+_SET_BACK_S = 0.5
 # Why 3: a plate's typical landing swing needs a few landings of its own.
 _SWING_SAMPLES = 3
 # Why these: in a tower whose cubes rest a moment on a plate and slide on
@@ -1319,18 +1335,53 @@ class Fusion:
         seen = self._take_doubted(level, step.t_before_s, np.inf, landing=False)
         if seen is not None:
             t = seen.t_before_s
-        t = self._removal_time(step, since_s=t)
+        began = t
+        t = self._removal_time(step, since_s=began)
         # Taken by hand if the level lay open when they left: the settled
         # view may decide only after the tower was closed again.
         knocked = level not in (self._exposed_level(), self._exposed_at(t))
         lifted: list[Event] = []
         if knocked and self._top_taken_by_hand(level, t, -n, held, now_s):
             lifted, knocked = self._lift_top(t, now_s), False
+        grabs = [(t, -n)] if knocked or n > -2 else self._grabs(step, -n, began, t)
         return [
             *lifted,
-            Removal(t=t, t_decided=now_s, floor=level, cubes=-n,
-                    confidence=confidence * (0.9 if knocked else 1.0), knocked=knocked),
+            *(Removal(t=at, t_decided=now_s, floor=level, cubes=k,
+                      confidence=confidence * (0.9 if knocked else 1.0), knocked=knocked)
+              for at, k in grabs),
         ]
+
+    def _grabs(
+        self, step: LoadStep, cubes: int, since_s: float, at_once_s: float
+    ) -> list[tuple[float, int]]:
+        """The cubes a hand took off a plate in one settled fall, grab by grab: ``(t, cubes)``.
+
+        Cubes taken one or two at a time, a second or two apart, are one
+        fall to the settled view while fingers stay on the plate. Each cube
+        is timed when the load passed half-way past it, to stay
+        (``_LEFT_FOR_S``); cubes that left within ``_GRABS_APART_S`` of
+        each other went in one grab. One grab keeps the time found already
+        (``at_once_s``).
+        """
+        share = (step.after_counts - step.before_counts) / cubes
+        left: list[float] = []
+        for k in range(cubes):
+            at = self.load_history.crossed_at(
+                step.level, since_s, step.t_settled_s, step.before_counts + k * share,
+                step.before_counts + (k + 1) * share, stay_s=_LEFT_FOR_S,
+            )
+            if at is None:
+                return [(at_once_s, cubes)]
+            left.append(max(at, left[-1] if left else since_s))
+        grabs: list[list[float]] = [[left[0]]]
+        for at in left[1:]:
+            if at - grabs[-1][-1] < _GRABS_APART_S:
+                grabs[-1].append(at)
+            else:
+                grabs.append([at])
+        if len(grabs) == 1:
+            return [(at_once_s, cubes)]
+        return [(grab[0], len(grab)) for grab in grabs]
 
     def _note_slide(self, step: LoadStep) -> None:
         """Show a fast step to the slide signs as it is decided (``slides.SlideSigns``)."""
@@ -2355,6 +2406,17 @@ class Fusion:
         ``since_s``: where to look from (the step's start by default).
         """
         start = step.t_before_s if since_s is None else since_s
+        opened = self._opening_of(step.level, start, step.t_settled_s)
+        if opened is not None:
+            # Only while the level lay open: the modules set back jolt
+            # every plate as hard as a finger does, just before the close.
+            released = self.load_history.released_at(
+                step.level, max(start, opened[0]),
+                min(step.t_settled_s, opened[1] - _SET_BACK_S),
+                step.before_counts, step.after_counts, _GRAB_PRESS,
+            )
+            if released is not None:
+                return released
         left = self.load_history.crossed_at(
             step.level, start, step.t_settled_s, step.before_counts, step.after_counts,
             stay_s=_LEFT_FOR_S,
@@ -2455,6 +2517,13 @@ class Fusion:
     def _close_opening(self, t_s: float) -> None:
         if self._openings and not np.isfinite(self._openings[-1][1]):
             self._openings[-1][1] = t_s
+
+    def _opening_of(self, level: int, t0_s: float, t1_s: float) -> tuple[float, float] | None:
+        """The last time ``level`` lay open within ``[t0, t1]``: ``(from, to)``, or None."""
+        for start, end, exposed in reversed(self._openings):
+            if int(exposed) == level and start <= t1_s and end >= t0_s:
+                return float(start), float(end)
+        return None
 
     def _exposed_at(self, t_s: float) -> int | None:
         """The level that lay open at stream time ``t_s`` (None: the tower was closed)."""

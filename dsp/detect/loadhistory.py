@@ -165,6 +165,37 @@ class LoadHistory:
         v_a, v_b = float(v[k]), float(v[k + 1])
         return t_a + (t_b - t_a) * (mid - v_a) / (v_b - v_a)
 
+    def released_at(
+        self, level: int, t0_s: float, t1_s: float, before: float, after: float, press: float,
+    ) -> float | None:
+        """When the last press on ``level`` in ``[t0, t1]`` let go, for a fall ``before -> after``.
+
+        A press is a reading further from ``after`` than ``before`` is, by
+        more than ``press`` times the fall (a finger pushing on the cubes
+        it is about to take). The answer is when the load came back past
+        ``before`` after the last such reading, interpolated between the
+        two readings either side; None when no reading pressed that hard
+        or the load never came back.
+        """
+        if self._t.size == 0 or before == after:
+            return None
+        during = np.flatnonzero(self._ok[:, level] & (self._t >= t0_s) & (self._t <= t1_s))
+        if during.size < 2:
+            return None
+        v = self._v[during, level].astype(np.float64)
+        # Progress from before (0) to after (1): a press reads below zero.
+        progress = (v - before) / (after - before)
+        pressed = np.flatnonzero(progress < -press)
+        if pressed.size == 0:
+            return None
+        back = np.flatnonzero(progress[pressed[-1]:] >= 0.0)
+        if back.size == 0:
+            return None
+        k = pressed[-1] + int(back[0])
+        t_a, t_b = float(self._t[during[k - 1]]), float(self._t[during[k]])
+        p_a, p_b = float(progress[k - 1]), float(progress[k])
+        return t_a + (t_b - t_a) * (0.0 - p_a) / (p_b - p_a)
+
     def swing(
         self,
         level: int,

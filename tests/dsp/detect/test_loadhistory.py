@@ -3,7 +3,10 @@
 import numpy as np
 import pytest
 
+from dsp.detect.acoustic import AcousticLevelModel
+from dsp.detect.cubes import CubeScale
 from dsp.detect.events import Removal
+from dsp.detect.fusion import Fusion
 from dsp.detect.loadcell import LoadConnection, LoadStep
 from dsp.detect.loadhistory import LoadHistory
 from tests.dsp.detect.test_fusion_arrivals import _T as ARRIVALS_T
@@ -70,3 +73,103 @@ def test_a_removal_by_hand_is_timed_when_the_cube_left_not_when_the_finger_press
     out = [e for e in fusion.add_settled_step(removal) if isinstance(e, Removal)]
     assert len(out) == 1 and not out[0].knocked
     assert out[0].t == pytest.approx(2.6, abs=1 / RATE)
+
+
+def _hands_wander(load: np.ndarray, since_s: float, amplitude: float) -> np.ndarray:
+    """Fingers resting on the plate after the grab: a slow wander past half a cube."""
+    t = np.arange(load.size) / RATE
+    out = load.copy()
+    on = t >= since_s
+    out[on] += amplitude * np.sin(2 * np.pi * 0.9 * (t[on] - since_s))
+    return out
+
+
+def test_a_hard_press_let_go_is_when_the_cubes_left() -> None:
+    # A finger pushes the cube (three cubes' weight), lifts it off at 2.6 s,
+    # and the hands then rest on the plate, crossing half-way back and
+    # forth: the first stay past half-way comes long after.
+    load = _hands_wander(_press_then_lift(2.0, 2.6, end=8.0), 2.6, 0.7 * UNIT)
+    load[(np.arange(load.size) / RATE >= 2.0) & (np.arange(load.size) / RATE < 2.6)] += 1.5 * UNIT
+    history = _history(load)
+    assert history.released_at(4, 1.5, 7.0, UNIT, 0.0, press=2.0) == pytest.approx(
+        2.6, abs=1 / RATE)
+    crossed = history.crossed_at(4, 1.5, 7.0, UNIT, 0.0, stay_s=0.3)
+    assert crossed is not None and crossed > 2.8
+
+
+def test_no_press_that_hard_no_release() -> None:
+    history = _history(_press_then_lift(2.0, 2.6))  # a press of 1.5 cubes
+    assert history.released_at(4, 1.5, 5.0, UNIT, 0.0, press=2.0) is None
+    assert history.released_at(4, 1.5, 5.0, UNIT, 0.0, press=1.0) == pytest.approx(
+        2.6, abs=1 / RATE)
+    # Pressed to the end: it never let go within the span.
+    assert history.released_at(4, 1.5, 2.5, UNIT, 0.0, press=1.0) is None
+
+
+_LONG_T = np.arange(0.0, 8.0, 1 / RATE)
+
+
+def _open_plate(readings: np.ndarray, cubes: int) -> Fusion:
+    """A fusion whose plates read ``readings`` at ``_LONG_T``; level 4 open, holding ``cubes``."""
+    scale, acoustic = CubeScale(n_levels=8), AcousticLevelModel(n_levels=8)
+    fusion = Fusion(n_levels=8, scale=scale, acoustic=acoustic)
+    for level in range(8):
+        fusion.scale.learn(level, UNIT, 1)
+    fusion.load_coverage.add(_LONG_T)
+    fusion.load_history.add(_LONG_T, readings, np.ones((_LONG_T.size, 8), bool))
+    fusion.accounted[:] = 0.0
+    fusion.accounted[4] = cubes * UNIT
+    fusion.cubes_on[4] = cubes
+    fusion.add_load([], [LoadConnection(5, False, 0.5, 0.6)], 0.6)
+    fusion.advance(1.5)  # the lift is decided: level 4 open
+    return fusion
+
+
+def _taken(left: list[float], cubes: int, wander: float = 0.0) -> np.ndarray:
+    """Level 4 holding ``cubes``, each lifted off at its time in ``left`` (several: a scoop)."""
+    readings = np.zeros((_LONG_T.size, 8))
+    load = np.full(_LONG_T.size, cubes * UNIT)
+    for at in left:
+        load[_LONG_T >= at] -= UNIT
+    readings[:, 4] = _hands_wander(load, 1.8, wander) if wander else load
+    return readings
+
+
+def _removals(fusion: Fusion, cubes: int) -> list[Removal]:
+    step = LoadStep(level=4, t_before_s=1.9, t_settled_s=6.5, t_decided_s=6.7,
+                    delta_counts=-cubes * UNIT, before_counts=cubes * UNIT, after_counts=0.0)
+    return [e for e in fusion.add_settled_step(step) if isinstance(e, Removal)]
+
+
+def test_cubes_taken_one_grab_at_a_time_are_one_removal_each() -> None:
+    # The settled view saw one fall of three cubes (fingers stayed on the
+    # plate between the grabs); each left at its own time.
+    out = _removals(_open_plate(_taken([2.2, 3.6, 5.0], 3), 3), 3)
+    assert [r.cubes for r in out] == [1, 1, 1]
+    assert [r.t for r in out] == pytest.approx([2.2, 3.6, 5.0], abs=1 / RATE)
+    assert not any(r.knocked for r in out)
+
+
+def test_a_scoop_and_a_single_grab_are_two_removals() -> None:
+    out = _removals(_open_plate(_taken([2.2, 2.2, 4.0], 3), 3), 3)
+    assert [(r.cubes, round(r.t, 1)) for r in out] == [(2, 2.2), (1, 4.0)]
+
+
+def test_cubes_that_left_together_are_one_removal() -> None:
+    out = _removals(_open_plate(_taken([2.2, 2.2], 2), 2), 2)
+    assert [(r.cubes, round(r.t, 1)) for r in out] == [(2, 2.2)]
+
+
+def test_a_removal_under_wandering_hands_is_timed_when_the_press_let_go() -> None:
+    readings = np.zeros((_LONG_T.size, 8))
+    load = _press_then_lift(2.0, 2.6, end=8.0)
+    load[(_LONG_T >= 2.0) & (_LONG_T < 2.6)] += 1.5 * UNIT  # three cubes' push in all
+    readings[:, 4] = _hands_wander(load, 2.6, 0.7 * UNIT)
+    out = _removals(_open_plate(readings, 1), 1)
+    assert len(out) == 1 and out[0].t == pytest.approx(2.6, abs=1 / RATE)
+
+
+def test_cubes_picked_in_one_reach_are_one_removal() -> None:
+    # One hand lifting cubes 0.6 s apart: one removal, not one per cube.
+    out = _removals(_open_plate(_taken([2.2, 2.8, 3.4], 3), 3), 3)
+    assert [r.cubes for r in out] == [3]
