@@ -27,7 +27,7 @@ from dsp.detect.deafdiscs import DeafDiscs
 from dsp.detect.dropgap import DropGap
 from dsp.detect.events import Closed, Disturbance, Event, Landing, Lift, Removal
 from dsp.detect.loadcell import LoadConnection, LoadStep
-from dsp.detect.loadhistory import SWING_BASE_S, LoadCoverage, LoadHistory
+from dsp.detect.loadhistory import SWING_BASE_S, LoadCoverage, LoadHistory, Press
 from dsp.detect.piezo import PlateBusy, TimedImpact
 from dsp.detect.slides import SlideSigns
 from dsp.detect.stops import (
@@ -326,12 +326,16 @@ _HANDS_HEARD_BEFORE_S = 1.0
 # Why 0.3 s: cubes lifted off a plate stay off; a plate jolted past
 # half-way (a module set back, a hand) swings back within a period or two.
 _LEFT_FOR_S = 0.3
-# Why 2: a finger pushes on the cubes it takes, and they leave as it lets
-# go; where hands wander on the plate by half a cube or more while the level
-# lies open (model C: 0.05-1.5 g on every cell), half-way is crossed and
-# crossed back for seconds, and the cubes were timed when the hands let go
-# at the close. A push of twice the cubes' weight is no hand resting there.
+# Why 2 cubes: a finger pushes on the cubes it takes, and they leave as it
+# lets go; where hands wander on the plate by half a cube or more while the
+# level lies open (model C: 0.05-1.5 g on every cell), half-way is crossed
+# and crossed back for seconds, and the cubes were timed when the hands let
+# go at the close. A push of two cubes' weight is no hand resting there.
 _GRAB_PRESS = 2.0
+# Why half a cube: a finger lets go as the cubes leave, and the load falls
+# past where it was by what the grab took; a hand that pushed and let go
+# with no cube (our simulator's hands) comes back to where it was.
+_LET_GO_CUBES = 0.5
 # Why 1 s: hands that take cubes one grab at a time come back for the
 # next 0.6-4 s later (cross-check models C-E: each grab is a removal); one
 # hand picking several cubes in one reach lifts them 0.25-0.7 s apart (our
@@ -339,6 +343,20 @@ _GRAB_PRESS = 2.0
 # half-way up to 0.4 s off. 0.5 s took 18 more of the models' 320 removals
 # right but split 4 of our 82 reaches; 1 s takes 5 and splits one.
 _GRABS_APART_S = 1.0
+# Why one cube: hands that pulled a plate a cube past where it settled
+# shook it (our simulator's: 1-4 g rms while they pick cubes up), and its
+# load then passes each cube's half-way at random times.
+_SHAKEN_CUBES = 1.0
+# Why 0.4 s and 0.1 s: a plate's load just before a finger pushes and
+# just after it let go, clear of the push's own edges, tells how many cubes
+# the grab took.
+_PRESS_LEVEL_S = 0.4
+_PRESS_EDGE_S = 0.1
+# Why 5 s and 40 s: the settled view decides the cubes taken out of an
+# open level once the hands have left after the close (up to a few seconds),
+# and a level lies open for 5-20 s on the cross-check towers.
+_OPEN_HISTORY_AFTER_S = 5.0
+_OPEN_HISTORY_S = 40.0
 # Why 0.5 s: the modules set back strike the plates before their cells
 # report again (model C: up to 0.45 s).
 _SET_BACK_S = 0.5
@@ -710,7 +728,7 @@ class Fusion:
     def advance(self, now_s: float) -> list[Event]:
         """Decide everything whose deadline is at or before ``now_s``."""
         out: list[Event] = []
-        self.load_history.forget_before(now_s)
+        self.load_history.forget_before(self._history_horizon(now_s))
         if self._pending_lift_deadline is not None and now_s >= self._pending_lift_deadline:
             out.extend(self._emit_lift(self._pending_lift_deadline))
         # Steps queued to be looked at again (``_looks``) may be due too.
@@ -1363,7 +1381,21 @@ class Fusion:
         each other went in one grab. One grab keeps the time found already
         (``at_once_s``).
         """
+        presses = self._presses(step, step.t_before_s)
+        if len(presses) >= 2:
+            # Each grab pushed on the cubes and let go as they left.
+            by_press = self._taken_per_press(step, cubes, presses)
+            if len(by_press) > 1:
+                return by_press
+            if by_press:
+                return [(at_once_s, cubes)]
         share = (step.after_counts - step.before_counts) / cubes
+        low, high = self.load_history.extent(step.level, since_s, step.t_settled_s)
+        beyond = ((low if share < 0 else high) - step.after_counts) / share
+        if not beyond < _SHAKEN_CUBES:
+            # Hands shook the plate past where it settled: when it passed
+            # each cube's half-way says nothing of when that cube left.
+            return [(at_once_s, cubes)]
         left: list[float] = []
         for k in range(cubes):
             at = self.load_history.crossed_at(
@@ -2406,17 +2438,9 @@ class Fusion:
         ``since_s``: where to look from (the step's start by default).
         """
         start = step.t_before_s if since_s is None else since_s
-        opened = self._opening_of(step.level, start, step.t_settled_s)
-        if opened is not None:
-            # Only while the level lay open: the modules set back jolt
-            # every plate as hard as a finger does, just before the close.
-            released = self.load_history.released_at(
-                step.level, max(start, opened[0]),
-                min(step.t_settled_s, opened[1] - _SET_BACK_S),
-                step.before_counts, step.after_counts, _GRAB_PRESS,
-            )
-            if released is not None:
-                return released
+        presses = self._presses(step, start)
+        if presses:
+            return presses[-1].let_go_s
         left = self.load_history.crossed_at(
             step.level, start, step.t_settled_s, step.before_counts, step.after_counts,
             stay_s=_LEFT_FOR_S,
@@ -2517,6 +2541,77 @@ class Fusion:
     def _close_opening(self, t_s: float) -> None:
         if self._openings and not np.isfinite(self._openings[-1][1]):
             self._openings[-1][1] = t_s
+
+    def _history_horizon(self, now_s: float) -> float:
+        """The clock by which the load history forgets (``LoadHistory.forget_before``).
+
+        While a level lies open, and for ``_OPEN_HISTORY_AFTER_S`` after the
+        close, the readings from just before the lift are kept (at most
+        ``_OPEN_HISTORY_S``): the settled view decides the cubes taken out
+        only when the hands have left, and the grabs are read back from them.
+        """
+        if not self._openings:
+            return now_s
+        start, end, _ = self._openings[-1]
+        if now_s - end > _OPEN_HISTORY_AFTER_S:
+            return now_s
+        keep_from = start - _PRESS_LEVEL_S - _PRESS_EDGE_S
+        return max(now_s - _OPEN_HISTORY_S, min(now_s, keep_from + self.load_history.keep_s))
+
+    def _presses(self, step: LoadStep, since_s: float) -> list[Press]:
+        """A finger's hard pushes on a falling plate while its level lay open, since ``since_s``."""
+        opened = self._opening_of(step.level, since_s, step.t_settled_s)
+        if opened is None:
+            return []
+        # Only while the level lay open: the modules set back jolt every
+        # plate as hard as a finger does, just before the close.
+        measured = abs(self.scale.cubes(step.level, step.delta_counts))
+        cubes = max(1, round(measured)) if np.isfinite(measured) else 1
+        return self.load_history.presses(
+            step.level, max(since_s, opened[0]), min(step.t_settled_s, opened[1] - _SET_BACK_S),
+            step.before_counts, step.after_counts, _GRAB_PRESS / cubes, past=_LET_GO_CUBES / cubes,
+        )
+
+    def _taken_per_press(
+        self, step: LoadStep, cubes: int, presses: list[Press]
+    ) -> list[tuple[float, int]]:
+        """How many of ``cubes`` each press took: the load before it against the load after it.
+
+        Rounded to whole cubes that add up to ``cubes``; presses that took
+        none are left out. Empty when a press leaves no readings to tell by.
+        """
+        share = (step.after_counts - step.before_counts) / cubes
+        # Pushes closer than a grab's return are one reach's.
+        reaches = [presses[0]]
+        for press in presses[1:]:
+            if press.let_go_s - reaches[-1].let_go_s < _GRABS_APART_S:
+                reaches[-1] = Press(reaches[-1].began_s, press.let_go_s)
+            else:
+                reaches.append(press)
+        presses = reaches
+        taken = []
+        for i, press in enumerate(presses):
+            until = presses[i + 1].began_s if i + 1 < len(presses) else step.t_settled_s
+            pre = self.load_history.level_near(
+                step.level, press.began_s - _PRESS_LEVEL_S, press.began_s - _PRESS_EDGE_S
+            )
+            post = self.load_history.level_near(
+                step.level, press.let_go_s + _PRESS_EDGE_S,
+                min(until - _PRESS_EDGE_S, press.let_go_s + _PRESS_LEVEL_S),
+            )
+            taken.append((post - pre) / share)
+        if not np.all(np.isfinite(taken)):
+            return []
+        counts = [max(0, round(x)) for x in taken]
+        while sum(counts) != cubes:
+            if sum(counts) < cubes:
+                i = int(np.argmax([x - c for x, c in zip(taken, counts, strict=True)]))
+                counts[i] += 1
+            else:
+                i = int(np.argmax([c - x if c > 0 else -np.inf
+                                   for x, c in zip(taken, counts, strict=True)]))
+                counts[i] -= 1
+        return [(p.let_go_s, c) for p, c in zip(presses, counts, strict=True) if c > 0]
 
     def _opening_of(self, level: int, t0_s: float, t1_s: float) -> tuple[float, float] | None:
         """The last time ``level`` lay open within ``[t0, t1]``: ``(from, to)``, or None."""

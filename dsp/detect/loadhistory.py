@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -27,6 +28,17 @@ _MAD_SIGMA = 1.4826
 # LOAD messages go on; only an absent stream leaves gaps) are rare; the last
 # ones are all that is ever asked about.
 _GAPS_KEPT = 256
+# Why 0.3 s: a finger's push wavers (model C's tremor), and a reading or two
+# under the bar in the middle of it is the same push.
+PRESS_GAP_S = 0.3
+# Why 0.5 s: a push rises within 30-200 ms (cross-check models); the plate's
+# level before it is read from the half second before each reading.
+PRESS_RISE_S = 0.5
+# Why 2: a finger pushes on the cubes it takes several times harder than
+# the hands resting on the level pull at it (models C and E: pushes of 0.5-12
+# and 0.3-3 g against 0.02-1.5 g); hands shaking the plate (our simulator:
+# 1-4 g rms either way) pull as hard as they push.
+PRESS_OVER_HANDS = 2.0
 
 
 class LoadCoverage:
@@ -66,6 +78,14 @@ class LoadCoverage:
         if self.first_s is None or t_s < self.first_s or t_s - self.last_s > self.max_gap_s:
             return False
         return not any(a + self.max_gap_s < t_s < b for a, b in self._gaps)
+
+
+@dataclass(frozen=True)
+class Press:
+    """A finger's push on a plate: when it began and when it let go (stream seconds)."""
+
+    began_s: float
+    let_go_s: float
 
 
 class LoadHistory:
@@ -165,36 +185,71 @@ class LoadHistory:
         v_a, v_b = float(v[k]), float(v[k + 1])
         return t_a + (t_b - t_a) * (mid - v_a) / (v_b - v_a)
 
-    def released_at(
+    def presses(
         self, level: int, t0_s: float, t1_s: float, before: float, after: float, press: float,
-    ) -> float | None:
-        """When the last press on ``level`` in ``[t0, t1]`` let go, for a fall ``before -> after``.
+        past: float = 0.0,
+    ) -> list[Press]:
+        """Hard presses on ``level`` in ``[t0, t1]`` that let go, in a fall ``before -> after``.
 
-        A press is a reading further from ``after`` than ``before`` is, by
-        more than ``press`` times the fall (a finger pushing on the cubes
-        it is about to take). The answer is when the load came back past
-        ``before`` after the last such reading, interpolated between the
-        two readings either side; None when no reading pressed that hard
-        or the load never came back.
+        Loads are measured as progress of the fall (0 at ``before``, 1 at
+        ``after``). A press is a run of readings further back than the
+        plate's level just before it (the most progress within
+        ``PRESS_RISE_S``) by more than ``press`` (a finger pushing on the
+        cubes it is about to take); readings less than ``PRESS_GAP_S``
+        apart are one run. It let go when the load came back past that
+        level and on by ``past`` (what the grab took), interpolated between
+        the two readings either side; a press that never did by ``t1`` is
+        left out (a hand that pushed and took nothing is part of the next
+        press). None stand out when hands pulled the plate the other way,
+        past ``after``, by more than a ``PRESS_OVER_HANDS``-th of the
+        hardest push: hands shaking it, not fingers pushing on cubes.
         """
         if self._t.size == 0 or before == after:
-            return None
+            return []
         during = np.flatnonzero(self._ok[:, level] & (self._t >= t0_s) & (self._t <= t1_s))
         if during.size < 2:
-            return None
-        v = self._v[during, level].astype(np.float64)
-        # Progress from before (0) to after (1): a press reads below zero.
-        progress = (v - before) / (after - before)
-        pressed = np.flatnonzero(progress < -press)
-        if pressed.size == 0:
-            return None
-        back = np.flatnonzero(progress[pressed[-1]:] >= 0.0)
-        if back.size == 0:
-            return None
-        k = pressed[-1] + int(back[0])
-        t_a, t_b = float(self._t[during[k - 1]]), float(self._t[during[k]])
-        p_a, p_b = float(progress[k - 1]), float(progress[k])
-        return t_a + (t_b - t_a) * (0.0 - p_a) / (p_b - p_a)
+            return []
+        t = self._t[during]
+        progress = (self._v[during, level].astype(np.float64) - before) / (after - before)
+        if -progress.min() < PRESS_OVER_HANDS * (progress.max() - 1.0):
+            return []
+        out: list[Press] = []
+        i = 0
+        while i < t.size:
+            rest = float(progress[np.searchsorted(t, t[i] - PRESS_RISE_S): i + 1].max())
+            if not progress[i] < rest - press:
+                i += 1
+                continue
+            j = last = i
+            while j < t.size and (progress[j] < rest - press or t[j] - t[last] < PRESS_GAP_S):
+                if progress[j] < rest - press:
+                    last = j
+                j += 1
+            back = np.flatnonzero(progress[last:] >= rest + past)
+            if back.size == 0:
+                break
+            k = int(last + back[0])
+            p_a, p_b = float(progress[k - 1]), float(progress[k])
+            let_go = float(t[k - 1] + (t[k] - t[k - 1]) * (rest + past - p_a) / (p_b - p_a))
+            out.append(Press(float(t[i]), let_go))
+            i = k
+        return out
+
+    def extent(self, level: int, t0_s: float, t1_s: float) -> tuple[float, float]:
+        """Lowest and highest of ``level``'s readings in ``[t0, t1]`` (NaN, NaN: none)."""
+        ok = self._ok[:, level] & (self._t >= t0_s) & (self._t <= t1_s)
+        if not ok.any():
+            return float("nan"), float("nan")
+        return float(self._v[ok, level].min()), float(self._v[ok, level].max())
+
+    def level_near(
+        self, level: int, t0_s: float, t1_s: float
+    ) -> float:
+        """Median of ``level``'s readings in ``[t0, t1]`` (NaN: none)."""
+        ok = self._ok[:, level] & (self._t >= t0_s) & (self._t <= t1_s)
+        if not ok.any():
+            return float("nan")
+        return float(np.median(self._v[ok, level]))
 
     def swing(
         self,

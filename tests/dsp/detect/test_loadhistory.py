@@ -75,12 +75,14 @@ def test_a_removal_by_hand_is_timed_when_the_cube_left_not_when_the_finger_press
     assert out[0].t == pytest.approx(2.6, abs=1 / RATE)
 
 
-def _hands_wander(load: np.ndarray, since_s: float, amplitude: float) -> np.ndarray:
+def _hands_wander(
+    load: np.ndarray, since_s: float, amplitude: float, hz: float = 0.9
+) -> np.ndarray:
     """Fingers resting on the plate after the grab: a slow wander past half a cube."""
     t = np.arange(load.size) / RATE
     out = load.copy()
     on = t >= since_s
-    out[on] += amplitude * np.sin(2 * np.pi * 0.9 * (t[on] - since_s))
+    out[on] += amplitude * np.sin(2 * np.pi * hz * (t[on] - since_s))
     return out
 
 
@@ -91,19 +93,21 @@ def test_a_hard_press_let_go_is_when_the_cubes_left() -> None:
     load = _hands_wander(_press_then_lift(2.0, 2.6, end=8.0), 2.6, 0.7 * UNIT)
     load[(np.arange(load.size) / RATE >= 2.0) & (np.arange(load.size) / RATE < 2.6)] += 1.5 * UNIT
     history = _history(load)
-    assert history.released_at(4, 1.5, 7.0, UNIT, 0.0, press=2.0) == pytest.approx(
-        2.6, abs=1 / RATE)
+    presses = history.presses(4, 1.5, 7.0, UNIT, 0.0, press=2.0)
+    assert len(presses) == 1
+    assert presses[0].began_s == pytest.approx(2.0, abs=1 / RATE)
+    assert presses[0].let_go_s == pytest.approx(2.6, abs=1 / RATE)
     crossed = history.crossed_at(4, 1.5, 7.0, UNIT, 0.0, stay_s=0.3)
     assert crossed is not None and crossed > 2.8
 
 
 def test_no_press_that_hard_no_release() -> None:
     history = _history(_press_then_lift(2.0, 2.6))  # a press of 1.5 cubes
-    assert history.released_at(4, 1.5, 5.0, UNIT, 0.0, press=2.0) is None
-    assert history.released_at(4, 1.5, 5.0, UNIT, 0.0, press=1.0) == pytest.approx(
-        2.6, abs=1 / RATE)
+    assert history.presses(4, 1.5, 5.0, UNIT, 0.0, press=2.0) == []
+    [press] = history.presses(4, 1.5, 5.0, UNIT, 0.0, press=1.0)
+    assert press.let_go_s == pytest.approx(2.6, abs=1 / RATE)
     # Pressed to the end: it never let go within the span.
-    assert history.released_at(4, 1.5, 2.5, UNIT, 0.0, press=1.0) is None
+    assert history.presses(4, 1.5, 2.5, UNIT, 0.0, press=1.0) == []
 
 
 _LONG_T = np.arange(0.0, 8.0, 1 / RATE)
@@ -172,4 +176,36 @@ def test_a_removal_under_wandering_hands_is_timed_when_the_press_let_go() -> Non
 def test_cubes_picked_in_one_reach_are_one_removal() -> None:
     # One hand lifting cubes 0.6 s apart: one removal, not one per cube.
     out = _removals(_open_plate(_taken([2.2, 2.8, 3.4], 3), 3), 3)
+    assert [r.cubes for r in out] == [3]
+
+
+def _grabbed(left: list[float], cubes: int, push: float = 3.0) -> np.ndarray:
+    """Level 4 holding ``cubes``; a finger pushes ``push`` cubes hard for 0.4 s before each leaves."""
+    readings = _taken(left, cubes)
+    for at in left:
+        readings[(_LONG_T >= at - 0.4) & (_LONG_T < at), 4] += push * UNIT
+    return readings
+
+
+def test_each_push_let_go_is_a_grab_under_wandering_hands() -> None:
+    readings = _grabbed([2.6, 4.1, 5.6], 3)
+    # Hands resting on the level wander slowly by 0.4 of a cube.
+    readings[:, 4] = _hands_wander(readings[:, 4], 1.9, 0.4 * UNIT, hz=0.2)
+    out = _removals(_open_plate(readings, 3), 3)
+    assert [r.cubes for r in out] == [1, 1, 1]
+    assert [r.t for r in out] == pytest.approx([2.6, 4.1, 5.6], abs=2 / RATE)
+
+
+def test_a_push_that_took_two_cubes_counts_them() -> None:
+    out = _removals(_open_plate(_grabbed([2.6, 2.6, 4.6], 3), 3), 3)
+    assert [(r.cubes, round(r.t, 1)) for r in out] == [(2, 2.6), (1, 4.6)]
+
+
+def test_hands_shaking_the_plate_split_nothing() -> None:
+    # Cubes lifted 1.2 s apart while hands shake the plate by two cubes
+    # either way: when it passed each cube's half-way says nothing.
+    readings = _taken([2.2, 3.4, 4.6], 3)
+    shake = 2.0 * UNIT * np.sin(2 * np.pi * 3.1 * _LONG_T)
+    readings[(_LONG_T >= 2.0) & (_LONG_T < 5.0), 4] += shake[(_LONG_T >= 2.0) & (_LONG_T < 5.0)]
+    out = _removals(_open_plate(readings, 3), 3)
     assert [r.cubes for r in out] == [3]
