@@ -180,7 +180,7 @@ def test_cubes_picked_in_one_reach_are_one_removal() -> None:
 
 
 def _grabbed(left: list[float], cubes: int, push: float = 3.0) -> np.ndarray:
-    """Level 4 holding ``cubes``; a finger pushes ``push`` cubes hard for 0.4 s before each leaves."""
+    """Level 4 holding ``cubes``; a finger pushes ``push`` cubes for 0.4 s before each leaves."""
     readings = _taken(left, cubes)
     for at in left:
         readings[(_LONG_T >= at - 0.4) & (_LONG_T < at), 4] += push * UNIT
@@ -209,3 +209,18 @@ def test_hands_shaking_the_plate_split_nothing() -> None:
     readings[(_LONG_T >= 2.0) & (_LONG_T < 5.0), 4] += shake[(_LONG_T >= 2.0) & (_LONG_T < 5.0)]
     out = _removals(_open_plate(readings, 3), 3)
     assert [r.cubes for r in out] == [3]
+
+
+def test_no_more_cubes_leave_a_pile_than_lie_there() -> None:
+    # Eight cubes counted on the plate; the scoop reads as nine (heavier ones).
+    fusion = _open_plate(_taken([2.2] * 9, 9), 8)
+    fusion.accounted[4] = 9 * UNIT
+    assert [r.cubes for r in _removals(fusion, 9)] == [8]
+    assert fusion.cubes_on[4] == 0
+
+
+def test_a_removal_over_a_small_count_is_kept() -> None:
+    # Two counted, three measured: as likely a landing missed on the plate.
+    fusion = _open_plate(_taken([2.2] * 3, 3), 2)
+    fusion.accounted[4] = 3 * UNIT
+    assert [r.cubes for r in _removals(fusion, 3)] == [3]
