@@ -338,10 +338,6 @@ _LEFT_FOR_S = 0.3
 # and crossed back for seconds, and the cubes were timed when the hands let
 # go at the close. A push of two cubes' weight is no hand resting there.
 _GRAB_PRESS = 2.0
-# Why half a cube: a finger lets go as the cubes leave, and the load falls
-# past where it was by what the grab took; a hand that pushed and let go
-# with no cube (our simulator's hands) comes back to where it was.
-_LET_GO_CUBES = 0.5
 # Why 1 s: hands that take cubes one grab at a time come back for the
 # next 0.6-4 s later (cross-check models C-E: each grab is a removal); one
 # hand picking several cubes in one reach lifts them 0.25-0.7 s apart (our
@@ -2582,7 +2578,7 @@ class Fusion:
         cubes = max(1, round(measured)) if np.isfinite(measured) else 1
         return self.load_history.presses(
             step.level, max(since_s, opened[0]), min(step.t_settled_s, opened[1] - _SET_BACK_S),
-            step.before_counts, step.after_counts, _GRAB_PRESS / cubes, past=_LET_GO_CUBES / cubes,
+            step.before_counts, step.after_counts, _GRAB_PRESS / cubes,
         )
 
     def _taken_per_press(

@@ -187,7 +187,6 @@ class LoadHistory:
 
     def presses(
         self, level: int, t0_s: float, t1_s: float, before: float, after: float, press: float,
-        past: float = 0.0,
     ) -> list[Press]:
         """Hard presses on ``level`` in ``[t0, t1]`` that let go, in a fall ``before -> after``.
 
@@ -196,11 +195,9 @@ class LoadHistory:
         plate's level just before it (the most progress within
         ``PRESS_RISE_S``) by more than ``press`` (a finger pushing on the
         cubes it is about to take); readings less than ``PRESS_GAP_S``
-        apart are one run. It let go when the load came back past that
-        level and on by ``past`` (what the grab took), interpolated between
-        the two readings either side; a press that never did by ``t1`` is
-        left out (a hand that pushed and took nothing is part of the next
-        press). None stand out when hands pulled the plate the other way,
+        apart are one run. It let go when the load came back to that level,
+        interpolated between the two readings either side; a press that
+        never did by ``t1`` is left out. None stand out when hands pulled the plate the other way,
         past ``after``, by more than a ``PRESS_OVER_HANDS``-th of the
         hardest push: hands shaking it, not fingers pushing on cubes.
         """
@@ -225,12 +222,12 @@ class LoadHistory:
                 if progress[j] < rest - press:
                     last = j
                 j += 1
-            back = np.flatnonzero(progress[last:] >= rest + past)
+            back = np.flatnonzero(progress[last:] >= rest)
             if back.size == 0:
                 break
             k = int(last + back[0])
             p_a, p_b = float(progress[k - 1]), float(progress[k])
-            let_go = float(t[k - 1] + (t[k] - t[k - 1]) * (rest + past - p_a) / (p_b - p_a))
+            let_go = float(t[k - 1] + (t[k] - t[k - 1]) * (rest - p_a) / (p_b - p_a))
             out.append(Press(float(t[i]), let_go))
             i = k
         return out
