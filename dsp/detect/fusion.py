@@ -2444,10 +2444,13 @@ class Fusion:
 
         A hand presses the plate before it lifts the cubes off (0.15-1 s on
         the cross-check towers), so the step begins well before they leave.
-        ``since_s``: where to look from (the step's start by default).
+        When it pushed hard, they left as it let go (``_presses``, looked
+        for over the whole fall: the fast view may see the fall only after
+        the push). ``since_s``: where to look for the crossing from (the
+        step's start by default).
         """
         start = step.t_before_s if since_s is None else since_s
-        presses = self._presses(step, start)
+        presses = self._presses(step, step.t_before_s)
         if presses:
             return presses[-1].let_go_s
         left = self.load_history.crossed_at(
