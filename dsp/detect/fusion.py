@@ -58,7 +58,7 @@ from dsp.detect.strikes import (
     stayed_above,
     strikes_on,
 )
-from dsp.detect.topmodule import lifted_at, taken_by_hand
+from dsp.detect.topmodule import FELL_AFTER_S, lifted_at, taken_by_hand
 from dsp.detect.trust import (
     REREAD_AFTER_S,
     REREAD_TAIL_S,
@@ -1370,6 +1370,7 @@ class Fusion:
         lifted: list[Event] = []
         if knocked and self._top_taken_by_hand(level, t, -n, held, now_s):
             lifted, knocked = self._lift_top(t, now_s), False
+            lifted += self._closed_since_top_lift(t, now_s)
         grabs = [(t, -n)] if knocked or n > -2 else self._grabs(step, -n, began, t)
         return [
             *lifted,
@@ -2520,6 +2521,23 @@ class Fusion:
         impacts = list(self._impacts)
         heard = list(zip((imp.t_s for imp in impacts), self._levels_of(impacts), strict=True))
         return taken_by_hand(heard, t_s, level, until_s=now_s)
+
+    def _closed_since_top_lift(self, t_s: float, now_s: float) -> list[Event]:
+        """The top module, found off only now for cubes taken at ``t_s``, set back since.
+
+        The settled view may decide the cubes taken off the top plate after
+        the module was set back: the first strike heard below the top plate
+        after ``topmodule.FELL_AFTER_S`` (the thump, or a cube thrown since)
+        closed it then.
+        """
+        later = [imp for imp in self._impacts if t_s + FELL_AFTER_S < imp.t_s <= now_s]
+        below = [
+            imp for imp, top in zip(later, self._levels_of(later), strict=True)
+            if top < self.n_levels - 1 or len(imp.channels) >= DEFAULT_WIDE_IMPACT_CHANNELS
+        ]
+        if not below:
+            return []
+        return self._close_top(below[0].t_s, now_s, handling=not cube_like(below[0]))
 
     def _lift_top(self, t_s: float, now_s: float) -> list[Event]:
         """The top module was lifted before cubes left the top plate at ``t_s``."""

@@ -39,11 +39,11 @@ def taken_by_hand(
 
     ``strikes``: ``(time, loudest level)`` of the strikes heard up to
     ``until_s`` (when it is judged). A knocked cube is heard below the top
-    plate; a hand is not, and nothing falls through the tower while the
-    top module is off (a cube heard below before the judgement is a throw:
-    the tower was closed, or never open).
+    plate within ``FELL_AFTER_S``; a hand is not. A strike below later than
+    that is the module set back down, or a throw since (the settled view
+    may judge the cubes gone only once the hands have let go of the tower).
     """
-    end = max(t_s + FELL_AFTER_S, until_s)
+    end = min(t_s + FELL_AFTER_S, until_s)
     return not any(t_s - FELL_BEFORE_S <= t <= end and level < top for t, level in strikes)
 
 

@@ -1,5 +1,7 @@
 """The top module lifted alone: level 7 opened, which no load channel shows."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -20,9 +22,11 @@ def test_cubes_leave_the_top_plate_by_hand_when_nothing_is_heard_falling() -> No
     assert taken_by_hand([(9.9, 7), (12.0, 7)], 10.0, 7, until_s=11.0)
     # The knocked cube heard striking level 6: knocked down.
     assert not taken_by_hand([(9.9, 7), (10.05, 6)], 10.0, 7, until_s=11.0)
-    # A throw heard before the removal was judged: the tower was closed.
-    assert not taken_by_hand([(12.4, 7), (12.45, 5)], 10.0, 7, until_s=12.5)
+    # Heard below more than a second after: no knocked cube (the module set
+    # back down, or a throw since), whenever it is judged.
+    assert taken_by_hand([(12.4, 7), (12.45, 5)], 10.0, 7, until_s=12.5)
     assert taken_by_hand([(12.4, 7), (12.45, 5)], 10.0, 7, until_s=11.2)
+    assert not taken_by_hand([(10.4, 7), (10.45, 5)], 10.0, 7, until_s=12.5)
 
 
 def test_the_top_module_was_lifted_when_the_hands_began_to_be_heard() -> None:
@@ -81,6 +85,21 @@ def test_a_cube_taken_from_the_top_plate_unheard_below_opens_level_seven() -> No
     fusion.add_impacts([_strike(15.9, 7), _strike(16.05, 6)])
     out = fusion.add_settled_step(_removal_from_top(16.0, before=-UNIT))
     assert [(type(e), getattr(e, "knocked", None)) for e in out] == [(Removal, True)]
+
+
+def test_a_top_lift_found_only_after_the_module_was_set_back_is_closed_then() -> None:
+    # The settled view judges the cube gone only once the hands have let go
+    # of the tower, after the module was set back with a thump.
+    fusion = _fusion_with_top_cube()
+    fusion.add_impacts([_strike(8.0, 7), _strike(9.9, 7), _strike(11.6, 6)])
+    step = replace(_removal_from_top(10.0), t_decided_s=12.0)
+    out = fusion.add_settled_step(step)
+    assert [type(e) for e in out] == [Lift, Closed, Removal]
+    assert out[1].t == pytest.approx(11.6)
+    removal = out[2]
+    assert isinstance(removal, Removal) and not removal.knocked
+    # Closed: the next cube heard landing below counts.
+    assert fusion.exposed is None
 
 
 def test_a_cube_falling_past_the_top_plate_shows_it_back_on() -> None:
