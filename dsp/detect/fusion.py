@@ -1385,10 +1385,12 @@ class Fusion:
         """The cubes a hand took off a plate in one settled fall, grab by grab: ``(t, cubes)``.
 
         Cubes taken one or two at a time, a second or two apart, are one
-        fall to the settled view while fingers stay on the plate. Each cube
-        is timed when the load passed half-way past it, to stay
-        (``_LEFT_FOR_S``); cubes that left within ``_GRABS_APART_S`` of
-        each other went in one grab. One grab keeps the time found already
+        fall to the settled view while fingers stay on the plate. Where a
+        finger pushed before each grab, each push that let go is a grab
+        (``_taken_per_press``). Otherwise each cube is timed when the load
+        passed half-way past it, to stay (``_LEFT_FOR_S``), unless hands
+        shook the plate; cubes that left within ``_GRABS_APART_S`` of each
+        other went in one grab. One grab keeps the time found already
         (``at_once_s``).
         """
         presses = self._presses(step, step.t_before_s)

@@ -199,9 +199,10 @@ class LoadHistory:
         cubes it is about to take); readings less than ``PRESS_GAP_S``
         apart are one run. It let go when the load came back to that level,
         interpolated between the two readings either side; a press that
-        never did by ``t1`` is left out. None stand out when hands pulled the plate the other way,
-        past ``after``, by more than a ``PRESS_OVER_HANDS``-th of the
-        hardest push: hands shaking it, not fingers pushing on cubes.
+        never did by ``t1`` is left out. None stand out when hands pulled
+        the plate the other way, past ``after``, by more than a
+        ``PRESS_OVER_HANDS``-th of the hardest push: hands shaking it, not
+        fingers pushing on cubes.
         """
         if self._t.size == 0 or before == after:
             return []
