@@ -356,6 +356,7 @@ _SHAKEN_CUBES = 1.0
 # games: 138 -> 151 of 242 removals right).
 _PRESS_LEVEL_S = 1.0
 _PRESS_EDGE_S = 0.1
+_PRESS_READ_S = 3 * _PRESS_EDGE_S
 # Why 5 s and 40 s: the settled view decides the cubes taken out of an
 # open level once the hands have left after the close (up to a few seconds),
 # and a level lies open for 5-20 s on the cross-check towers.
@@ -2613,10 +2614,14 @@ class Fusion:
         none are left out. Empty when a press leaves no readings to tell by.
         """
         share = (step.after_counts - step.before_counts) / cubes
-        # Pushes closer than a grab's return are one reach's.
+        # Pushes closer than a grab's return are one reach's, and so is a
+        # push begun before the plate's load after the last could be read.
         reaches = [presses[0]]
         for press in presses[1:]:
-            if press.let_go_s - reaches[-1].let_go_s < _GRABS_APART_S:
+            if (
+                press.let_go_s - reaches[-1].let_go_s < _GRABS_APART_S
+                or press.began_s - reaches[-1].let_go_s < _PRESS_READ_S
+            ):
                 reaches[-1] = Press(reaches[-1].began_s, press.let_go_s)
             else:
                 reaches.append(press)

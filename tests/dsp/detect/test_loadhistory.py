@@ -8,7 +8,7 @@ from dsp.detect.cubes import CubeScale
 from dsp.detect.events import Removal
 from dsp.detect.fusion import Fusion
 from dsp.detect.loadcell import LoadConnection, LoadStep
-from dsp.detect.loadhistory import LoadHistory
+from dsp.detect.loadhistory import LoadHistory, Press
 from tests.dsp.detect.test_fusion_arrivals import _T as ARRIVALS_T
 from tests.dsp.detect.test_fusion_arrivals import UNIT as ARRIVALS_UNIT
 from tests.dsp.detect.test_fusion_arrivals import _fusion as arrivals_fusion
@@ -224,3 +224,17 @@ def test_a_removal_over_a_small_count_is_kept() -> None:
     fusion = _open_plate(_taken([2.2] * 3, 3), 2)
     fusion.accounted[4] = 3 * UNIT
     assert [r.cubes for r in _removals(fusion, 3)] == [3]
+
+
+def test_a_push_begun_before_the_plate_could_be_read_again_is_the_same_reach() -> None:
+    # The finger came back 0.1 s after letting go and pushed for a second:
+    # no load to read between, so the two pushes are one reach (two cubes).
+    readings = _taken([2.6, 3.7, 5.6], 3)
+    for began, let_go in ((2.2, 2.6), (2.7, 3.7), (5.2, 5.6)):
+        readings[(_LONG_T >= began) & (_LONG_T < let_go), 4] += 3.0 * UNIT
+    fusion = _open_plate(readings, 3)
+    step = LoadStep(level=4, t_before_s=1.9, t_settled_s=6.5, t_decided_s=6.7,
+                    delta_counts=-3 * UNIT, before_counts=3 * UNIT, after_counts=0.0)
+    presses = [Press(2.2, 2.6), Press(2.7, 3.7), Press(5.2, 5.6)]
+    taken = fusion._taken_per_press(step, 3, presses)
+    assert [(round(t, 2), n) for t, n in taken] == [(3.7, 2), (5.6, 1)]
