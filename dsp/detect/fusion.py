@@ -1364,7 +1364,8 @@ class Fusion:
         if seen is not None:
             t = seen.t_before_s
         began = t
-        t = self._removal_time(step, since_s=began)
+        presses = self._presses(step)
+        t = self._removal_time(step, since_s=began, presses=presses)
         # Taken by hand if the level lay open when they left: the settled
         # view may decide only after the tower was closed again.
         knocked = level not in (self._exposed_level(), self._exposed_at(t))
@@ -1372,7 +1373,8 @@ class Fusion:
         if knocked and self._top_taken_by_hand(level, t, -n, held, now_s):
             lifted, knocked = self._lift_top(t, now_s), False
             lifted += self._closed_since_top_lift(t, now_s)
-        grabs = [(t, -n)] if knocked or n > -2 else self._grabs(step, -n, began, t)
+            presses = self._presses(step)  # the level lay open after all
+        grabs = [(t, -n)] if knocked or n > -2 else self._grabs(step, -n, began, t, presses)
         return [
             *lifted,
             *(Removal(t=at, t_decided=now_s, floor=level, cubes=k,
@@ -1381,20 +1383,19 @@ class Fusion:
         ]
 
     def _grabs(
-        self, step: LoadStep, cubes: int, since_s: float, at_once_s: float
+        self, step: LoadStep, cubes: int, since_s: float, at_once_s: float, presses: list[Press]
     ) -> list[tuple[float, int]]:
         """The cubes a hand took off a plate in one settled fall, grab by grab: ``(t, cubes)``.
 
         Cubes taken one or two at a time, a second or two apart, are one
         fall to the settled view while fingers stay on the plate. Where a
-        finger pushed before each grab, each push that let go is a grab
-        (``_taken_per_press``). Otherwise each cube is timed when the load
-        passed half-way past it, to stay (``_LEFT_FOR_S``), unless hands
-        shook the plate; cubes that left within ``_GRABS_APART_S`` of each
-        other went in one grab. One grab keeps the time found already
-        (``at_once_s``).
+        finger pushed before each grab (``presses``: ``_presses``), each
+        push that let go is a grab (``_taken_per_press``). Otherwise each
+        cube is timed when the load passed half-way past it, to stay
+        (``_LEFT_FOR_S``), unless hands shook the plate; cubes that left
+        within ``_GRABS_APART_S`` of each other went in one grab. One grab
+        keeps the time found already (``at_once_s``).
         """
-        presses = self._presses(step, step.t_before_s)
         if len(presses) >= 2:
             # Each grab pushed on the cubes and let go as they left.
             by_press = self._taken_per_press(step, cubes, presses)
@@ -2443,18 +2444,21 @@ class Fusion:
                 return other.level
         return None
 
-    def _removal_time(self, step: LoadStep, since_s: float | None = None) -> float:
+    def _removal_time(
+        self, step: LoadStep, since_s: float | None = None, presses: list[Press] | None = None
+    ) -> float:
         """When the cubes left the plate: its load passed half-way to where it settled, to stay.
 
         A hand presses the plate before it lifts the cubes off (0.15-1 s on
         the cross-check towers), so the step begins well before they leave.
         When it pushed hard, they left as it let go (``_presses``, looked
         for over the whole fall: the fast view may see the fall only after
-        the push). ``since_s``: where to look for the crossing from (the
-        step's start by default).
+        the push; ``presses``, if already found). ``since_s``: where to look
+        for the crossing from (the step's start by default).
         """
         start = step.t_before_s if since_s is None else since_s
-        presses = self._presses(step, step.t_before_s)
+        if presses is None:
+            presses = self._presses(step)
         if presses:
             return presses[-1].let_go_s
         left = self.load_history.crossed_at(
@@ -2591,8 +2595,9 @@ class Fusion:
         keep_from = start - _PRESS_LEVEL_S - _PRESS_EDGE_S
         return max(now_s - _OPEN_HISTORY_S, min(now_s, keep_from + self.load_history.keep_s))
 
-    def _presses(self, step: LoadStep, since_s: float) -> list[Press]:
-        """A finger's hard pushes on a falling plate while its level lay open, since ``since_s``."""
+    def _presses(self, step: LoadStep) -> list[Press]:
+        """A finger's hard pushes on a falling plate while its level lay open, over the fall."""
+        since_s = step.t_before_s
         opened = self._opening_of(step.level, since_s, step.t_settled_s)
         if opened is None:
             return []

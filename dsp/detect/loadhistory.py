@@ -242,9 +242,7 @@ class LoadHistory:
             return float("nan"), float("nan")
         return float(self._v[ok, level].min()), float(self._v[ok, level].max())
 
-    def level_near(
-        self, level: int, t0_s: float, t1_s: float
-    ) -> float:
+    def level_near(self, level: int, t0_s: float, t1_s: float) -> float:
         """Median of ``level``'s readings in ``[t0, t1]`` (NaN: none)."""
         ok = self._ok[:, level] & (self._t >= t0_s) & (self._t <= t1_s)
         if not ok.any():
