@@ -15,7 +15,7 @@ from dsp.detect.calibration import DetectorCalibration
 from dsp.detect.converter import SpikeShapes
 from dsp.detect.cubes import CubeScale
 from dsp.detect.events import Event
-from dsp.detect.fusion import Fusion, FusionStats
+from dsp.detect.fusion import Fusion
 from dsp.detect.loadcell import (
     DEFAULT_STABLE_WINDOW_MS,
     DEFAULT_STEP_SIGMAS,
@@ -27,6 +27,7 @@ from dsp.detect.loadcell import (
     LoadStep,
     short_window_readings,
 )
+from dsp.detect.memory import FusionStats
 from dsp.detect.piezo import PiezoChain, PlateBusy, TimedImpact
 
 # Why 2.5 s: the device sends piezo and load interleaved within milliseconds;

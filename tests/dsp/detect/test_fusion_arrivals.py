@@ -1554,20 +1554,28 @@ def test_a_plate_with_no_cube_size_learns_it_from_the_step_not_from_a_stale_acco
     assert fusion.scale.unit(6) == UNIT
 
 
+def _set_back(fusion: Fusion, t_s: float) -> None:
+    """Module 6 lifted half a second before ``t_s`` and set back at ``t_s``."""
+    fusion.add_load([], [
+        LoadConnection(6, connected=False, t_s=t_s - 0.5, t_decided_s=t_s - 0.45),
+        LoadConnection(6, connected=True, t_s=t_s, t_decided_s=t_s + 0.05),
+    ], t_s + 0.05)
+
+
 def test_no_landing_is_counted_while_the_tower_is_opened_or_closed() -> None:
     # Plate 2 gained a cube's weight as modules 5-7 were set back (a thump,
     # hands on the tower): nobody throws then.
     fusion = _fusion()
-    fusion._connection_times.append(1.1)
+    _set_back(fusion, 1.1)
     assert fusion.add_settled_step(_step(2, 1.0, 1.3, 1.0)) == []
     assert fusion.accounted[2] == UNIT
     # While the tower stands open, neither.
     fusion = _fusion()
-    fusion.disconnected.add(6)
+    fusion.add_load([], [LoadConnection(6, connected=False, t_s=2.0, t_decided_s=2.05)], 2.05)
     assert fusion.add_settled_step(_step(2, 3.0, 3.3, 1.0)) == []
     # A cube thrown back a second after the close lands.
     fusion = _fusion()
-    fusion._connection_times.append(1.1)
+    _set_back(fusion, 1.1)
     assert _landings(fusion.add_settled_step(_step(2, 2.5, 2.7, 1.0))) == [(2, 1, 2.7)]
 
 

@@ -9,6 +9,7 @@ from dsp.detect.events import Removal
 from dsp.detect.fusion import Fusion
 from dsp.detect.loadcell import LoadConnection, LoadStep
 from dsp.detect.loadhistory import LoadHistory, Press
+from dsp.detect.removals import taken_per_press
 from tests.dsp.detect.test_fusion_arrivals import _T as ARRIVALS_T
 from tests.dsp.detect.test_fusion_arrivals import UNIT as ARRIVALS_UNIT
 from tests.dsp.detect.test_fusion_arrivals import _fusion as arrivals_fusion
@@ -236,5 +237,5 @@ def test_a_push_begun_before_the_plate_could_be_read_again_is_the_same_reach() -
     step = LoadStep(level=4, t_before_s=1.9, t_settled_s=6.5, t_decided_s=6.7,
                     delta_counts=-3 * UNIT, before_counts=3 * UNIT, after_counts=0.0)
     presses = [Press(2.2, 2.6), Press(2.7, 3.7), Press(5.2, 5.6)]
-    taken = fusion._taken_per_press(step, 3, presses)
+    taken = taken_per_press(fusion.load_history, step, 3, presses)
     assert [(round(t, 2), n) for t, n in taken] == [(3.7, 2), (5.6, 1)]

@@ -99,7 +99,7 @@ def test_a_top_lift_found_only_after_the_module_was_set_back_is_closed_then() ->
     removal = out[2]
     assert isinstance(removal, Removal) and not removal.knocked
     # Closed: the next cube heard landing below counts.
-    assert fusion.exposed is None
+    assert fusion.openings.exposed is None
 
 
 def test_a_cube_falling_past_the_top_plate_shows_it_back_on() -> None:
@@ -167,7 +167,7 @@ def test_hands_heard_below_the_top_plate_close_it_as_handling_a_cube_past_it_doe
         fusion = _fusion_with_top_cube()
         fusion.accounted[2] = 0.0
         fusion.add_settled_step(_removal_from_top(10.0))
-        assert fusion._tower_open
+        assert fusion.openings.open
         out = fusion.add_impacts([closing], known_s=13.02)
         assert [(type(e), e.t) for e in out] == [(Closed, 13.0)]
         # A plate that gained a cube's weight just after: the hands letting go.

@@ -1,0 +1,429 @@
+"""The fusion's state, and the questions every view asks of it.
+
+Which strikes belong to the drop that ended in a load step, whether a cube
+was heard landing there, how far landings swing a plate, which fast steps
+were doubted; and the disturbances that reset a drop.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import replace
+from statistics import median
+
+import numpy as np
+
+from dsp.detect.acoustic import AcousticLevelModel, loudness_profile
+from dsp.detect.cubes import CubeScale
+from dsp.detect.deadcells import SilentCells
+from dsp.detect.deafdiscs import DeafDiscs
+from dsp.detect.dropgap import DropGap
+from dsp.detect.events import Disturbance, Event, Landing
+from dsp.detect.loadcell import LoadStep
+from dsp.detect.loadhistory import LoadCoverage, LoadHistory
+from dsp.detect.memory import Drop, FusionStats, LevelMemory, Look
+from dsp.detect.openings import TowerOpenings
+from dsp.detect.piezo import TimedImpact
+from dsp.detect.slides import SlideSigns
+from dsp.detect.stops import LOAD_LAG_S
+from dsp.detect.strikes import heard_on, loudest_levels, strikes_on
+from dsp.detect.trust import drop_loudness_db, loud_as_a_cube, read_on_a_strike
+
+# Why 0 s: a step is decided as soon as its window completes. Steps of one
+# disturbance pending at the same moment are still judged together, and the
+# restless-plate check catches the rest: on towers 1-4 a 30 ms hold changed
+# no count (single, noisy) and cost 30 ms of latency on every landing.
+DEFAULT_HOLD_S = 0.0
+# Why 0.35 s: the settling of one disturbance differs by level (ringing);
+# steps of different levels closer than this belong together.
+DEFAULT_COINCIDENCE_S = 0.35
+# Why 3: a knock-down changes two levels (one loses, one gains); three or
+# more levels changing together is something outside the tower.
+DEFAULT_DISTURBANCE_LEVELS = 3
+# Why 1.5 s: a knock-down's removal and landing happen within the fall time
+# of a cube through a few levels plus settling, well under 1.5 s.
+DEFAULT_KNOCK_WINDOW_S = 1.5
+# Why 0.15 s: modules lifted together lose contact within a few readings.
+DEFAULT_LIFT_GATHER_S = 0.15
+# Why 0.22 s: a falling cube strikes again within ~0.1 s (one level of fall
+# or a bounce; 99.9 % of the gaps between one cube's strikes on our towers
+# are under 0.17 s), so that much silence means it has come to rest. Only
+# acoustic-only decisions wait for it: 0.3 s gave the same levels 80 ms later.
+DEFAULT_DROP_GAP_S = 0.22
+# Why 6 of 8: a strike inside the tower is heard on its level and a few
+# neighbours; a table knock or a hand on the tower reaches (almost) all.
+DEFAULT_WIDE_IMPACT_CHANNELS = 6
+# Why 6 dB: a wide impact is a disturbance only if it is also flat (no level
+# stands out by more than this over the median level).
+DEFAULT_WIDE_IMPACT_FLATNESS_DB = 6.0
+# Why 4: more untrusted changes than this on one level before the settled
+# view has counted them means hands, not cubes; their times do not matter.
+DOUBTED_KEPT = 4
+# Why 16: two confirmed landings per level on average; from then on a
+# strike's level is the signature it sounds like, not its loudest disc
+# (cross-check towers 13-24: 97.7 -> 97.9 % right; towers whose discs differ
+# by up to +-10 dB: 95.1 -> 95.5 %; ours unchanged).
+_EAR_ATTRIBUTION_LANDINGS = 16
+# Why 0.25 cube: a cube's step measured by the fast view is within 0.1-0.2
+# cube of whole; a step between whole cubes is a hand or the table.
+FAST_MAX_RESIDUAL = 0.25
+# Why 1.2 s: a cube falls through all eight levels and bounces out within
+# about a second; earlier impacts belong to another drop.
+DROP_LOOKBACK_S = 1.2
+# Why 0.4 s: a cube's load begins to change when it first touches the plate,
+# before its last bounce is heard, so the plate was still last at most a
+# third of a second after the drop's last strike (-0.8 to +0.34 s over the
+# 3,000 load landings of our noisy-room sessions). A plate that began to
+# move later than this after the last strike was moved by a hand: on our
+# 140 fresh noisy-room sessions 7 false landings fewer, none lost; no event
+# of the cross-check towers changed (session 13).
+_STRUCK_BEFORE_STEP_S = 0.4
+# Why 2 s: impacts older than the longest unstable stretch before a step are
+# of no use for timing it.
+IMPACT_MEMORY_S = 4.0
+# Why 512: strikes the ear has placed are remembered while they are among
+# the recent impacts (a few seconds' worth); the rest are let go past this.
+_HEARD_AS_KEPT = 512
+# Why 1 s: without a load reading for this long the load channels are
+# absent and the acoustic model has to decide on its own.
+_LOAD_ABSENT_S = 1.0
+# Why 3: a plate's typical landing swing needs a few landings of its own.
+_SWING_SAMPLES = 3
+# Why a quarter: a cube's last bounces on the plate it rests on are within
+# a few times of its loudest strike; onsets after them at a tenth of it or
+# less were a humming disc (model C tower 16).
+_ENDED_LOUDNESS = 0.25
+# Why 0.03 s and 0.5 s: a strike makes its plate busy within the 20 ms the
+# busy test averages; a cube rocks or slides for at most about half a second
+# after its last bounce (0.45 s on the cross-check towers), so a plate busy
+# longer, or since long before the strike, is a noisy room. Why 4 s: a
+# landing is decided within about 2 s of its last strike, and the plate's
+# changes from half a second before that strike on are asked about; a
+# flickering channel makes many, so they are kept by age, not by count.
+_REST_ONSET_S = 0.03
+_REST_MAX_S = 0.5
+BUSY_KEPT_S = 4.0
+
+
+class FusionBase:
+    """State and shared queries of the fusion (see :class:`~dsp.detect.fusion.Fusion`)."""
+
+    def __init__(
+        self,
+        *,
+        n_levels: int,
+        scale: CubeScale,
+        acoustic: AcousticLevelModel,
+        hold_s: float = DEFAULT_HOLD_S,
+        coincidence_s: float = DEFAULT_COINCIDENCE_S,
+        disturbance_levels: int = DEFAULT_DISTURBANCE_LEVELS,
+        knock_window_s: float = DEFAULT_KNOCK_WINDOW_S,
+        lift_gather_s: float = DEFAULT_LIFT_GATHER_S,
+        drop_gap_s: float = DEFAULT_DROP_GAP_S,
+        impact_delay_s: float = 0.0,
+    ) -> None:
+        self.n_levels = int(n_levels)
+        self.scale = scale
+        self.acoustic = acoustic
+        self.hold_s = hold_s
+        self.coincidence_s = coincidence_s
+        self.disturbance_levels = disturbance_levels
+        self.knock_window_s = knock_window_s
+        self.lift_gather_s = lift_gather_s
+        self.drop_gap_s = drop_gap_s
+        #: The silence that ends a drop heard without load cells.
+        self.acoustic_gap = DropGap(drop_gap_s)
+        self.impact_delay_s = impact_delay_s
+        self.stats = FusionStats()
+        #: Signs that cubes here rest a moment on a plate and slide on.
+        self.slide_signs = SlideSigns()
+        self._impacts: deque[TimedImpact] = deque()
+        self._pending_steps: list[LoadStep] = []
+        # Fast steps queued to be looked at again later (``_look_again``).
+        self._looks: dict[LoadStep, Look] = {}
+        self._recent_steps: deque[tuple[LoadStep, int]] = deque()  # (step, signed cubes)
+        self._disturbance_until = -np.inf
+        # The same, for steps on many levels at once (not knocks heard).
+        self._steps_disturbed_until = -np.inf
+        self._last_disturbance_t = -np.inf
+        #: Which level lies open, since when (lifts, closures).
+        self.openings = TowerOpenings(self.n_levels, lift_gather_s)
+        #: Stream times that had load readings (filled by the detector as readings arrive).
+        self.load_coverage = LoadCoverage(_LOAD_ABSENT_S)
+        #: Recent load readings (filled by the detector as readings arrive).
+        self.load_history = LoadHistory(IMPACT_MEMORY_S + 1.0)
+        self._levels = [LevelMemory() for _ in range(self.n_levels)]
+        self._drop = Drop()
+        # The drop being heard while the load cells are there, and the
+        # cells that never move with their plates (``deadcells``).
+        self._heard = Drop()
+        self.silent_cells = SilentCells(self.n_levels)
+        #: Discs that hear nothing of their own plate's landings (``deafdiscs``).
+        self.deaf_discs = DeafDiscs(self.n_levels)
+        #: Cubes believed to lie on each level (from the events decided so far).
+        self.cubes_on = [0] * self.n_levels
+        #: Load of each level (counts) that the events so far account for;
+        #: NaN until the settled view has seen the level (or after a lift).
+        self.accounted = np.full(self.n_levels, np.nan)
+        self._reconnected = np.zeros(self.n_levels, dtype=bool)
+        self._wide_impact_t: deque[float] = deque(maxlen=64)
+        self._heard_db: deque[float] = deque(maxlen=50)
+        self._piezo_seen = False
+        #: When the piezo stream began (set by the caller; inf: no piezo stream yet).
+        self.piezo_since_s = np.inf
+        self._heard_as: dict[int, tuple[TimedImpact, int, int]] = {}
+        # When each plate started and stopped making sound, (time, busy).
+        self._busy: list[deque[tuple[float, bool]]] = [
+            deque() for _ in range(self.n_levels)
+        ]
+
+    @property
+    def slides(self) -> bool:
+        """Whether cubes here rest a moment on plates and slide on (``slides.SlideSigns``)."""
+        return self.slide_signs.slides
+
+    def _at_rest(self, events: list[Event]) -> list[Event]:
+        """Landings timed when their plate fell quiet after the cube's last strike.
+
+        The cube's last strike is its last bounce; it may rock, tumble or
+        slide on for a while after it, ticking and scraping, before it is
+        at rest. Internally landings stay timed by the strike (the rules
+        that claim strikes for a landing need it).
+        """
+        return [
+            replace(e, t=self._rest_time(e.floor, e.t, e.t_decided))
+            if isinstance(e, Landing) else e
+            for e in events
+        ]
+
+    def _rest_time(self, level: int, t: float, known_s: float) -> float:
+        """When ``level``'s plate fell quiet after a strike at ``t``, as known by ``known_s``.
+
+        ``t`` itself if the plate was not busy just after it (a strike too
+        faint to keep it so, or no piezo), or was busy long before it (a
+        noisy room, not this cube); ``known_s`` (at most ``_REST_MAX_S``
+        on) if it was still busy then.
+        """
+        busy, since = False, -np.inf
+        quiet_at = None
+        for when, now_busy in self._busy[level]:
+            if when > known_s:
+                break
+            if when <= t + _REST_ONSET_S:
+                busy, since = now_busy, when
+            elif busy and not now_busy:
+                quiet_at = when
+                break
+        if not busy or t - since > _REST_MAX_S:
+            return t
+        return min(quiet_at if quiet_at is not None else known_s, t + _REST_MAX_S)
+
+    def _load_present(self, t_s: float) -> bool:
+        return self.load_coverage.present(t_s)
+
+    def _heard_here(self, step: LoadStep) -> bool:
+        """Whether a strike of the step's drop was heard on its own level (by ear)."""
+        drop = self._drop_impacts(step)
+        return bool(heard_on(drop, self._levels_of(drop), step.level))
+
+    def _read_on_a_strike(self, step: LoadStep) -> bool:
+        """Whether the step may lie on a strike's jolt (see ``trust.read_on_a_strike``)."""
+        drop = self._drop_impacts(step)
+        return read_on_a_strike(step, heard_on(drop, self._levels_of(drop), step.level))
+
+    def _swing_and_usual(
+        self, step: LoadStep, unit: float, *, pooled_only: bool = False
+    ) -> tuple[float, float]:
+        """How far the plate swung as the step came, and how far its landings swing it."""
+        swing = self.load_history.swing(
+            step.level, step.t_before_s - LOAD_LAG_S, step.t_settled_s
+        )
+        return swing, self._usual_swing(step.level, unit, pooled_only=pooled_only)
+
+    def _piezo_present(self, t_s: float) -> bool:
+        """Whether the piezos were listening at ``t_s`` (a load-only recording hears nothing).
+
+        Known from the first impact, or from when the caller says the piezo
+        stream began: before any impact, a plate that moved unheard was not
+        struck.
+        """
+        return self._piezo_seen or t_s >= self.piezo_since_s
+
+    def _heard_a_drop(self, step: LoadStep) -> bool:
+        """Whether the piezos heard a cube strike near this level before it settled.
+
+        As loud as a cube (``trust.loud_as_a_cube``); with no piezo stream
+        at all (a load-only recording), nothing can be heard.
+        """
+        if not self._impacts:
+            return not self._piezo_present(step.t_before_s)
+        drop = self._unclaimed_drop(step)
+        if drop and step.t_before_s - drop[-1].t_s > _STRUCK_BEFORE_STEP_S:
+            return False  # all was quiet well before the plate moved: a hand
+        return loud_as_a_cube(drop_loudness_db(drop, step.level), self._heard_db)
+
+    def _unclaimed_drop(self, step: LoadStep) -> list[TimedImpact]:
+        """The drop's strikes after the last landing on this level or next to it.
+
+        Strikes up to such a landing were that cube's (its last bounce timed
+        it), not this one's.
+        """
+        claimed = max(
+            self._levels[k].landed_t
+            for k in range(max(0, step.level - 1), min(self.n_levels, step.level + 2))
+        )
+        return [imp for imp in self._drop_impacts(step) if imp.t_s > claimed]
+
+    def _drop_ended_on(self, level: int, step: LoadStep) -> bool:
+        """Whether the drop around ``step`` ended with a strike on ``level`` (rested there)."""
+        drop = self._drop_impacts(step)
+        if not drop:
+            return False
+        # Its last strike of some weight: faint onsets after it (a humming
+        # disc, a cube ticking) are not where the drop ended.
+        loudness = [float(np.max(imp.peaks)) for imp in drop]
+        last = max(k for k, x in enumerate(loudness) if x >= _ENDED_LOUDNESS * max(loudness))
+        return self._levels_of(drop)[last] == level
+
+    def _heard_landing_here(self, step: LoadStep) -> bool:
+        """Whether a cube's drop was heard on the step's own plate (always, with no piezos)."""
+        if not self._piezo_present(step.t_before_s):
+            return True
+        return self._heard_here(step) and self._heard_a_drop(step)
+
+    @property
+    def _tower_open(self) -> bool:
+        """Whether modules are off the tower (lifted, or the top one alone)."""
+        return self.openings.open
+
+    def _doubt(self, step: LoadStep, *, remeasure: bool = False) -> None:
+        """Keep a fast step left to the settled view, to time what it decides.
+
+        ``remeasure``: doubted only for how it was measured (not for a busy
+        tower or a hand), so the fast view's second look may decide it.
+        """
+        memory = self._levels[step.level]
+        memory.doubted.append(step)
+        del memory.doubted[:-DOUBTED_KEPT]
+        if remeasure:
+            memory.remeasurable = step
+
+    def _take_doubted(
+        self, level: int, since_s: float, until_s: float, *, landing: bool
+    ) -> LoadStep | None:
+        """The doubted fast step that a settled change on ``level`` was first seen as.
+
+        The earliest; for a landing, of several (a hand was near), the last
+        that looked like whole cubes, else the last that gained (a cube
+        landing as a hand lets go of the plate). It is taken off the list.
+        """
+        doubted = [s for s in self._levels[level].doubted if since_s <= s.t_settled_s < until_s]
+        if not doubted:
+            return None
+        cube_like = [s for s in doubted if landing and self._looks_like_cubes(s)]
+        gained = [s for s in doubted if landing and self.scale.cubes(level, s.delta_counts) > 0]
+        chosen = cube_like[-1] if cube_like else gained[-1] if gained else doubted[0]
+        self._levels[level].doubted.remove(chosen)
+        return chosen
+
+    def _looks_like_cubes(self, step: LoadStep) -> bool:
+        n, residual = self.scale.count(step.level, step.delta_counts)
+        return n > 0 and residual <= FAST_MAX_RESIDUAL
+
+    def _account_fast(self, step: LoadStep) -> None:
+        """Account for a fast-view step by its own size, not its end level.
+
+        The fast view compares with its previous window, which may already
+        hold a change it did not trust (a cube that landed while the tower
+        shook); that change stays outstanding for the settled view to count.
+        """
+        if np.isfinite(self.accounted[step.level]):
+            self.accounted[step.level] += step.delta_counts
+        else:
+            self.accounted[step.level] = step.after_counts
+        memory = self._levels[step.level]
+        memory.fast_accounted_t = max(memory.fast_accounted_t, step.t_settled_s)
+
+    def _levels_of(self, drop: list[TimedImpact]) -> list[int]:
+        """The level each strike was on, by ear, for reading a drop beside the load steps.
+
+        Its loudest channel at first; once the ear has learnt from confirmed
+        landings, the level whose signature it sounds most like, which knows
+        this tower's disc sensitivities (a hot disc over a quiet one hears
+        the quiet one's strikes loudest). Acoustic-only decisions keep the
+        loudest channel for picking the final strikes: there the signatures
+        judge those strikes' profiles, and picking by them as well cost 2
+        points on the cross-check towers.
+        """
+        if self.acoustic.n_learnt < _EAR_ATTRIBUTION_LANDINGS:
+            return loudest_levels(drop)
+        # Each strike is asked about many times while it is recent; the
+        # answer changes only when the ear learns.
+        version = self.acoustic.version
+        heard = self._heard_as
+        levels = []
+        for imp in drop:
+            known = heard.get(id(imp))
+            if known is None or known[0] is not imp or known[1] != version:
+                known = (imp, version, self.acoustic.classify(imp.peaks).level)
+                heard[id(imp)] = known
+            levels.append(known[2])
+        if len(heard) > _HEARD_AS_KEPT:
+            recent = {id(imp) for imp in self._impacts}
+            kept = {k: v for k, v in heard.items() if k in recent}
+            self._heard_as = kept if len(kept) <= _HEARD_AS_KEPT // 2 else {}
+        return levels
+
+    def _drop_impacts(self, step: LoadStep) -> list[TimedImpact]:
+        """Impacts of the drop that ended in this step (from shortly before it began)."""
+        start = min(step.t_before_s, step.t_settled_s - DROP_LOOKBACK_S)
+        return [imp for imp in self._impacts if start <= imp.t_s <= step.t_settled_s]
+
+    def _last_impact_near(self, drop: list[TimedImpact], level: int) -> TimedImpact | None:
+        """The last impact that sounds loudest on ``level`` (else next to it): the final bounce.
+
+        A lone strike on ``level`` followed at once by one below is a cube
+        clipping the hole on its way past (in rapid throws, often the next
+        cube's): not where this one came to rest.
+        """
+        loudest = self._levels_of(drop)
+        on = strikes_on(drop, loudest, level)
+        near = [c for c, top in zip(drop, loudest, strict=True) if abs(top - level) <= 1]
+        pick = on or near or drop
+        return pick[-1] if pick else None
+
+    def _usual_swing(self, level: int, unit: float, *, pooled_only: bool = False) -> float:
+        """How far a landing swings this plate: its own median, else the tower's in cubes."""
+        own = self._levels[level].landing_swings
+        if len(own) >= _SWING_SAMPLES and not pooled_only:
+            return float(median(own))
+        pooled = [
+            swing / abs(u)
+            for k, memory in enumerate(self._levels)
+            if (u := self.scale.unit(k)) is not None and u != 0
+            for swing in memory.landing_swings
+        ]
+        if len(pooled) < (1 if pooled_only else _SWING_SAMPLES):
+            return float("nan")
+        return float(median(pooled)) * abs(unit)
+
+    def _last_strike_on_level(self, drop: list[TimedImpact], level: int) -> float:
+        on = heard_on(drop, self._levels_of(drop), level)
+        return on[-1] if on else drop[0].t_s
+
+    def _is_wide(self, imp: TimedImpact) -> bool:
+        if len(imp.channels) < DEFAULT_WIDE_IMPACT_CHANNELS:
+            return False
+        profile = loudness_profile(imp.peaks)
+        return bool(-float(np.median(profile)) <= DEFAULT_WIDE_IMPACT_FLATNESS_DB)
+
+    def _disturbance(
+        self, t_s: float, now_s: float, settle_until: float | None = None
+    ) -> list[Event]:
+        until = max(t_s, settle_until or t_s) + self.coincidence_s
+        self._disturbance_until = max(self._disturbance_until, until)
+        self._drop = Drop()
+        if t_s - self._last_disturbance_t < self.coincidence_s:
+            return []
+        self._last_disturbance_t = t_s
+        return [Disturbance(t=t_s, t_decided=max(now_s, t_s))]

@@ -1,0 +1,418 @@
+"""The settled view: a plate's change counted once all is still.
+
+Each settled change is compared with the load the events so far account
+for: what the fast view counted is absorbed, the rest is landings (split
+by their arrivals), removals (by hand, grab by grab, or knocked down), a
+top module found lifted, or hands at work. Slow drift of accounted levels
+is followed (zero tracking).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from dsp.detect.events import Event, Landing, Removal
+from dsp.detect.fusion.base import DEFAULT_WIDE_IMPACT_CHANNELS, FAST_MAX_RESIDUAL
+from dsp.detect.fusion.fastview import RING_MAX_RESIDUAL, FastView, count_confidence
+from dsp.detect.loadcell import LoadStep
+from dsp.detect.removals import grabs
+from dsp.detect.topmodule import FELL_AFTER_S, lifted_at, taken_by_hand
+from dsp.detect.trust import cube_like
+
+# Why 6: a share of a plate's size tells that it was learnt from several
+# cubes only while the tower is not shaken as a whole; a hand steadying it
+# (model C's noisy rooms) makes six or all seven other plates restless, and
+# moved one by a third of its size with its touch heard there: 6 false
+# landings over 64 sessions, and no landing lost (quick series had fewer
+# plates restless).
+_SEVERAL_BUSY_LEVELS = 6
+# Why 0.3 cube: slower changes than this between two settled views are drift
+# or creep (followed, like a scale's zero tracking); faster ones are cubes.
+_DRIFT_FOLLOW_CUBES = 0.3
+# Why 0.6: cells taken for a matched set agree within ``cubes._MATCHED_SPREAD``
+# (1.35), so one of them reads its cube as 0.74-1.35 of the borrowed size; a
+# first gain under 0.6 of it, or over 1 / 0.6, is a cell of another kind.
+_UNMATCHED_CUBES = 0.6
+# Why a quarter: bar cells of one kind differ by tens of percent, not by a
+# factor of four; under a quarter of the borrowed size, a plate's first gain
+# was a neighbour's cube jolting the stacked modules or a hand (all 13 such
+# first "cubes" on the cross-check towers were false landings: 12 of model
+# C's, 1 of model E's; of the 6 between a quarter and 0.45, 3 were cubes).
+_UNMATCHED_FLOOR = 0.25
+# Why 3: three or more cubes arriving on one plate at once, and neither seen
+# nor heard arriving one by one, do not happen in play (cubes are thrown one
+# at a time; a knock-down adds one more); a level whose first cube was
+# learnt from a hand's touch reads every later cube as several.
+_MANY_CUBES = 3
+# Why 1.5 s: cubes that came "at once" came within one settling; a plate
+# kept moving for seconds by a quick series (model B: 3-5 s) may gain three
+# cubes in one settled step, and forgetting a size two landings agreed on
+# then taught it three (model B towers 9-16: 3 landings; a size from one
+# landing, or two that disagree, is still forgotten: model E's cube counts).
+_AT_ONCE_S = 1.5
+# Why 1.5 s: nobody opens the tower while a throw is under way; a cube lost
+# from the top plate as a cube was heard landing (model B's cubes landing on
+# the top plate, read for a moment as one leaving) is no hand's.
+_TOP_THROWN_S = 1.5
+# Why a quarter (at least one): a long game piles 10-20 cubes on the top
+# plate, and a scoop of them is read a cube or two off the count of
+# landings (two kinds of cube, model E's 30-minute games: 17 read as 18).
+_TOP_COUNT_SLACK = 4
+# Why 4: a plate's count of landings can be a cube short (a missed one);
+# on a pile that is a quarter of a cube per cube at most, on one or two
+# cubes a removal measured over the count is as likely a landing missed
+# (model C's 30-minute games: capped from one cube on, 5 removals came
+# out wrong; from four on, one. Model E's: 136 -> 145 of 210 right).
+_PILE_CUBES = 4
+# Why 0.1 s: a still window that ends this long after a cube came to rest
+# began after it (a window across the step is never still).
+_SETTLED_AFTER_S = 0.1
+# Why 10: a plate's first change that no strike came with and that is
+# under ten times the noise of one reading is drift, not its first cube
+# (model C tower 16: 25 counts, six times the noise, taken for a cube
+# before anything was thrown, and every cube after it read as 35). A cube
+# steps by 50-1,000 times the noise on our towers and by 5 at the very
+# least on the cross-check ones (0.25 g against 0.05 g of noise), and a
+# cube that small is heard.
+_FIRST_CUBE_NOISES = 10.0
+
+
+class SettledView(FastView):
+    """Settled-view decisions (see the module docstring)."""
+
+    def add_settled_step(self, step: LoadStep) -> list[Event]:
+        """A change seen by the settled view: absorbed if already accounted for."""
+        level = step.level
+        self.silent_cells.note_step(level)
+        if level in self.openings.disconnected:
+            return []
+        if not np.isfinite(self.accounted[level]):
+            if self._reconnected[level] or not np.isfinite(step.before_counts):
+                # Back on the tower: its load is learnt anew, not counted.
+                self.accounted[level] = step.after_counts
+                return []
+            # The stream's first change on this plate: from the empty tower
+            # it began with (a cube that landed in its first second).
+            self.accounted[level] = step.before_counts
+        before = float(self.accounted[level])
+        delta = step.after_counts - before
+        if self.scale.unit(level) is None and abs(delta) < 0.5 * abs(step.delta_counts):
+            # A plate with no size yet learns it from this step: the load
+            # accounted for is stale (a hand moved the plate meanwhile, seen
+            # by no step), and the step's own measure is the cube.
+            before, delta = step.before_counts, step.delta_counts
+        if not self._tower_open and not self.scale.knows_sign(level):
+            # As in the fast view: in a closed tower a change can only be cubes arriving.
+            self.scale.learn_sign(level, delta, cubes_added=True)
+        # A change the fast view counted as one cube, measured again: what is
+        # left over is that cube's, read short on a plate still moving, not
+        # a sign that the level's first cube was two.
+        still = not self._fast_counted_one(step)
+        if (
+            self.scale.unit(level) is None
+            and abs(delta) < _FIRST_CUBE_NOISES * step.noise_counts
+            and not self._heard_a_drop(step)
+        ):
+            # A plate's first cube teaches its size for the session: a small
+            # change that no strike came with (a drifting cell) is not one.
+            self.accounted[level] = step.after_counts
+            return []
+        if self._jolted_by_a_neighbour(step, delta):
+            # The plate moved with a cube landing next to it, by a small part
+            # of that cube: the tower's walls, not a cube of its own.
+            self.accounted[level] = step.after_counts
+            self.stats.steps_in_disturbance += 1
+            return []
+        learnt_late: list[Event] = []
+        if still and not self._tower_open and not self._under_hands(step):
+            learnt_late = self._learnt_from_several(step, delta)
+        n, residual = self.scale.count(level, delta)
+        if (
+            n < 0
+            and not self._tower_open
+            and self.cubes_on[level] == 0
+            and self._levels[level].landings <= 1
+        ):
+            # Nothing on the plate to take away in a closed tower: the one
+            # "cube" its sign was learnt from was a hand, and this is a cube.
+            self.scale.relearn_sign(level, delta, cubes_added=True)
+            n, residual = self.scale.count(level, delta)
+        if n == 0 and self._unmatched_first_cube(step, delta):
+            self.scale.refuse_pool(level)
+            n, residual = self.scale.count(level, delta)
+        if n == 1 and not still and self._one_cube_measured(level, step.delta_counts):
+            # The step itself is the one cube the fast view counted; the rest
+            # of the change since the load last accounted for is the plate's
+            # drift or a hand's press outstanding from before (model C's
+            # noisy rooms: 0.56 of a cube, and the cube counted twice).
+            n = 0
+        self.accounted[level] = step.after_counts
+        if n == 0:
+            if not still:
+                # Exactly the one cube the fast view counted: measured again, still.
+                self.scale.revise_last(level, step.delta_counts)
+            return self._at_rest(learnt_late)
+        now_s = step.t_decided_s
+        confidence = count_confidence(residual)
+        if n > 0 and self._under_hands(step):
+            # Nobody throws while the tower is open or being opened or closed:
+            # hands gripping it, the modules set back with a thump; nor is a
+            # plate that moved with others, unheard, a cube's.
+            self.stats.steps_in_disturbance += 1
+            return self._at_rest(learnt_late)
+        if n > 0:
+            self.stats.settled_landings += 1
+            self._drop_waiting_looks(step)
+            whole = replace(step, delta_counts=delta, before_counts=before)
+            parts = []
+            if n == 1 and residual > FAST_MAX_RESIDUAL and self._heard_a_drop(step):
+                # Neither half a cube nor one, nor one and a half: perhaps one
+                # of another kind (``CubeScale.kind_ratio``).
+                self.scale.note_step(level, delta)
+            if n >= 2:
+                parts = self._doubted_arrivals(whole, n) or self._heard_arrivals(whole, n)
+                if not parts and self._unmatched_first_cube(step, delta):
+                    # One cube heard, read as several of the borrowed size.
+                    self.scale.refuse_pool(level)
+                    n, residual = self.scale.count(level, delta)
+                    confidence = count_confidence(residual)
+                elif not parts and self._size_from_a_touch(step, n):
+                    self.scale.forget(level)
+                    n, residual = self.scale.count(level, delta)
+                    confidence = count_confidence(residual)
+                if not parts and n == 2 and self._heard_a_drop(step):
+                    self.scale.note_step(level, delta)
+                if not parts and n == 2 and self.scale.one_of_the_heavier(level, delta):
+                    # One cube of the heavier kind on a plate that learnt
+                    # the lighter: heard as one cube's drop, nothing says two.
+                    n, residual = 1, 0.0
+                    confidence = count_confidence(0.25)
+                if not parts:
+                    self._levels[level].doubles += int(n == 2)
+                    self._levels[level].many += int(n >= _MANY_CUBES)
+            if parts:
+                # The cubes were seen (by the doubted fast view) or heard
+                # arriving one by one: separate landings, each timed by its
+                # own arrival, sharing the settled view's measure.
+                out = self._arrivals(parts, confidence * 0.9, now_s, settled=True)
+                self.accounted[level] = step.after_counts
+                return self._at_rest(learnt_late + out)
+            # Timed, counted and learnt from like a fast-view landing: by the
+            # cube's last bounce (reported once its plate fell quiet after
+            # it), not by when the plate's load stopped ringing.
+            return self._at_rest(
+                learnt_late + self._landings(whole, n, confidence * 0.9, now_s, settled=True)
+            )
+        held = self.cubes_on[level]
+        if _PILE_CUBES <= held < -n <= held + held // _TOP_COUNT_SLACK:
+            # No more cubes can leave a plate than lie there: a scoop of a
+            # pile reads a cube or two over the landings counted on it
+            # (two kinds of cube, the hand's last press).
+            n = -held
+        self.cubes_on[level] = max(0, self.cubes_on[level] + n)
+        self.stats.settled_removals += 1
+        t = step.t_before_s
+        # The fast view saw the cubes leave; the settled view only confirms it.
+        seen = self._take_doubted(level, step.t_before_s, np.inf, landing=False)
+        if seen is not None:
+            t = seen.t_before_s
+        began = t
+        presses = self._presses(step)
+        t = self._removal_time(step, since_s=began, presses=presses)
+        # Taken by hand if the level lay open when they left: the settled
+        # view may decide only after the tower was closed again.
+        knocked = level not in (self.openings.exposed_level, self.openings.exposed_at(t))
+        lifted: list[Event] = []
+        if knocked and self._top_taken_by_hand(level, t, -n, held, now_s):
+            lifted, knocked = self._lift_top(t, now_s), False
+            lifted += self._closed_since_top_lift(t, now_s)
+            presses = self._presses(step)  # the level lay open after all
+        taken = (
+            [(t, -n)] if knocked or n > -2
+            else grabs(self.load_history, step, -n, began, t, presses)
+        )
+        return [
+            *lifted,
+            *(Removal(t=at, t_decided=now_s, floor=level, cubes=k,
+                      confidence=confidence * (0.9 if knocked else 1.0), knocked=knocked)
+              for at, k in taken),
+        ]
+
+    def _size_from_a_touch(self, step: LoadStep, n: int) -> bool:
+        """Whether a still step of ``n`` cubes, not heard arriving apart, shows a touch's size.
+
+        Many cubes at once, or two again and again: the plate's size was
+        learnt from a hand's touch (or a jolt half a cube deep), when it
+        rests on fewer than three landings; many at once twice with no
+        single cube between tells it even of a size learnt from several
+        such touches. Over a long settling (a quick series keeping the
+        plate moving) only of a size not yet agreed on.
+        """
+        memory = self._levels[step.level]
+        if step.t_settled_s - step.t_before_s > _AT_ONCE_S and not self.scale.size_unsure(
+            step.level
+        ):
+            return False
+        if n >= _MANY_CUBES and memory.many >= 1:
+            return True
+        return self.scale.learnt_from_few(step.level) and (
+            n >= _MANY_CUBES or (n == 2 and memory.doubles >= 1)
+        )
+
+    def _one_cube_measured(self, level: int, delta_counts: float) -> bool:
+        """Whether a step measures one clean whole cube (within 0.15 of one)."""
+        n, residual = self.scale.count(level, delta_counts)
+        return n == 1 and residual <= RING_MAX_RESIDUAL
+
+    def _learnt_from_several(self, step: LoadStep, delta: float) -> list[Event]:
+        """The cubes the plate's size was learnt from, but one, if several.
+
+        See ``CubeScale.learnt_from_several``. Only a step heard as a cube's
+        drop on its plate, with fewer than six other plates restless, tells; the
+        size is then learnt again (from this step) and the cubes the first
+        step held are counted on the plate, reported late (a landing of the
+        others, timed by the first): where cubes are, told late, is better
+        than not at all.
+        """
+        level = step.level
+        m = self.scale.learnt_from_several(level, delta)
+        if m < 2 or step.busy_levels >= _SEVERAL_BUSY_LEVELS:
+            return []
+        if not self._heard_landing_here(step):
+            return []
+        self.scale.forget(level)
+        self.cubes_on[level] += m - 1
+        self._levels[level].landings += m - 1
+        self.stats.sizes_relearnt += 1
+        at, self._levels[level].sized_at = self._levels[level].sized_at, None
+        if at is None:
+            return []
+        return [Landing(t=at, t_decided=step.t_decided_s, floor=level, cubes=m - 1,
+                        confidence=0.7, source="load")]
+
+    def _fast_counted_one(self, step: LoadStep) -> bool:
+        """Whether the fast view counted exactly one cube, and nothing else, during ``step``."""
+        landed = self._levels[step.level].fast_landed
+        singles = [t for t, m in landed if step.t_before_s <= t]
+        return len(singles) == 1 and landed[-1][1] == 1
+
+    def _unmatched_first_cube(self, step: LoadStep, delta: float) -> bool:
+        """Whether a plate's first gain, no size of the cube it borrows, is its own first cube.
+
+        Mixed cells can look matched after a few landings by chance; a cell
+        reading a cube as a third of theirs then sees its cubes as steps too
+        small to count, one reading it as twice theirs sees two cubes in
+        each. Heard striking this very plate, as loud as a cube, such a gain
+        is the plate's first cube, as on a plate with no size at all
+        (``_fast_step_trusted``); a plate's first cube learnt from two that
+        came together is corrected by the next (``CubeScale.count``).
+        """
+        if not self.scale.borrowed(step.level) or self._tower_open:
+            return False
+        x = self.scale.cubes(step.level, delta)
+        if not (_UNMATCHED_FLOOR <= x < _UNMATCHED_CUBES or x > 1.0 / _UNMATCHED_CUBES):
+            return False
+        return self._heard_landing_here(step)
+
+    def track_settled_levels(self, levels: np.ndarray, times: np.ndarray, now_s: float) -> None:
+        """Follow slow drift of levels whose load is accounted for (zero tracking).
+
+        ``times``: when each level was last seen still (the end of its last
+        still window), NaN where never; ``now_s``: the stream time the
+        fusion has reached (a level seen still later than that may hold a
+        change whose step the fusion has not been given yet).
+        """
+        units = self.scale.units()
+        for level in range(self.n_levels):
+            value = float(levels[level])
+            if not np.isfinite(value) or level in self.openings.disconnected:
+                continue
+            if not np.isfinite(self.accounted[level]):
+                self.accounted[level] = value
+            elif times[level] < self._levels[level].fast_accounted_t:
+                # Still last before a cube the fast view has counted: that
+                # level is not where the plate is now (followed, it would
+                # take back most of a cube read a little short, and the
+                # settled view would count the cube again).
+                continue
+            elif np.isfinite(units[level]) and abs(value - self.accounted[level]) < (
+                _DRIFT_FOLLOW_CUBES * units[level]
+            ):
+                self.accounted[level] = value
+            elif times[level] <= now_s and self._first_cube_left(level, value, float(times[level])):
+                # The one cube this plate's size was learnt from is gone, and
+                # the settled view never saw it come or go (nothing was still
+                # meanwhile): a hand pressed the plate and let go, heard as
+                # it touched. Its size is no cube's: every cube after it had
+                # read as a fraction of one, too small to count.
+                self.stats.hands_unlearnt += 1
+                self.scale.forget(level)
+                self.cubes_on[level] = 0
+                self._levels[level].landings -= 1
+                self._levels[level].fast_landed.clear()
+                self.accounted[level] = value
+
+    def _first_cube_left(self, level: int, value: float, value_t: float) -> bool:
+        """Whether the single cube counted on ``level`` left a closed tower unseen.
+
+        ``value`` is the level's settled load, seen still until ``value_t``
+        (the settled view is slower than the fast one: a value from before
+        the cube came to rest says nothing of it); a cube leaves a closed
+        tower's plate only when knocked down, which the settled view sees
+        as a removal unless the cube came and went while the plate never
+        stood still.
+        """
+        if self._tower_open or self.cubes_on[level] != 1 or self._levels[level].landings != 1:
+            return False
+        if not value_t > self._levels[level].landed_t + _SETTLED_AFTER_S:
+            return False
+        if not self.scale.learnt_from_few(level):
+            return False
+        x = self.scale.cubes(level, value - float(self.accounted[level]))
+        return abs(x + 1.0) <= FAST_MAX_RESIDUAL
+
+    def _top_taken_by_hand(
+        self, level: int, t_s: float, cubes: int, held: int, now_s: float
+    ) -> bool:
+        """Whether ``cubes`` that left a closed tower's top plate at ``t_s`` left by hand.
+
+        The plate held them (within a cube or a quarter of a pile: a scoop
+        is counted less well than landings), no throw landed just before,
+        and nothing was heard falling below it (``topmodule.taken_by_hand``):
+        the top module is off.
+        """
+        if level != self.n_levels - 1 or self.openings.disconnected or held < 1:
+            return False
+        if cubes - held > max(1, held // _TOP_COUNT_SLACK):
+            return False  # more than the plate held: no cubes' leaving
+        if max(memory.landed_t for memory in self._levels) >= t_s - _TOP_THROWN_S:
+            return False
+        impacts = list(self._impacts)
+        heard = list(zip((imp.t_s for imp in impacts), self._levels_of(impacts), strict=True))
+        return taken_by_hand(heard, t_s, level, until_s=now_s)
+
+    def _closed_since_top_lift(self, t_s: float, now_s: float) -> list[Event]:
+        """The top module, found off only now for cubes taken at ``t_s``, set back since.
+
+        The settled view may decide the cubes taken off the top plate after
+        the module was set back: the first strike heard below the top plate
+        after ``topmodule.FELL_AFTER_S`` (the thump, or a cube thrown since)
+        closed it then.
+        """
+        later = [imp for imp in self._impacts if t_s + FELL_AFTER_S < imp.t_s <= now_s]
+        below = [
+            imp for imp, top in zip(later, self._levels_of(later), strict=True)
+            if top < self.n_levels - 1 or len(imp.channels) >= DEFAULT_WIDE_IMPACT_CHANNELS
+        ]
+        if not below:
+            return []
+        return self.openings.close_top(below[0].t_s, now_s, handling=not cube_like(below[0]))
+
+    def _lift_top(self, t_s: float, now_s: float) -> list[Event]:
+        """The top module was lifted before cubes left the top plate at ``t_s``."""
+        since = max(memory.landed_t for memory in self._levels)
+        t_lift = lifted_at([imp.t_s for imp in self._impacts if since < imp.t_s <= t_s], t_s)
+        self.stats.top_lifts += 1
+        return self.openings.lift_top(t_lift, now_s)

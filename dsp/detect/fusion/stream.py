@@ -1,0 +1,278 @@
+"""The fusion's stream interface: inputs, the stream clock, decisions out.
+
+Impacts, plate busy changes, load steps and connection changes come in;
+:meth:`Fusion.advance` decides everything due by the stream clock. Drops
+heard while no load channel reports are decided by ear (``heardrops``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dsp.detect.deadcells import STILL_SIGMAS, HeardDrop
+from dsp.detect.events import Event, Landing
+from dsp.detect.fusion.base import BUSY_KEPT_S, DEFAULT_WIDE_IMPACT_CHANNELS, IMPACT_MEMORY_S
+from dsp.detect.fusion.settledview import SettledView
+from dsp.detect.heardrops import heard_landing, resting_level
+from dsp.detect.loadcell import LoadConnection, LoadStep
+from dsp.detect.memory import Drop
+from dsp.detect.piezo import PlateBusy, TimedImpact
+from dsp.detect.removals import PRESS_LOOKBACK_S
+from dsp.detect.stops import BEFORE_STRIKE_S
+from dsp.detect.strikes import loudest_levels
+from dsp.detect.trust import cube_like, drop_loudness_db, loud_as_a_cube
+
+# Why these: a cell that reads nothing (``deadcells``) is judged by its
+# noise over the second before the drop and its largest swing from just
+# before the first strike to 0.3 s after the last (a struck plate's push
+# and ring); a perfectly constant channel has noise 0, taken as one count.
+# Its landings are heard only, so they are reported less sure (0.7 of the
+# level's own confidence).
+_NOISE_BEFORE_S = 1.0
+_SILENT_SWING_AFTER_S = 0.3
+_MIN_NOISE_COUNTS = 1.0
+_SILENT_CELL_CONFIDENCE = 0.7
+# Why 2: a thrown cube strikes a hole edge or bounces on its way to rest; a
+# lone click on one disc was an electrical pop (model A's noisy rooms).
+_CUBE_STRIKES = 2
+# Why 5 s and 40 s: the settled view decides the cubes taken out of an
+# open level once the hands have left after the close (up to a few seconds),
+# and a level lies open for 5-20 s on the cross-check towers.
+_OPEN_HISTORY_AFTER_S = 5.0
+_OPEN_HISTORY_S = 40.0
+
+
+class Fusion(SettledView):
+    """Decision stage of the detector (see the package docstring, ``dsp.detect.fusion``).
+
+    Parameters
+    ----------
+    n_levels : int
+        Levels of the tower (load and piezo channels).
+    scale : CubeScale
+        Cube size per level (learnt or calibrated).
+    acoustic : AcousticLevelModel
+        The self-learning acoustic model.
+    hold_s, coincidence_s, disturbance_levels, knock_window_s, lift_gather_s, drop_gap_s
+        See the constants of ``fusion.base`` for the defaults and why.
+    impact_delay_s : float
+        How long after an impact the piezo chain hands it over (its onset
+        decision delay): a drop is over only once its silence has lasted
+        ``drop_gap_s`` *and* any strike within it would have arrived.
+    """
+
+    def add_impacts(
+        self, impacts: list[TimedImpact], *, known_s: float | None = None
+    ) -> list[Event]:
+        """Take new impacts (time order), known at ``known_s``; returns disturbances."""
+        out: list[Event] = []
+        for imp in impacts:
+            self._piezo_seen = True
+            self.stats.impacts += 1
+            self._impacts.append(imp)
+            self.acoustic.observe(imp.peaks)
+            self.deaf_discs.note_impact(imp.channels)
+            known = imp.t_s if known_s is None else known_s
+            thump = len(imp.channels) >= DEFAULT_WIDE_IMPACT_CHANNELS
+            if self.openings.top_off and (thump or self._levels_of([imp])[0] < self.n_levels - 1):
+                # Set back with a thump heard through the tower, or something
+                # struck below the top plate: the top module is on again. A
+                # strike that stands out on one plate is a cube falling past;
+                # one heard alike on several is the hands setting it down.
+                handling = thump or not cube_like(imp)
+                out.extend(self.openings.close_top(imp.t_s, known, handling=handling))
+                if self._is_wide(imp):
+                    self._wide_impact_t.append(imp.t_s)
+                    continue
+            if self._is_wide(imp):
+                self._wide_impact_t.append(imp.t_s)
+                out.extend(self._disturbance(imp.t_s, known))
+            elif not self._load_present(imp.t_s):
+                if (
+                    self._drop.impacts
+                    and imp.t_s - self._drop.impacts[-1].t_s > self.acoustic_gap.seconds
+                ):
+                    out.extend(self._decide_drop(self._drop_over_s()))
+                if not self._drop.impacts:
+                    self.acoustic_gap.began(imp.t_s, loudest_levels([imp])[0])
+                self._drop.impacts.append(imp)
+            else:
+                if self._heard.impacts and imp.t_s - self._heard.impacts[-1].t_s > self.drop_gap_s:
+                    self._hand_over_heard()
+                self._heard.impacts.append(imp)
+        while self._impacts and self._impacts[0].t_s < self._impacts[-1].t_s - IMPACT_MEMORY_S:
+            self._impacts.popleft()
+        return out
+
+    def add_busy(self, change: PlateBusy) -> None:
+        """Take a plate's busy/quiet change (in time order, at its time)."""
+        if 0 <= change.level < self.n_levels:
+            changes = self._busy[change.level]
+            changes.append((change.t_s, change.busy))
+            while changes[0][0] < change.t_s - BUSY_KEPT_S:
+                changes.popleft()
+
+    def add_load(
+        self, steps: list[LoadStep], connections: list[LoadConnection], t_last_s: float
+    ) -> list[Event]:
+        """Take load steps and connection changes up to reading time ``t_last_s``."""
+        out: list[Event] = []
+        for conn in connections:
+            out.extend(self._connection(conn))
+        for step in steps:
+            self.stats.load_steps += 1
+            self.silent_cells.note_step(step.level)
+            if step.level in self.openings.disconnected:
+                continue
+            self._pending_steps.append(step)
+        return out
+
+    def advance(self, now_s: float) -> list[Event]:
+        """Decide everything whose deadline is at or before ``now_s``."""
+        out: list[Event] = []
+        self.load_history.forget_before(self._history_horizon(now_s))
+        if (deadline := self.openings.lift_deadline) is not None and now_s >= deadline:
+            out.extend(self.openings.gathered_lift(deadline))
+        # Steps queued to be looked at again (``_looks``) may be due too.
+        while ready := [s for s in self._pending_steps if now_s >= s.t_decided_s + self.hold_s]:
+            out.extend(self._resolve_steps(ready))
+        self._check_slides(now_s)
+        if self._looks:
+            # Those dropped with a disturbance or a lift are not looked at again.
+            pending = set(self._pending_steps)
+            self._looks = {s: look for s, look in self._looks.items() if s in pending}
+        if (
+            self._drop.impacts
+            and not self._load_present(now_s)
+            and now_s >= self._drop_over_s()
+        ):
+            out.extend(self._decide_drop(self._drop_over_s()))
+        if self._heard.impacts and now_s >= self._heard_over_s():
+            self._hand_over_heard()
+        out.extend(self._heard_on_silent_cells(now_s))
+        # Steps are judged in the order their plates settled, but a plate that
+        # settled first may have been sure later: events go out in the order
+        # decided (contracts.md section 3), ties as judged.
+        out.sort(key=lambda e: e.t_decided)
+        return self._at_rest(out)
+
+    def next_due(self) -> float | None:
+        """The earliest time at which something pending is decided (None: nothing is)."""
+        times = [s.t_decided_s + self.hold_s for s in self._pending_steps]
+        if self.openings.lift_deadline is not None:
+            times.append(self.openings.lift_deadline)
+        if self._drop.impacts:
+            times.append(self._drop_over_s())
+        check = self.slide_signs.next_due(self.impact_delay_s)
+        if check is not None:
+            times.append(check)
+        if self._heard.impacts:
+            times.append(self._heard_over_s())
+        heard = self.silent_cells.next_due()
+        if heard is not None:
+            times.append(heard)
+        return min(times) if times else None
+
+    def _drop_over_s(self) -> float:
+        """When the acoustic drop in progress is known to be over, if no strike comes."""
+        return self._drop.impacts[-1].t_s + self.acoustic_gap.seconds + self.impact_delay_s
+
+    def _heard_over_s(self) -> float:
+        """When the drop heard with the load cells there is over, if no strike comes."""
+        return self._heard.impacts[-1].t_s + self.drop_gap_s + self.impact_delay_s
+
+    def _hand_over_heard(self) -> None:
+        """Give the drop just heard to the watch over silent cells (``deadcells``)."""
+        impacts, self._heard = self._heard.impacts, Drop()
+        if self._tower_open:
+            return  # hands at work in an open tower
+        level, confidence, final = resting_level(self.acoustic, impacts)
+        loud = (
+            len(impacts) >= _CUBE_STRIKES
+            and loud_as_a_cube(drop_loudness_db(final, level), self._heard_db)
+            and any(cube_like(imp) for imp in final)
+        )
+        self.silent_cells.add_drop(HeardDrop(
+            t_first_s=impacts[0].t_s, t_last_s=impacts[-1].t_s, level=level,
+            t_rest_s=final[-1].t_s, confidence=confidence, cube_loud=loud,
+        ))
+
+    def _heard_on_silent_cells(self, now_s: float) -> list[Event]:
+        """Landings heard on levels whose load cells read nothing, due by ``now_s``."""
+        out: list[Event] = []
+        for drop in self.silent_cells.take_due(now_s):
+            if self._tower_open or self.silent_cells.explained(drop):
+                continue
+            for heard in self.silent_cells.judge(drop, cell_still=self._cell_still(drop)):
+                self.stats.heard_on_silent_cells += 1
+                self.cubes_on[heard.level] += 1
+                memory = self._levels[heard.level]
+                memory.landings += 1
+                memory.landed_t = max(memory.landed_t, heard.t_rest_s)
+                out.append(Landing(
+                    t=heard.t_rest_s, t_decided=drop.due_s, floor=heard.level, cubes=1,
+                    confidence=round(_SILENT_CELL_CONFIDENCE * heard.confidence, 3),
+                    source="acoustic",
+                ))
+        return out
+
+    def _cell_still(self, drop: HeardDrop) -> bool:
+        """Whether the drop's level's cell stayed within its noise while the drop was heard."""
+        level = drop.level
+        noise = self.load_history.noise(level, drop.t_first_s - _NOISE_BEFORE_S, drop.t_first_s)
+        swing = self.load_history.swing(
+            level, drop.t_first_s - BEFORE_STRIKE_S, drop.t_last_s + _SILENT_SWING_AFTER_S
+        )
+        return bool(
+            np.isfinite(noise) and np.isfinite(swing)
+            and swing < STILL_SIGMAS * max(noise, _MIN_NOISE_COUNTS)
+        )
+
+    def flush(self, now_s: float) -> list[Event]:
+        """Decide whatever is still pending at the end of the stream."""
+        out = self.advance(
+            now_s
+            + max(self.hold_s, self.acoustic_gap.seconds + self.impact_delay_s, self.lift_gather_s)
+        )
+        return out
+
+    def _connection(self, conn: LoadConnection) -> list[Event]:
+        # Its load is learnt anew when it is back: modules set back shift plates.
+        self.accounted[conn.level] = np.nan
+        self._reconnected[conn.level] = True
+        out = self.openings.connection(conn)
+        if not conn.connected:
+            # Steps of a lifted level (hands gripping the module) are moot.
+            self._pending_steps = [s for s in self._pending_steps if s.level != conn.level]
+        return out
+
+    def _history_horizon(self, now_s: float) -> float:
+        """The clock by which the load history forgets (``LoadHistory.forget_before``).
+
+        While a level lies open, and for ``_OPEN_HISTORY_AFTER_S`` after the
+        close, the readings from just before the lift are kept (at most
+        ``_OPEN_HISTORY_S``): the settled view decides the cubes taken out
+        only when the hands have left, and the grabs are read back from them.
+        """
+        last = self.openings.last
+        if last is None or now_s - last.closed_s > _OPEN_HISTORY_AFTER_S:
+            return now_s
+        keep_from = last.lifted_s - PRESS_LOOKBACK_S
+        return max(now_s - _OPEN_HISTORY_S, min(now_s, keep_from + self.load_history.keep_s))
+
+    def _decide_drop(self, now_s: float) -> list[Event]:
+        impacts, self._drop = self._drop.impacts, Drop()
+        if not impacts:
+            return []
+        last = impacts[-1]
+        if len(impacts) == 1 and len(last.channels) >= DEFAULT_WIDE_IMPACT_CHANNELS:
+            # One strike heard through the whole tower and nothing after it:
+            # a knock on the table or the tower (a falling cube strikes hole
+            # edges and bounces; our noisy sessions: 44 such drops, all knocks).
+            return self._disturbance(last.t_s, now_s)
+        level, confidence, _ = resting_level(self.acoustic, impacts)
+        self.acoustic_gap.decided(last.t_s, level)
+        self.stats.acoustic_landings += 1
+        out = heard_landing(impacts, level, confidence, now_s)
+        self.stats.knockdowns_seen += int(len(out) > 1)
+        return out

@@ -1,0 +1,101 @@
+"""Drops heard without load cells: where the cube rests, and what the drop was.
+
+When no load channel can tell (an acoustic-only source, or a level whose
+cell reads nothing), the strikes of one drop decide alone: the cube rests
+where its last bounces are, judged by the self-learning acoustic model
+(``acoustic.AcousticLevelModel``) over the last few strikes pooled; a
+thrown cube that stopped on a plate and knocked the resting cube down is
+told by two cubes heard moving at once (``strikes.stayed_above``,
+``strikes.knocked_below``).
+
+Pure functions; the fusion keeps the state.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dsp.detect.acoustic import AcousticLevelModel
+from dsp.detect.events import Event, Landing, Removal
+from dsp.detect.piezo import TimedImpact
+from dsp.detect.strikes import heard_on, knocked_below, loudest_levels, stayed_above
+
+# Why 3: a cube at rest has bounced two or three times; earlier strikes are
+# hole edges above. Of the last three, only those heard loudest where the
+# last one was are pooled: a cube's bounces follow one another within the
+# mask time and often make a single onset, and the edges struck just before
+# then outvoted it (pooling all three: 86 % on cross-check towers 13-24,
+# 96 % on ours; pooling the last level's: 91 % / 97 %, 93 % after learning).
+FINAL_STRIKES = 3
+# Why 12 dB: a cube bouncing on its plate can hit the plate above from
+# below, far more gently than it struck its own (12-40 dB on our towers); as
+# the drop's last strike that would name the level above.
+CEILING_DB = 12.0
+#: Confidence of a level told only by a knock-down's second cube.
+KNOCK_DOWN_CONFIDENCE = 0.7
+
+
+def resting_level(
+    acoustic: AcousticLevelModel, impacts: list[TimedImpact]
+) -> tuple[int, float, list[TimedImpact]]:
+    """Where a drop's last strikes say its cube rests: level, confidence, strikes pooled."""
+    # The cube rests where its last bounces are: strikes before them are
+    # hole edges on the way down. The evidence of the last few strikes
+    # heard loudest on the same level is pooled, so that the level's
+    # signature, not one noisy profile, decides.
+    final = impacts[-FINAL_STRIKES:]
+    loudest = loudest_levels(final)
+    peak_db = [20.0 * np.log10(max(float(np.max(imp.peaks)), 1e-9)) for imp in final]
+    while len(final) > 1 and any(
+        loudest[i] == loudest[-1] - 1 and peak_db[i] - peak_db[-1] >= CEILING_DB
+        for i in range(len(final) - 1)
+    ):
+        # A faint last strike just above a loud one: the cube bouncing
+        # up against the plate over it, not where it rests.
+        final, loudest, peak_db = final[:-1], loudest[:-1], peak_db[:-1]
+    final = [imp for imp, top in zip(final, loudest, strict=True) if top == loudest[-1]]
+    posterior = np.sum(
+        [acoustic.classify(imp.peaks, heard_crosstalk=True).posterior for imp in final],
+        axis=0,
+    )
+    level = int(np.argmax(posterior))
+    return level, float(posterior[level] / posterior.sum()), final
+
+
+def heard_landing(
+    impacts: list[TimedImpact], level: int, confidence: float, now_s: float
+) -> list[Event]:
+    """The events of a drop heard resting on ``level``: its landing, or a knock-down's three.
+
+    A knock-down is a stop (the thrown cube's landing where it stayed), the
+    resting cube's removal from there, and its landing below.
+    """
+    last = impacts[-1]
+    heard = loudest_levels(impacts)
+    stayed = stayed_above(impacts, level, heard)
+    if stayed is not None:
+        # The thrown cube stopped up there and knocked the one heard last down.
+        at = heard_on(impacts, heard, stayed)[-1]
+        return knock_down(stayed, at, level, last.t_s, confidence, now_s)
+    below = knocked_below(impacts, level, heard)
+    if below is not None:
+        # The cube heard last stopped here and knocked one further down.
+        at = heard_on(impacts, heard, below)[-1]
+        return knock_down(level, last.t_s, below, at, KNOCK_DOWN_CONFIDENCE, now_s)
+    return [Landing(t=last.t_s, t_decided=now_s, floor=level, cubes=1,
+                    confidence=confidence, source="acoustic")]
+
+
+def knock_down(
+    stopped: int, t_stopped: float, knocked_to: int, t_knocked: float,
+    confidence: float, now_s: float,
+) -> list[Event]:
+    """Events of a knock-down heard without load cells: a stop, a removal, a landing."""
+    return [
+        Landing(t=t_stopped, t_decided=now_s, floor=stopped, cubes=1,
+                confidence=KNOCK_DOWN_CONFIDENCE, source="acoustic"),
+        Removal(t=t_stopped, t_decided=now_s, floor=stopped, cubes=1,
+                confidence=KNOCK_DOWN_CONFIDENCE, knocked=True),
+        Landing(t=t_knocked, t_decided=now_s, floor=knocked_to, cubes=1,
+                confidence=confidence, source="acoustic", knocked_from=stopped),
+    ]

@@ -1,0 +1,158 @@
+"""Which level of the tower lies open, since when: lifts, closures and handling.
+
+To look into level k the players lift modules k..7: their load channels
+stop reporting (``loadcell.LoadConnection``), gathered into one lift once
+the modules have all come off; the tower is closed again when every
+channel is back. The top module carries no load cell, so its lift is told
+by the fusion from what it hears and sees (``topmodule``) and handed in
+here. Remembers the last few openings, so that a decision made late (the
+settled view, after the close) knows whether its level lay open when its
+cubes left.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from dsp.detect.events import Closed, Event, Lift
+from dsp.detect.loadcell import LoadConnection
+
+
+@dataclass
+class Opening:
+    """One time the tower lay open at ``exposed``, from ``lifted_s`` to ``closed_s`` (inf: open)."""
+
+    lifted_s: float
+    closed_s: float
+    exposed: int
+
+
+class TowerOpenings:
+    """The tower's open level, kept from load-channel connection changes and top lifts.
+
+    Parameters
+    ----------
+    n_levels : int
+        Levels of the tower.
+    lift_gather_s : float
+        How long after the first channel drops out the lift is decided: the
+        modules above it come off with it, a few readings apart.
+    """
+
+    def __init__(self, n_levels: int, lift_gather_s: float) -> None:
+        self.n_levels = n_levels
+        self.lift_gather_s = lift_gather_s
+        #: Levels whose load channels are off (their modules lifted).
+        self.disconnected: set[int] = set()
+        self._disconnect_t: dict[int, float] = {}
+        #: When the lift now gathering is decided (None: none is).
+        self.lift_deadline: float | None = None
+        #: The level lying open (None: the tower is closed).
+        self.exposed: int | None = None
+        #: The top module is off (level 7 open), which no channel shows.
+        self.top_off = False
+        #: When a module was last lifted off or set back (decision time).
+        self.last_handled_t = -np.inf
+        # When modules were last lifted off or set back (a few are enough).
+        self._handled_times: deque[float] = deque(maxlen=32)
+        self._openings: deque[Opening] = deque(maxlen=8)
+
+    @property
+    def open(self) -> bool:
+        """Whether modules are off the tower (lifted, or the top one alone)."""
+        return bool(self.disconnected) or self.top_off
+
+    @property
+    def exposed_level(self) -> int | None:
+        """The level lying open now (None: the tower is closed)."""
+        return self.exposed if self.open else None
+
+    @property
+    def last(self) -> Opening | None:
+        """The last opening (perhaps still open)."""
+        return self._openings[-1] if self._openings else None
+
+    def connection(self, conn: LoadConnection) -> list[Event]:
+        """Take a load channel's connection change: the close, when the last comes back."""
+        self.last_handled_t = max(self.last_handled_t, conn.t_decided_s)
+        self._handled_times.append(conn.t_s)
+        if not conn.connected:
+            if self.top_off:
+                self.top_off = False
+                self.exposed = None
+                self._close(conn.t_s)
+            self.disconnected.add(conn.level)
+            self._disconnect_t[conn.level] = conn.t_s
+            if self.lift_deadline is None:
+                self.lift_deadline = conn.t_decided_s + self.lift_gather_s
+            return []
+        self.disconnected.discard(conn.level)
+        self._disconnect_t.pop(conn.level, None)
+        if self.disconnected:
+            return []
+        self.lift_deadline = None
+        if self.exposed is None:
+            return []
+        self.exposed = None
+        self._close(conn.t_s)
+        return [Closed(t=conn.t_s, t_decided=conn.t_decided_s)]
+
+    def gathered_lift(self, now_s: float) -> list[Event]:
+        """The lift of the modules whose channels dropped out, decided at ``now_s``."""
+        self.lift_deadline = None
+        if not self.disconnected:
+            return []
+        exposed = max(0, min(self.disconnected) - 1)
+        if exposed == self.exposed:
+            return []
+        self.exposed = exposed
+        t = min(self._disconnect_t.values())
+        self._close(t)
+        self._openings.append(Opening(t, np.inf, exposed))
+        return [Lift(t=t, t_decided=now_s, exposed=exposed)]
+
+    def lift_top(self, t_s: float, now_s: float) -> list[Event]:
+        """The top module was lifted at ``t_s`` (found at ``now_s``)."""
+        top = self.n_levels - 1
+        self.top_off = True
+        self.exposed = top
+        self.last_handled_t = max(self.last_handled_t, now_s)
+        self._handled_times.append(t_s)
+        self._close(t_s)
+        self._openings.append(Opening(t_s, np.inf, top))
+        return [Lift(t=t_s, t_decided=now_s, exposed=top)]
+
+    def close_top(self, t_s: float, now_s: float, *, handling: bool) -> list[Event]:
+        """The top module was set back by ``t_s``; ``handling``: hands did it, heard then."""
+        self.top_off = False
+        self.exposed = None
+        if handling:
+            self.last_handled_t = max(self.last_handled_t, now_s)
+            self._handled_times.append(t_s)
+        self._close(t_s)
+        return [Closed(t=t_s, t_decided=now_s)]
+
+    def handled_within(self, t0_s: float, t1_s: float) -> bool:
+        """Whether modules were lifted off or set back within ``[t0, t1]``."""
+        return any(t0_s <= t <= t1_s for t in self._handled_times)
+
+    def opening_of(self, level: int, t0_s: float, t1_s: float) -> tuple[float, float] | None:
+        """The last time ``level`` lay open within ``[t0, t1]``: ``(from, to)``, or None."""
+        for opening in reversed(self._openings):
+            if opening.exposed == level and opening.lifted_s <= t1_s and opening.closed_s >= t0_s:
+                return float(opening.lifted_s), float(opening.closed_s)
+        return None
+
+    def exposed_at(self, t_s: float) -> int | None:
+        """The level that lay open at stream time ``t_s`` (None: the tower was closed)."""
+        for opening in reversed(self._openings):
+            if opening.lifted_s <= t_s <= opening.closed_s:
+                return opening.exposed
+        return None
+
+    def _close(self, t_s: float) -> None:
+        if self._openings and not np.isfinite(self._openings[-1].closed_s):
+            self._openings[-1].closed_s = t_s
