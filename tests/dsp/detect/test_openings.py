@@ -1,0 +1,74 @@
+"""The tower's open level, kept from connection changes and top lifts."""
+
+from __future__ import annotations
+
+import pytest
+
+from dsp.detect.events import Closed, Lift
+from dsp.detect.loadcell import LoadConnection
+from dsp.detect.openings import TowerOpenings
+
+
+def _off(level: int, t: float) -> LoadConnection:
+    return LoadConnection(level=level, connected=False, t_s=t, t_decided_s=t + 0.05)
+
+
+def _on(level: int, t: float) -> LoadConnection:
+    return LoadConnection(level=level, connected=True, t_s=t, t_decided_s=t + 0.05)
+
+
+def test_modules_lifted_together_are_one_lift_exposing_the_level_below_them() -> None:
+    openings = TowerOpenings(n_levels=8, lift_gather_s=0.15)
+    for level, t in ((7, 10.00), (5, 10.02), (6, 10.01)):
+        assert openings.connection(_off(level, t)) == []
+    # The lift is decided once the modules above have come off with the first.
+    assert openings.lift_deadline == pytest.approx(10.2)
+    assert openings.open and openings.exposed_level is None
+    lift = openings.gathered_lift(10.2)
+    assert lift == [Lift(t=10.0, t_decided=10.2, exposed=4)]
+    assert openings.exposed_level == 4 and openings.lift_deadline is None
+    # Set back one by one: closed when the last channel reports again.
+    assert openings.connection(_on(5, 20.0)) == []
+    assert openings.connection(_on(6, 20.01)) == []
+    assert openings.connection(_on(7, 20.02)) == [Closed(t=20.02, t_decided=20.07)]
+    assert not openings.open and openings.exposed_level is None
+    assert openings.opening_of(4, 15.0, 15.5) == (10.0, 20.02)
+    assert openings.opening_of(4, 21.0, 22.0) is None
+    assert openings.opening_of(3, 15.0, 15.5) is None
+    assert openings.exposed_at(19.9) == 4 and openings.exposed_at(20.5) is None
+
+
+def test_a_channel_flickering_off_and_on_within_the_gather_opens_nothing() -> None:
+    openings = TowerOpenings(n_levels=8, lift_gather_s=0.15)
+    openings.connection(_off(3, 5.0))
+    assert openings.connection(_on(3, 5.05)) == []
+    assert openings.lift_deadline is None and not openings.open
+    assert openings.gathered_lift(5.2) == []
+    assert openings.exposed_at(5.02) is None
+    # Handled all the same: the plates it shook bring no cubes.
+    assert openings.handled_within(4.5, 5.5) and not openings.handled_within(6.0, 7.0)
+    assert openings.last_handled_t == pytest.approx(5.1)
+
+
+def test_the_top_module_lifted_and_set_back_by_hand() -> None:
+    openings = TowerOpenings(n_levels=8, lift_gather_s=0.15)
+    assert openings.lift_top(30.0, 33.0) == [Lift(t=30.0, t_decided=33.0, exposed=7)]
+    assert openings.open and openings.exposed_level == 7 and openings.top_off
+    assert openings.last_handled_t == 33.0 and openings.handled_within(29.5, 30.5)
+    # A cube heard falling past it shows it back on: no handling then.
+    assert openings.close_top(40.0, 40.1, handling=False) == [Closed(t=40.0, t_decided=40.1)]
+    assert not openings.open and not openings.handled_within(39.0, 41.0)
+    assert openings.last is not None and (openings.last.lifted_s, openings.last.closed_s) == (
+        30.0, 40.0
+    )
+    assert openings.exposed_at(35.0) == 7
+
+
+def test_modules_lifted_while_the_top_one_is_off_close_the_top_opening() -> None:
+    openings = TowerOpenings(n_levels=8, lift_gather_s=0.15)
+    openings.lift_top(30.0, 31.0)
+    openings.connection(_off(6, 32.0))
+    assert not openings.top_off
+    assert openings.opening_of(7, 30.0, 31.0) == (30.0, 32.0)
+    assert openings.gathered_lift(32.2) == [Lift(t=32.0, t_decided=32.2, exposed=5)]
+    assert openings.exposed_at(32.5) == 5
