@@ -169,3 +169,38 @@ def test_a_broken_truth_file_is_named_in_one_line(tmp_path: Path) -> None:
     (tmp_path / "single_t1.truth.json").write_text("{not json")
     with pytest.raises(ValueError, match="not a readable truth file"):
         score.read_truth(tmp_path / "single_t1.truth.json")
+
+
+failures_tool = load_script(TOOLS / "crosscheck" / "failures.py", "crosscheck_failures")
+
+
+def test_failures_are_sorted_by_kind_and_stops_are_told_apart(tmp_path: Path) -> None:
+    events, _ = score.parse_jsonl(_detect_output())
+    extra = [
+        # A cube resting a moment on 4 before it fell to 1 (truth 30.0 @ 1).
+        {"event": "landing", "t": 28.8, "t_decided": 28.9, "floor": 4, "cubes": 1,
+         "confidence": 0.99},
+        # An inferred knock-down stop on 5, decided with its knocked removal.
+        {"event": "landing", "t": 70.0, "t_decided": 70.5, "floor": 5, "cubes": 1,
+         "confidence": 0.7},
+        {"event": "removal", "t": 69.9, "t_decided": 70.5, "floor": 5, "cubes": 1,
+         "confidence": 0.7, "knocked": True},
+    ]
+    found = failures_tool.failures(_truth_doc(), events + extra)
+    assert found["false"] == {"near a knock": 1, "cube passing": 1, "other": 1}
+    assert found["missed"] == {"knock-down throw": 1}
+    assert found["stops"] == {"right": 0, "false": 1}
+    assert any("missed (knock-down throw): t=40.00 floor=2" in line for line in found["listed"])
+    # Over a folder, from the run's outputs beside the truth; a run that is
+    # not there is named.
+    doc = {**_truth_doc(), "format": "towerear-crosscheck-truth/1", "cells": "matched",
+           "scenario": "single", "seed": 1, "knockdowns": []}
+    (tmp_path / "single_t1.truth.json").write_text(json.dumps(doc))
+    assert failures_tool.main(["--sets", str(tmp_path.parent), "--tag", "mine",
+                               "--folders", tmp_path.name]) == 2
+    (tmp_path / "single_t1.mine.jsonl").write_text(
+        "\n".join(json.dumps(e) for e in events + extra) + "\n"
+    )
+    line = failures_tool.summary_line("b1", failures_tool.folder_failures(tmp_path, "mine"))
+    assert line.startswith("b1     false 3 (near a knock 1, near handling 0, second report 0, ")
+    assert line.endswith("missed 1 (knock-down throw 1, plain 0)  stops right 0 false 1")
