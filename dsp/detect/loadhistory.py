@@ -296,6 +296,37 @@ class LoadHistory:
             return float("nan")
         return self._settling(level, ok, t1_s, tail) - float(np.median(self._v[before, level]))
 
+    def changes(self, levels: list[int], t0_s: float, t1_s: float, tail_s: float) -> np.ndarray:
+        """:meth:`change` of several levels at once, the same numbers one fit cheaper.
+
+        The plates still ringing at ``t1`` are fitted together: the fit of
+        each is the one :meth:`change` makes of it alone.
+        """
+        out = np.full(len(levels), np.nan)
+        if self._t.size == 0 or not levels:
+            return out
+        cols = np.asarray(levels, dtype=int)
+        ok = self._ok[:, cols]
+        start = t0_s - SWING_BASE_S
+        before = ok & ((self._t >= start) & (self._t < t0_s))[:, None]
+        tail = ok & ((self._t > t1_s - tail_s) & (self._t <= t1_s))[:, None]
+        asked = (before.sum(axis=0) >= 3) & tail.any(axis=0)
+        if not asked.any():
+            return out
+        settles = np.full(len(levels), np.nan)
+        last = np.flatnonzero(self._t <= t1_s)[-RING_FIT_READINGS:]
+        if last.size == RING_FIT_READINGS:
+            ringing = np.flatnonzero(asked & ok[last].all(axis=0))
+            if ringing.size:
+                level, residual, fits = oscillation_fit(self._v[last][:, cols[ringing]].T)
+                held = fits & (residual < RING_FIT_RESIDUAL)
+                settles[ringing[held]] = level[held]
+        for i in np.flatnonzero(asked):
+            k = cols[i]
+            at = settles[i] if np.isfinite(settles[i]) else float(np.mean(self._v[tail[:, i], k]))
+            out[i] = at - float(np.median(self._v[before[:, i], k]))
+        return out
+
     def _settling(self, level: int, ok: np.ndarray, t1_s: float, tail: np.ndarray) -> float:
         last = np.flatnonzero(self._t <= t1_s)[-RING_FIT_READINGS:]
         if last.size == RING_FIT_READINGS and ok[last].all():

@@ -305,19 +305,21 @@ class HandsJudge(FusionBase):
         if known.size == 0 and not np.isfinite(own):
             return False
         usual = float(np.median(known)) if known.size else np.inf
+        others = [
+            k for k in range(self.n_levels)
+            if k != step.level
+            and k not in self.openings.disconnected
+            and self._levels[k].landed_t < step.t_before_s - _STEADIED_LANDED_S
+        ]
+        if len(others) < _STEADIED_PLATES:
+            return False
+        changes = self.load_history.changes(
+            others, step.t_before_s - BEFORE_STRIKE_S, step.t_decided_s, _JOLT_TAIL_S
+        )
         moved = 0
-        for k in range(self.n_levels):
-            if (
-                k == step.level
-                or k in self.openings.disconnected
-                or self._levels[k].landed_t >= step.t_before_s - _STEADIED_LANDED_S
-            ):
-                continue
+        for k, change in zip(others, changes, strict=True):
             unit = float(units[k]) if np.isfinite(units[k]) else usual
             bar = min(_STEADIED_CUBES * abs(unit), own)
-            change = self.load_history.change(
-                k, step.t_before_s - BEFORE_STRIKE_S, step.t_decided_s, _JOLT_TAIL_S
-            )
             moved += int(np.isfinite(change) and abs(change) >= bar)
         return moved >= _STEADIED_PLATES
 

@@ -239,3 +239,27 @@ def test_a_push_begun_before_the_plate_could_be_read_again_is_the_same_reach() -
     presses = [Press(2.2, 2.6), Press(2.7, 3.7), Press(5.2, 5.6)]
     taken = taken_per_press(fusion.load_history, step, 3, presses)
     assert [(round(t, 2), n) for t, n in taken] == [(3.7, 2), (5.6, 1)]
+
+
+def test_changes_of_several_plates_are_each_plates_own_change() -> None:
+    # Plates ringing about a new load (fitted), plates still (the tail's
+    # mean), a plate with a gap in its readings, one that never reported.
+    t = np.arange(0.0, 4.0, 1 / 80)
+    rng = np.random.default_rng(5)
+    values = rng.normal(0.0, 30.0, (t.size, 8))
+    after = t >= 1.0
+    for level, (cube, hz, tau) in enumerate([(9000, 11, 0.3), (-7000, 23, 0.15), (8000, 0, 0)]):
+        ring = np.exp(-(t - 1.0) / tau) * np.cos(2 * np.pi * hz * (t - 1.0)) if tau else 0.0
+        values[after, level] += cube * (1.0 + 2.0 * ring)[after] if tau else cube
+    valid = np.ones(values.shape, bool)
+    valid[(t > 1.2) & (t < 1.4), 3] = False
+    valid[:, 7] = False
+    history = LoadHistory(5.0)
+    history.add(t, values, valid)
+    levels = list(range(8))
+    for t1 in (1.1, 1.3, 1.6, 3.0):
+        together = history.changes(levels, 0.9, t1, 0.15)
+        alone = [history.change(k, 0.9, t1, 0.15) for k in levels]
+        np.testing.assert_array_equal(together, alone)
+    assert np.isnan(history.changes([7], 0.9, 2.0, 0.15)[0])
+    assert history.changes([0], 0.9, 3.0, 0.15)[0] == pytest.approx(9000, abs=60)
