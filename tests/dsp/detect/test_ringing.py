@@ -52,3 +52,21 @@ def test_balanced_windows_pass_a_fast_ring_and_refuse_a_push_and_a_spike() -> No
     passes, mean, swing = balanced_windows(np.array([fast, push, spike]), np.full(3, 60.0))
     assert passes.tolist() == [True, False, False]
     assert abs(mean[0] - 6000.0) < 0.15 * swing[0]
+
+
+def test_each_fitted_window_is_judged_alone_and_its_spread_is_its_three_fits() -> None:
+    rng = np.random.default_rng(8)
+    windows = np.array(
+        [_ring(12, f, d, 5000.0, 8000.0) for f, d in ((0.12, 0.93), (0.3, 0.85), (0.2, 0.9))]
+        + [np.linspace(0.0, 900.0, 12), rng.normal(0.0, 30.0, 12)]  # a creep, a still plate
+    ) + rng.normal(0.0, 15.0, (5, 12))
+    noise = np.full(5, 15.0)
+    holds, level, spread, swing = fitted_windows(windows, noise)
+    assert holds[:3].all() and not holds[3:].any()
+    for i in range(5):
+        alone = fitted_windows(windows[i : i + 1], noise[i : i + 1])
+        assert alone[0][0] == holds[i] and alone[1][0] == level[i] and alone[3][0] == swing[i]
+        if holds[i]:
+            parts = [oscillation_fit(w[None, :])[0][0]
+                     for w in (windows[i], windows[i, :-2], windows[i, 2:])]
+            assert spread[i] == np.ptp(parts) == alone[2][0]
