@@ -287,27 +287,24 @@ class LoadHistory:
         a plate ringing by several cubes has a mean over a few readings
         that is off by a cube.
         """
-        if self._t.size == 0:
-            return float("nan")
-        ok = self._ok[:, level]
-        before = self._before(ok, t0_s, base_from_s)
-        tail = ok & (self._t > t1_s - tail_s) & (self._t <= t1_s)
-        if before.sum() < 3 or not tail.any():
-            return float("nan")
-        return self._settling(level, ok, t1_s, tail) - float(np.median(self._v[before, level]))
+        return float(self.changes([level], t0_s, t1_s, tail_s, base_from_s)[0])
 
-    def changes(self, levels: list[int], t0_s: float, t1_s: float, tail_s: float) -> np.ndarray:
-        """:meth:`change` of several levels at once, the same numbers one fit cheaper.
+    def changes(
+        self, levels: list[int], t0_s: float, t1_s: float, tail_s: float,
+        base_from_s: float = -np.inf,
+    ) -> np.ndarray:
+        """:meth:`change` of several levels at once, with one ring fit for all.
 
-        The plates still ringing at ``t1`` are fitted together: the fit of
-        each is the one :meth:`change` makes of it alone.
+        The plates still ringing at ``t1`` are fitted together; each row of
+        the fit is computed alone (``oscillation_fit``), so every level's
+        answer is the one it would get asked by itself.
         """
         out = np.full(len(levels), np.nan)
         if self._t.size == 0 or not levels:
             return out
         cols = np.asarray(levels, dtype=int)
         ok = self._ok[:, cols]
-        start = t0_s - SWING_BASE_S
+        start = max(t0_s - SWING_BASE_S, base_from_s)
         before = ok & ((self._t >= start) & (self._t < t0_s))[:, None]
         tail = ok & ((self._t > t1_s - tail_s) & (self._t <= t1_s))[:, None]
         asked = (before.sum(axis=0) >= 3) & tail.any(axis=0)
@@ -326,14 +323,6 @@ class LoadHistory:
             at = settles[i] if np.isfinite(settles[i]) else float(np.mean(self._v[tail[:, i], k]))
             out[i] = at - float(np.median(self._v[before[:, i], k]))
         return out
-
-    def _settling(self, level: int, ok: np.ndarray, t1_s: float, tail: np.ndarray) -> float:
-        last = np.flatnonzero(self._t <= t1_s)[-RING_FIT_READINGS:]
-        if last.size == RING_FIT_READINGS and ok[last].all():
-            settles, residual, fits = oscillation_fit(self._v[last, level][None, :])
-            if fits[0] and residual[0] < RING_FIT_RESIDUAL:
-                return float(settles[0])
-        return float(np.mean(self._v[tail, level]))
 
     def _before(self, ok: np.ndarray, t0_s: float, base_from_s: float) -> np.ndarray:
         start = max(t0_s - SWING_BASE_S, base_from_s)
