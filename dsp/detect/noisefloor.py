@@ -76,16 +76,27 @@ class NoiseFloorTracker:
         """
         env = np.asarray(envelope, dtype=np.float64).reshape(-1, self.n_channels)
         out = np.empty_like(env)
-        pos = 0
-        while pos < env.shape[0]:
-            room = self.window_frames - self._pending.shape[0]
-            take = env[pos : pos + room]
-            out[pos : pos + take.shape[0]] = self.floor
-            self._pending = np.concatenate([self._pending, take])
-            pos += take.shape[0]
-            if self._pending.shape[0] == self.window_frames:
-                self._update(np.percentile(self._pending, self.percentile, axis=0))
-                self._pending = np.zeros((0, self.n_channels))
+        w = self.window_frames
+        held = self._pending.shape[0]
+        n_windows = (held + env.shape[0]) // w
+        if n_windows == 0:
+            out[:] = self.floor
+            self._pending = np.concatenate([self._pending, env])
+            return out
+        # Every window this block completes, in one percentile call: a
+        # block of a second holds two, a replay's block dozens.
+        done = n_windows * w - held
+        windows = np.concatenate([self._pending, env[:done]]).reshape(n_windows, w, -1)
+        levels = np.percentile(windows, self.percentile, axis=1)
+        # Frames until the first window completes keep the floor from before.
+        ends = np.arange(1, n_windows + 1) * w - held
+        start = 0
+        for end, level in zip(ends.tolist(), levels, strict=True):
+            out[start:end] = self.floor
+            self._update(level)
+            start = end
+        out[start:] = self.floor
+        self._pending = env[done:].copy()
         return out
 
     def _update(self, level: np.ndarray) -> None:

@@ -131,6 +131,20 @@ def test_noise_floor_follows_a_quieter_room_at_once_and_a_louder_one_slowly() ->
     assert floors[-1, 0] <= 1.25 * 1.25  # two windows of loud: at most 2 rises
 
 
+def test_noise_floor_is_the_same_however_the_frames_are_cut() -> None:
+    rng = np.random.default_rng(3)
+    env = rng.gamma(2.0, 1.5, (3000, 3)) * np.linspace(1.0, 4.0, 3000)[:, None]
+    env[700:760] += 80.0  # a burst of strikes inside one window
+    whole = NoiseFloorTracker(n_channels=3, frame_rate_hz=250.0).process(env)
+    # Cuts inside windows, on window edges, blocks of one frame and of many windows.
+    for cuts in ((1, 2, 125, 250, 251, 1999), (124, 125, 126), tuple(range(0, 3000, 7)),
+                 (2500,)):
+        tracker = NoiseFloorTracker(n_channels=3, frame_rate_hz=250.0)
+        edges = [0, *cuts, env.shape[0]]
+        parts = [tracker.process(env[a:b]) for a, b in zip(edges[:-1], edges[1:], strict=True)]
+        assert np.array_equal(np.concatenate(parts), whole, equal_nan=True)
+
+
 def _onsets(env: np.ndarray, cuts: tuple[int, ...] = ()) -> list[tuple[int, int]]:
     det = OnsetDetector(n_channels=env.shape[1], frame_rate_hz=250.0)
     floor = np.ones_like(env)
