@@ -160,7 +160,11 @@ class Detector:
                 fast.set_cube_counts(self.scale.units(), ring_counts=self.scale.trusted_units())
         for settled in (self.load_settled, self.load_settled_short):
             if settled is not None:
-                settled.set_cube_counts(self.scale.settled_units(), ring_tolerant=False)
+                # A noisy cell's threshold is capped by the size the other
+                # cells show until it has its own (``NOISY_CAP_CUBES``).
+                settled.set_cube_counts(
+                    self.scale.settled_units(), ring_tolerant=False, cap_counts=self.scale.units()
+                )
 
     def feed_piezo(self, t0_s: float, samples: np.ndarray) -> list[Event]:
         """Feed piezo sample sets (shape ``(n, n_levels)``) starting at stream time ``t0_s``."""

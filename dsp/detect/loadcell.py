@@ -81,7 +81,9 @@ SETTLED_STEP_SIGMAS = 6.0
 # views. Over 24-reading windows the difference of two means has a sigma of
 # 0.29 sigma: 4 sigma is still 14 of those. The fast view keeps its 12
 # sigma: a hand's press just before a lift, decided at once, is a false
-# landing there (model A).
+# landing there (model A). A plate with no cube of its own is capped by the
+# size the other cells lend it (``set_cube_counts``): model B's level 5 of
+# tower 2, a cube 4.8 sigma, showed none of its five cubes without.
 NOISY_CAP_CUBES = 0.6
 NOISY_FLOOR_SIGMAS = 4.0
 # Why 1.5: a step read from a ringing plate is trusted only when the ring's
@@ -294,6 +296,8 @@ class LoadChannelProcessor:
         #: Minimum step size per channel in counts, once a cube's size is known
         #: (set by the fusion stage through :meth:`set_min_step_counts`).
         self.min_step_counts = np.zeros(n)
+        # The cube size that caps a noisy channel's threshold (0: unknown).
+        self._cap_cube_counts = np.zeros(n)
         self.ring_tolerance_counts = np.zeros(n)
         self._hist_t = np.zeros(0)
         self._hist_v = np.zeros((0, n))
@@ -341,6 +345,7 @@ class LoadChannelProcessor:
         *,
         ring_tolerant: bool = True,
         ring_counts: np.ndarray | None = None,
+        cap_counts: np.ndarray | None = None,
     ) -> None:
         """Tell the size of one cube per channel (counts, NaN where unknown).
 
@@ -350,10 +355,20 @@ class LoadChannelProcessor:
         a small fraction of a cube of the settled load, which is all that
         counting whole cubes needs, and the decision comes much sooner.
         ``ring_counts`` (default ``counts``) gives the cube size trusted for
-        that: NaN on a level keeps its windows strict.
+        that: NaN on a level keeps its windows strict. ``cap_counts`` gives
+        the size that caps a noisy channel's threshold (``noisy_cap_cubes``)
+        where ``counts`` has none: a size borrowed from the other cells may
+        lower that cap, never hide a step.
         """
         units = np.nan_to_num(np.abs(np.asarray(counts, dtype=np.float64)), nan=0.0)
         self.min_step_counts = STEP_CUBES * units
+        cap = units
+        if cap_counts is not None:
+            cap = np.where(
+                units > 0, units,
+                np.nan_to_num(np.abs(np.asarray(cap_counts, dtype=np.float64)), nan=0.0),
+            )
+        self._cap_cube_counts = cap
         if ring_tolerant:
             ring = units if ring_counts is None else np.nan_to_num(
                 np.abs(np.asarray(ring_counts, dtype=np.float64)), nan=0.0
@@ -371,9 +386,7 @@ class LoadChannelProcessor:
         if self.noisy_cap_cubes is not None:
             # A channel so noisy that its sigma threshold nears a cube.
             cap = np.where(
-                self.min_step_counts > 0,
-                self.noisy_cap_cubes / STEP_CUBES * self.min_step_counts,
-                np.inf,
+                self._cap_cube_counts > 0, self.noisy_cap_cubes * self._cap_cube_counts, np.inf
             )
             noise = np.maximum(np.minimum(noise, cap), NOISY_FLOOR_SIGMAS * self.sigma)
         return np.maximum(noise, self.min_step_counts)

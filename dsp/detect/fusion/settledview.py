@@ -139,7 +139,7 @@ class SettledView(FastView):
             # "cube" its sign was learnt from was a hand, and this is a cube.
             self.scale.relearn_sign(level, delta, cubes_added=True)
             n, residual = self.scale.count(level, delta)
-        if n == 0 and self._unmatched_first_cube(step, delta):
+        if n == 0 and self._unmatched_first_cube(step):
             self.scale.refuse_pool(level)
             n, residual = self.scale.count(level, delta)
         if n == 1 and not still and self._one_cube_measured(level, step.delta_counts):
@@ -173,7 +173,7 @@ class SettledView(FastView):
                 self.scale.note_step(level, delta)
             if n >= 2:
                 parts = self._doubted_arrivals(whole, n) or self._heard_arrivals(whole, n)
-                if not parts and self._unmatched_first_cube(step, delta):
+                if not parts and self._unmatched_first_cube(step):
                     # One cube heard, read as several of the borrowed size.
                     self.scale.refuse_pool(level)
                     n, residual = self.scale.count(level, delta)
@@ -298,7 +298,7 @@ class SettledView(FastView):
         singles = [t for t, m in landed if step.t_before_s <= t]
         return len(singles) == 1 and landed[-1][1] == 1
 
-    def _unmatched_first_cube(self, step: LoadStep, delta: float) -> bool:
+    def _unmatched_first_cube(self, step: LoadStep) -> bool:
         """Whether a plate's first gain, no size of the cube it borrows, is its own first cube.
 
         Mixed cells can look matched after a few landings by chance; a cell
@@ -308,10 +308,14 @@ class SettledView(FastView):
         is the plate's first cube, as on a plate with no size at all
         (``_fast_step_trusted``); a plate's first cube learnt from two that
         came together is corrected by the next (``CubeScale.count``).
+
+        Judged by the step's own measure: the change since the load was
+        last accounted for may hold cubes that landed unseen before (a cell
+        too noisy to show one until the other cells lent it their size).
         """
         if not self.scale.borrowed(step.level) or self._tower_open:
             return False
-        x = self.scale.cubes(step.level, delta)
+        x = self.scale.cubes(step.level, step.delta_counts)
         if not (_UNMATCHED_FLOOR <= x < _UNMATCHED_CUBES or x > 1.0 / _UNMATCHED_CUBES):
             return False
         return self._heard_landing_here(step)

@@ -1839,6 +1839,26 @@ def test_a_first_gain_far_too_small_for_any_cell_of_the_kit_is_no_cube() -> None
     assert first_gain(0.14) == []
 
 
+def test_a_noisy_plate_borrowing_its_cube_keeps_it_when_its_account_is_stale() -> None:
+    # Plate 6 borrows the matched set's cube. Its cell was too noisy to show
+    # its first three cubes, so the load accounted for is four cubes behind
+    # when its first step, one cube of the borrowed size, heard striking it,
+    # comes: four cubes are on it, and the borrowed size is right.
+    fusion = Fusion(n_levels=8, scale=CubeScale(n_levels=8),
+                    acoustic=AcousticLevelModel(n_levels=8))
+    for level in (1, 2, 3):
+        fusion.scale.learn(level, UNIT, 1)
+    fusion.load_coverage.add(_T)
+    fusion.load_history.add(_T, np.zeros((_T.size, 8)), np.ones((_T.size, 8), bool))
+    fusion.accounted[:] = 0.0
+    fusion.add_impacts([_strike(1.00, 6), _strike(1.05, 6)])
+    step = LoadStep(level=6, t_before_s=0.9, t_settled_s=1.6, t_decided_s=1.9,
+                    delta_counts=UNIT, before_counts=3 * UNIT, after_counts=4 * UNIT)
+    assert [(floor, cubes) for floor, cubes, _ in _landings(fusion.add_settled_step(step))] == [
+        (6, 4)]
+    assert fusion.scale.borrowed(6) and fusion.scale.unit(6) == UNIT
+
+
 def test_a_cube_the_fast_view_counted_is_not_counted_again_on_a_plate_that_had_drifted() -> None:
     # The plate crept up by 0.56 of a cube since its load was last accounted
     # for; then a cube lands, read 0.94 of a cube by the fast view.

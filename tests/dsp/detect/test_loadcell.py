@@ -71,6 +71,36 @@ def test_a_cube_on_a_cell_noisy_as_a_sixth_of_it_shows_to_a_capped_threshold(
     assert np.all(settled.step_threshold_counts()[4] >= 4.0 * settled.sigma[4])
 
 
+def test_a_noisy_cell_with_no_cube_of_its_own_is_capped_by_the_size_it_borrows() -> None:
+    # As above, but level 4 has no cube size of its own (none hides a step
+    # there); the other cells' size caps its threshold, its own would win.
+    rng = np.random.default_rng(4)
+    n = 800
+    t = np.arange(n) / RATE
+    v = rng.normal(0.0, 30.0, (n, 8))
+    v[:, 4] = rng.normal(0.0, 1000.0, n)
+    v[400:, 4] += 6000.0
+    own = np.where(np.arange(8) == 4, np.nan, 6000.0)
+
+    def found(cap_counts: np.ndarray | None) -> list[tuple[int, int]]:
+        settled = LoadChannelProcessor(
+            n_channels=8, sample_rate_hz=RATE, stable_window_ms=300.0, step_sigmas=6.0,
+            noisy_cap_cubes=0.6,
+        )
+        settled.set_cube_counts(own, ring_tolerant=False, cap_counts=cap_counts)
+        steps, _ = _run(settled, t, v, np.ones((n, 8), dtype=bool), [])
+        return [(s.level, round(s.delta_counts / 6000.0)) for s in steps]
+
+    assert found(None) == []
+    assert found(np.full(8, 6000.0)) == [(4, 1)]
+    # A plate's own size caps it, whatever the others lend.
+    settled = LoadChannelProcessor(n_channels=8, sample_rate_hz=RATE, step_sigmas=6.0,
+                                   noise_counts=(1000.0,) * 8, noisy_cap_cubes=0.6)
+    settled.set_cube_counts(np.full(8, 6000.0), cap_counts=np.full(8, 60000.0))
+    # 0.6 of its own 6000 is under four sigma: four sigma it is (not six).
+    assert settled.step_threshold_counts()[4] == 4000.0
+
+
 @pytest.mark.parametrize("rate_hz", [10.0, 40.0, 80.0])
 def test_a_spike_spread_flat_over_four_readings_is_not_a_step_at_any_rate(rate_hz: float) -> None:
     """A converter that averages its last four conversions turns an impact's
