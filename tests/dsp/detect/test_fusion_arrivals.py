@@ -1090,6 +1090,26 @@ def test_a_plate_whose_sign_a_hand_taught_learns_it_again_from_a_cube_it_cannot_
     assert fusion.scale.sign[4] == 1.0
 
 
+def test_a_plate_under_the_open_level_that_loses_load_lost_no_cube() -> None:
+    # Modules 4-7 lifted at 2.0 s: level 3 lies open. Plates 1 and 3 hold a
+    # cube each. A hand on plate 3 presses the stacked modules under it,
+    # and plate 1 reads a cube lighter: nothing can leave it while the
+    # tower is open, and nobody throws then, so nothing was knocked down.
+    # The cube taken off plate 3 is a removal.
+    fusion = _fusion()
+    for level in (1, 3):
+        fusion.add_settled_step(_settled(level, 0.5, 0.0, 1.0))
+    fusion.add_load([], [LoadConnection(k, False, 2.0, 2.1) for k in range(4, 8)], 2.1)
+    fusion.advance(2.4)
+    assert fusion.openings.exposed_level == 3
+    pressed = fusion.add_settled_step(_settled(1, 2.5, 1.0, 0.0))
+    assert [e for e in pressed if isinstance(e, Removal)] == []
+    assert fusion.cubes_on[1] == 1
+    taken = fusion.add_settled_step(_settled(3, 2.6, 1.0, 0.0))
+    assert [(e.floor, e.cubes, e.knocked) for e in taken if isinstance(e, Removal)] == [
+        (3, 1, False)]
+
+
 def _fast(level: int, t_before: float, t_settled: float, delta_cubes: float,
           before_cubes: float) -> LoadStep:
     return LoadStep(level=level, t_before_s=t_before, t_settled_s=t_settled,
