@@ -412,7 +412,9 @@ class SettledView(FastView):
             return False  # more than the plate held: no cubes' leaving
         if max(memory.landed_t for memory in self._levels) >= t_s - _TOP_THROWN_S:
             return False
-        impacts = list(self._impacts)
+        # Only strikes that stand out on one plate can be a knocked cube's:
+        # hands reaching in and talk rumble on every disc alike.
+        impacts = [imp for imp in self._impacts if cube_like(imp)]
         heard = list(zip((imp.t_s for imp in impacts), self._levels_of(impacts), strict=True))
         return taken_by_hand(heard, t_s, level, until_s=now_s)
 

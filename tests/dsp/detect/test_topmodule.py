@@ -87,6 +87,22 @@ def test_a_cube_taken_from_the_top_plate_unheard_below_opens_level_seven() -> No
     assert [(type(e), getattr(e, "knocked", None)) for e in out] == [(Removal, True)]
 
 
+def _rumble(t_s: float, loudest: int) -> TimedImpact:
+    # Hands reaching in, or talk: every disc about as loud (a dB or two apart).
+    peaks = np.where(np.arange(8) == loudest, 120.0, 100.0)
+    return TimedImpact(t_s, Impact(frame=0, channels=tuple(range(8)), peaks=peaks,
+                                   floor=np.ones(8)))
+
+
+def test_hands_rumbling_below_the_top_plate_as_its_cube_is_taken_are_no_knocked_cube() -> None:
+    # Loudest on level 4, but as loud on every disc: no cube's fall.
+    fusion = _fusion_with_top_cube()
+    fusion.add_impacts([_strike(8.0, 7)] + [_rumble(9.8 + 0.05 * i, 4) for i in range(8)])
+    out = fusion.add_settled_step(_removal_from_top(10.0))
+    assert [type(e) for e in out] == [Lift, Removal]
+    assert isinstance(out[1], Removal) and not out[1].knocked
+
+
 def test_a_top_lift_found_only_after_the_module_was_set_back_is_closed_then() -> None:
     # The settled view judges the cube gone only once the hands have let go
     # of the tower, after the module was set back with a thump.
