@@ -48,11 +48,11 @@ def test_finds_lasting_steps_only() -> None:
     assert conns[0].t_s == t[800] and conns[3].t_s == t[950]
 
 
-@pytest.mark.parametrize("cap", [None, 0.6])
-def test_a_cube_on_a_cell_noisy_as_a_sixth_of_it_shows_to_a_capped_threshold(
-    cap: float | None,
-) -> None:
-    # Level 4's noise is a sixth of a cube: six sigma of it is a cube.
+def _noisy_level_four(
+    cap: float | None, own: np.ndarray, cap_counts: np.ndarray | None = None
+) -> tuple[list[tuple[int, int]], LoadChannelProcessor]:
+    """A cube (6000 counts) lands on level 4, whose noise is a sixth of it: the settled
+    view's steps (level, cubes) with that noisy-cell cap and those cube sizes, and the view."""
     rng = np.random.default_rng(4)
     n = 800
     t = np.arange(n) / RATE
@@ -63,9 +63,17 @@ def test_a_cube_on_a_cell_noisy_as_a_sixth_of_it_shows_to_a_capped_threshold(
         n_channels=8, sample_rate_hz=RATE, stable_window_ms=300.0, step_sigmas=6.0,
         noisy_cap_cubes=cap,
     )
-    settled.set_cube_counts(np.full(8, 6000.0), ring_tolerant=False)
+    settled.set_cube_counts(own, ring_tolerant=False, cap_counts=cap_counts)
     steps, _ = _run(settled, t, v, np.ones((n, 8), dtype=bool), [])
-    found = [(s.level, round(s.delta_counts / 6000.0)) for s in steps]
+    return [(s.level, round(s.delta_counts / 6000.0)) for s in steps], settled
+
+
+@pytest.mark.parametrize("cap", [None, 0.6])
+def test_a_cube_on_a_cell_noisy_as_a_sixth_of_it_shows_to_a_capped_threshold(
+    cap: float | None,
+) -> None:
+    # Six sigma of level 4's noise is a cube.
+    found, settled = _noisy_level_four(cap, np.full(8, 6000.0))
     assert found == ([] if cap is None else [(4, 1)])
     # Nor is its noise a step with the cap (it stays at 4 sigma).
     assert np.all(settled.step_threshold_counts()[4] >= 4.0 * settled.sigma[4])
@@ -74,25 +82,9 @@ def test_a_cube_on_a_cell_noisy_as_a_sixth_of_it_shows_to_a_capped_threshold(
 def test_a_noisy_cell_with_no_cube_of_its_own_is_capped_by_the_size_it_borrows() -> None:
     # As above, but level 4 has no cube size of its own (none hides a step
     # there); the other cells' size caps its threshold, its own would win.
-    rng = np.random.default_rng(4)
-    n = 800
-    t = np.arange(n) / RATE
-    v = rng.normal(0.0, 30.0, (n, 8))
-    v[:, 4] = rng.normal(0.0, 1000.0, n)
-    v[400:, 4] += 6000.0
     own = np.where(np.arange(8) == 4, np.nan, 6000.0)
-
-    def found(cap_counts: np.ndarray | None) -> list[tuple[int, int]]:
-        settled = LoadChannelProcessor(
-            n_channels=8, sample_rate_hz=RATE, stable_window_ms=300.0, step_sigmas=6.0,
-            noisy_cap_cubes=0.6,
-        )
-        settled.set_cube_counts(own, ring_tolerant=False, cap_counts=cap_counts)
-        steps, _ = _run(settled, t, v, np.ones((n, 8), dtype=bool), [])
-        return [(s.level, round(s.delta_counts / 6000.0)) for s in steps]
-
-    assert found(None) == []
-    assert found(np.full(8, 6000.0)) == [(4, 1)]
+    assert _noisy_level_four(0.6, own)[0] == []
+    assert _noisy_level_four(0.6, own, cap_counts=np.full(8, 6000.0))[0] == [(4, 1)]
     # A plate's own size caps it, whatever the others lend.
     settled = LoadChannelProcessor(n_channels=8, sample_rate_hz=RATE, step_sigmas=6.0,
                                    noise_counts=(1000.0,) * 8, noisy_cap_cubes=0.6)
