@@ -250,8 +250,8 @@ class SettledView(FastView):
         """Whether a plate lost load while the tower lay open at another level.
 
         Across all six cross-check models, every such loss reported as a
-        knocked-down cube was false (73 on towers 1-16, 44 of them model F's,
-        whose hands on the open plate shift the cells below it).
+        knocked-down cube was false (74 on towers 1-16, 44 of them model F's,
+        whose hands on the open plate shift the cells under it).
         """
         for t in (step.t_before_s, step.t_settled_s):
             exposed = self.openings.exposed_at(t)
