@@ -41,6 +41,12 @@ _UNMATCHED_CUBES = 0.6
 # first "cubes" on the cross-check towers were false landings: 12 of model
 # C's, 1 of model E's; of the 6 between a quarter and 0.45, 3 were cubes).
 _UNMATCHED_FLOOR = 0.25
+# Why 1.5 s before and 0.5 s after: a knocked cube leaves its plate 20-250
+# ms after the strike that knocked it, and the settled view's step begins
+# at its last still window before that, up to a second earlier on a plate
+# still ringing from the cube before.
+_KNOCK_HEARD_BEFORE_S = 1.5
+_KNOCK_HEARD_AFTER_S = 0.5
 # Why 3: three or more cubes arriving on one plate at once, and neither seen
 # nor heard arriving one by one, do not happen in play (cubes are thrown one
 # at a time; a knock-down adds one more); a level whose first cube was
@@ -205,10 +211,12 @@ class SettledView(FastView):
             return self._at_rest(
                 learnt_late + self._landings(whole, n, confidence * 0.9, now_s, settled=True)
             )
-        if self._pressed_below_the_open_level(step):
+        if self._pressed_below_the_open_level(step) or self._left_unstruck(step):
             # Only the open level's cubes can be reached; nobody throws while
             # the tower is open, so none is knocked down either: a hand on
-            # the open plate pressed the stacked modules under it.
+            # the open plate pressed the stacked modules under it. And a
+            # closed level's cube is knocked down only by a cube heard
+            # striking there or above.
             self.stats.steps_in_disturbance += 1
             return self._at_rest(learnt_late)
         held = self.cubes_on[level]
@@ -258,6 +266,29 @@ class SettledView(FastView):
             if exposed is not None and exposed != step.level:
                 return True
         return False
+
+    def _left_unstruck(self, step: LoadStep) -> bool:
+        """Whether a closed level below the top lost load with no cube heard striking near it.
+
+        A cube leaves a closed level only when a thrown cube knocks it down,
+        and that cube is heard striking this plate or one above it (standing
+        out on one plate, ``cube_like``). The top plate is left to the top
+        module's test (``_top_taken_by_hand``); with no piezo stream nothing
+        could be heard.
+        """
+        level = step.level
+        if level == self.n_levels - 1 or not self._piezo_present(step.t_before_s):
+            return False
+        if self.openings.opening_of(
+            level, step.t_before_s, step.t_settled_s
+        ) is not None or self.openings.handled_within(step.t_before_s, step.t_settled_s):
+            return False  # it lay open, or hands had the tower: the cubes may be taken
+        near = [
+            imp for imp in self._impacts
+            if step.t_before_s - _KNOCK_HEARD_BEFORE_S <= imp.t_s
+            <= step.t_settled_s + _KNOCK_HEARD_AFTER_S and cube_like(imp)
+        ]
+        return not any(top >= level for top in self._levels_of(near))
 
     def _size_from_a_touch(self, step: LoadStep, n: int) -> bool:
         """Whether a still step of ``n`` cubes, not heard arriving apart, shows a touch's size.

@@ -1110,6 +1110,27 @@ def test_a_plate_under_the_open_level_that_loses_load_lost_no_cube() -> None:
         (3, 1, False)]
 
 
+def test_a_closed_level_loses_a_cube_only_to_a_cube_heard_striking_there_or_above() -> None:
+    # Plate 3 holds a cube in a closed tower, the piezos listening. Its load
+    # drops by a cube with nothing heard: no throw, so nothing was knocked
+    # down (a cell's zero moving after a close). The same drop just after a
+    # cube was heard striking plate 5 is that cube knocking it down.
+    def loss(strikes: list[TimedImpact]) -> list[tuple[int, bool]]:
+        fusion = _fusion()
+        fusion.piezo_since_s = 0.0
+        fusion.add_settled_step(_settled(3, 0.5, 0.0, 1.0))
+        fusion.add_impacts(strikes)
+        out = fusion.add_settled_step(_settled(3, 2.0, 1.0, 0.0))
+        return [(e.floor, e.knocked) for e in out if isinstance(e, Removal)]
+
+    assert loss([]) == []
+    assert loss([_strike(2.1, 5), _strike(2.15, 5)]) == [(3, True)]
+    # Nor with a strike that stands out on no plate (hands, talk).
+    flat = TimedImpact(2.1, Impact(frame=0, channels=tuple(range(8)),
+                                   peaks=np.full(8, 300.0), floor=np.ones(8)))
+    assert loss([flat]) == []
+
+
 def _fast(level: int, t_before: float, t_settled: float, delta_cubes: float,
           before_cubes: float) -> LoadStep:
     return LoadStep(level=level, t_before_s=t_before, t_settled_s=t_settled,
