@@ -111,7 +111,7 @@ def loud_as_a_cube(loudness_db: float | None, landings_db: Sequence[float]) -> b
         return False
     if len(landings_db) < _LOUDNESS_SAMPLES:
         return True
-    return loudness_db >= float(np.median(landings_db)) - DROP_LOUDNESS_MARGIN_DB
+    return loudness_db >= float(median(landings_db)) - DROP_LOUDNESS_MARGIN_DB
 
 
 def swung_like_a_landing(
