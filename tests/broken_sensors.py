@@ -1,4 +1,4 @@
-"""Recordings with one sensor broken: a stuck load channel, a disc at the bias."""
+"""Recordings with one sensor broken: a stuck or unplugged load channel, a disc at the bias."""
 
 from __future__ import annotations
 
@@ -15,10 +15,13 @@ BIAS_CODE = 512
 
 
 def with_broken_sensor(
-    src: Path, dst: Path, *, load_level: int | None = None, piezo_level: int | None = None
+    src: Path, dst: Path, *, load_level: int | None = None, piezo_level: int | None = None,
+    unplugged: bool = False,
 ) -> Path:
     """Copy recording ``src`` to ``dst`` with that level's load or piezo channel broken.
 
+    The load channel reads ``STUCK_COUNTS``, or with ``unplugged`` its valid
+    bit is 0 from the first reading on (a cell whose plug was never seated).
     Every frame is decoded and encoded again (same sequence numbers).
     """
     out = bytearray(b"\x00")
@@ -26,8 +29,9 @@ def with_broken_sensor(
         msg = frame.msg
         if isinstance(msg, Load) and load_level is not None:
             values = msg.values.copy()
-            values[load_level] = STUCK_COUNTS
-            msg = Load(msg.t_us, msg.valid, values)
+            values[load_level] = 0 if unplugged else STUCK_COUNTS
+            valid = msg.valid & ~(1 << load_level) if unplugged else msg.valid
+            msg = Load(msg.t_us, valid, values)
         elif isinstance(msg, Piezo) and piezo_level is not None:
             samples = msg.samples.copy()
             samples[:, piezo_level] = BIAS_CODE

@@ -112,6 +112,11 @@ class SilentCells:
             self.dead.discard(level)
             self._unexplained[level].clear()
 
+    def mark_dead(self, level: int) -> None:
+        """``level``'s cell read nothing through the tare (no reading, or one value): dead."""
+        if 0 <= level < self.n_levels:
+            self.dead.add(level)
+
     def note_landing(self, level: int, t_s: float, t_decided_s: float) -> None:
         """A landing the load cells showed, timed by its cube's last strike ``t_s``."""
         self._landings.append((level, t_s, t_decided_s))

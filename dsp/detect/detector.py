@@ -57,6 +57,13 @@ class _SettledStep:
 
 
 @dataclass(frozen=True)
+class _CellsDeadAtTare:
+    """Load channels that read nothing through the tare: not plugged in, or stuck at one value."""
+
+    levels: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class DetectorDiagnostics:
     """What went on inside, for stderr and the eval report."""
 
@@ -137,6 +144,7 @@ class Detector:
         self._load_done = -np.inf
         self._piezo_first = np.inf
         self._load_first = np.inf
+        self._dead_cells_told = False
         # Evidence waits here until both streams have passed its time, so the
         # fusion sees it in time order however piezo and load blocks are
         # interleaved by the caller.
@@ -211,6 +219,15 @@ class Detector:
         result = self.load.process(t_s=t_s, values=values, valid=valid)
         for conn in result.connections:
             self._push(conn.t_decided_s, conn)
+        if not self._dead_cells_told and self.load.noise_ready:
+            # A level whose cell sent no reading through the tare, or one
+            # value only, has no load to read: its cubes are judged by ear
+            # from the start.
+            self._dead_cells_told = True
+            dead = ~self.load.reported | self.load.flat
+            if dead.any():
+                levels = tuple(int(k) for k in np.flatnonzero(dead))
+                self._push(self.load.ready_t_s, _CellsDeadAtTare(levels))
         settled = self.load_settled.process(t_s=t_s, values=values, valid=valid)
         fast_steps, settled_steps = result.steps, settled.steps
         if self.spikes is not None and self.load_short and self.load_settled_short:
@@ -338,6 +355,9 @@ class Detector:
             return self.fusion.add_load([], [item], t)
         if isinstance(item, _SettledStep):
             return self.fusion.add_settled_step(item.step)
+        if isinstance(item, _CellsDeadAtTare):
+            self.fusion.add_dead_cells(item.levels)
+            return []
         if isinstance(item, _LoadProgress):
             self.fusion.track_settled_levels(item.settled_levels, item.settled_times, item.t_s)
             return self.fusion.add_load([], [], t)

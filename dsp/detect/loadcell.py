@@ -20,6 +20,8 @@ on short windows of consecutive readings:
   (``LoadStep.revises``);
 - a channel whose valid bit stays 0 for ``disconnect_ms`` is disconnected (its
   module is lifted); when it is valid again its level is re-learnt silently.
+  A channel that has not sent a valid reading yet is absent (its cell is not
+  plugged in), not disconnected: ``reported`` tells which have.
 
 Noise sigmas come from the calibration or from the first ``tare_time_s`` of
 the stream (the tower should be empty and quiet then, contracts.md section
@@ -324,6 +326,11 @@ class LoadChannelProcessor:
         self.level = np.full(n, np.nan)  # mean of the last stable window
         self.level_t = np.full(n, np.nan)  # time of its last reading
         self.connected = np.ones(n, dtype=bool)
+        # Whether each channel has sent a valid reading yet: one that never
+        # has is absent (a cell not plugged in), not lifted off the tower.
+        self.reported = np.zeros(n, dtype=bool)
+        # Whether each channel read one value, exactly, all through the tare.
+        self.flat = np.zeros(n, dtype=bool)
         self._invalid_run = np.zeros(n, dtype=np.int64)
         self._invalid_since = np.full(n, np.nan)
         self._valid_since = np.full(n, np.nan)
@@ -379,6 +386,11 @@ class LoadChannelProcessor:
     def noise_ready(self) -> bool:
         """True once every channel has a noise sigma."""
         return bool(np.all(np.isfinite(self.sigma)))
+
+    @property
+    def ready_t_s(self) -> float:
+        """Stream time of the reading that completed the noise estimate (-inf until then)."""
+        return self._ready_t
 
     def step_threshold_counts(self) -> np.ndarray:
         """Current step threshold per channel, counts (NaN until the noise is known)."""
@@ -456,7 +468,11 @@ class LoadChannelProcessor:
         ok = np.concatenate(self._tare_valid)
         sigma = np.empty(self.n_channels)
         for ch in range(self.n_channels):
-            sigma[ch] = robust_sigma_from_differences(rows[ok[:, ch], ch : ch + 1])[0]
+            readings = rows[ok[:, ch], ch : ch + 1]
+            sigma[ch] = robust_sigma_from_differences(readings)[0]
+            # A live HX711 never repeats one 24-bit value a second long: a
+            # cell stuck at one reading, or an input pinned at a rail.
+            self.flat[ch] = readings.shape[0] >= 2 and bool(np.ptp(readings) == 0)
         # A channel that never reported during the tare borrows the median of
         # the others: same HX711, same kind of cell.
         if np.all(~np.isfinite(sigma)):
@@ -756,7 +772,15 @@ class LoadChannelProcessor:
         out: list[LoadConnection] = []
         need = self.disconnect_readings
         for ch in range(self.n_channels):
-            col = valid[:, ch]
+            col, times = valid[:, ch], t_s
+            if not self.reported[ch]:
+                if not col.any():
+                    continue  # absent so far: nothing to disconnect
+                # Readings before its first valid one are no lift: the
+                # stream begins with the tower closed (contracts.md).
+                first = int(np.argmax(col))
+                self.reported[ch] = True
+                col, times = col[first:], t_s[first:]
             if self.connected[ch] and col.all():
                 self._invalid_run[ch] = 0
                 continue
@@ -772,15 +796,15 @@ class LoadChannelProcessor:
                     self._invalid_run[ch] = 0
                     if not self.connected[ch]:
                         self.connected[ch] = True
-                        out.append(LoadConnection(ch, True, float(t_s[a]), float(t_s[a])))
+                        out.append(LoadConnection(ch, True, float(times[a]), float(times[a])))
                 else:
                     if self._invalid_run[ch] == 0:
-                        self._invalid_since[ch] = t_s[a]
+                        self._invalid_since[ch] = times[a]
                     before = self._invalid_run[ch]
                     self._invalid_run[ch] += b - a
                     if self.connected[ch] and self._invalid_run[ch] >= need:
                         self.connected[ch] = False
-                        decided = t_s[a + (need - before) - 1]
+                        decided = times[a + (need - before) - 1]
                         self._pending_resets[ch].append(float(self._invalid_since[ch]))
                         out.append(
                             LoadConnection(

@@ -112,6 +112,11 @@ class Fusion(SettledView):
             while changes[0][0] < change.t_s - BUSY_KEPT_S:
                 changes.popleft()
 
+    def add_dead_cells(self, levels: tuple[int, ...]) -> None:
+        """Levels whose cells read nothing through the tare: their cubes are heard only."""
+        for level in levels:
+            self.silent_cells.mark_dead(level)
+
     def add_load(
         self, steps: list[LoadStep], connections: list[LoadConnection], t_last_s: float
     ) -> list[Event]:

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from dsp.detect.deadcells import DEAD_AFTER, EXPLAIN_S, HeardDrop, SilentCells
+from dsp.detect.detector import Detector
 from dsp.detect.events import Landing
 from dsp.detect.loadhistory import LoadHistory
 from dsp.detect.synthetic import SyntheticTower
@@ -78,19 +79,40 @@ def test_load_history_reads_a_channels_noise_from_its_differences() -> None:
     assert np.isnan(history.noise(0, 5.0, 6.0))
 
 
-def _detect_with_cell(tower: SyntheticTower, cell: np.ndarray, cuts: list[float]) -> list:
+def _detect_with_cell(
+    tower: SyntheticTower, cell: np.ndarray, cuts: list[float], *, unplugged: bool = False
+) -> list:
     load = tower.load_counts().copy()
     load[:, 4] = cell
-    return detect_in_blocks(tower, tower.piezo_codes(), load, cuts)[1]
+    det, events = _detect_with(tower, load, cuts, unplugged=unplugged)
+    return events
 
 
-@pytest.mark.parametrize("broken", ["constant", "floating"])
+def _detect_with(
+    tower: SyntheticTower, load: np.ndarray, cuts: list[float], *, unplugged: bool = False
+) -> tuple[Detector, list]:
+    valid = tower.load_valid.copy()
+    if unplugged:
+        valid[:, 4] = False
+    saved = tower.load_valid
+    tower.load_valid = valid
+    try:
+        return detect_in_blocks(tower, tower.piezo_codes(), load, cuts)
+    finally:
+        tower.load_valid = saved
+
+
+@pytest.mark.parametrize("broken", ["constant", "floating", "unplugged"])
 def test_a_level_whose_cell_reads_nothing_still_gets_its_landings_by_ear(broken: str) -> None:
     tower = tower_throwing_onto_level_4()
     n = tower.load_counts().shape[0]
-    cell = (np.full(n, 81234) if broken == "constant"
-            else np.random.default_rng(2).integers(-800000, 800000, n))
-    events = _detect_with_cell(tower, cell, [float(s) for s in range(1, 31)])
+    cell = (np.random.default_rng(2).integers(-800000, 800000, n) if broken == "floating"
+            else np.full(n, 0 if broken == "unplugged" else 81234))
+    unplugged = broken == "unplugged"
+    events = _detect_with_cell(tower, cell, [float(s) for s in range(1, 31)],
+                               unplugged=unplugged)
+    # A cell that never reported is absent, not a lifted module.
+    assert not [e for e in events if not isinstance(e, Landing)]
     landings = sorted((e.t, e.floor, e.source) for e in events if isinstance(e, Landing))
     assert [floor for _, floor, _ in landings] == [x.level for x in tower.landings]
     assert {source for _, floor, source in landings if floor == 4} == {"acoustic"}
@@ -98,4 +120,23 @@ def test_a_level_whose_cell_reads_nothing_still_gets_its_landings_by_ear(broken:
         assert abs(t - truth.t_rest_s) < 0.2
     # Blocks of other sizes: the same events.
     cuts = sorted(np.random.default_rng(3).uniform(0.0, 31.0, 70).tolist())
-    assert _detect_with_cell(tower, cell, cuts) == events
+    assert _detect_with_cell(tower, cell, cuts, unplugged=unplugged) == events
+
+
+@pytest.mark.parametrize("broken", ["constant", "unplugged"])
+def test_a_cell_that_read_nothing_through_the_tare_is_dead_from_its_first_cube(
+    broken: str,
+) -> None:
+    # A cell that sent no reading, or one value exactly, all through the
+    # first second cannot weigh: the first cube heard on its level is a
+    # landing when it is heard, without waiting for a second one.
+    tower = tower_throwing_onto_level_4()
+    load = tower.load_counts().copy()
+    load[:, 4] = 0 if broken == "unplugged" else 81234
+    det, events = _detect_with(tower, load, [float(s) for s in range(1, 31)],
+                               unplugged=broken == "unplugged")
+    first = next(x for x in tower.landings if x.level == 4)
+    heard = [e for e in events if isinstance(e, Landing) and e.floor == 4]
+    assert abs(heard[0].t - first.t_rest_s) < 0.2
+    assert heard[0].t_decided - first.t_rest_s < 2.0
+    assert det.fusion.silent_cells.dead == {4}

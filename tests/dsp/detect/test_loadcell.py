@@ -147,6 +147,34 @@ def test_a_cube_landing_while_the_noise_is_learnt_is_a_step(cuts: list[int]) -> 
     assert steps[0].t_decided_s == t[79]  # the 80th reading: the noise is known
 
 
+@pytest.mark.parametrize("cuts", [[], [37], [5, 90, 400, 401, 999]])
+def test_a_channel_silent_from_the_start_is_absent_not_lifted(cuts: list[int]) -> None:
+    t, v, ok = _signal()
+    ok[:, 1] = False  # level 1's cell never plugged in
+    ok[:200, 4] = False  # level 4's reports only from 2.5 s on
+    proc = LoadChannelProcessor(n_channels=8, sample_rate_hz=RATE)
+    steps, conns = _run(proc, t, v, ok, cuts)
+    # Only the lift of modules 5-7 and their return: neither cell is a lifted module.
+    assert [(c.level, c.connected) for c in conns] == [
+        (5, False), (6, False), (7, False), (5, True), (6, True), (7, True)
+    ]
+    assert proc.reported.tolist() == [True, False] + [True] * 6
+    assert [(s.level, round(s.delta_counts / 6000.0)) for s in steps] == [(3, 1), (2, -1)]
+    # Once it has reported, a cell that falls silent is disconnected.
+    ok[1000:, 4] = False
+    _, conns = _run(LoadChannelProcessor(n_channels=8, sample_rate_hz=RATE), t, v, ok, cuts)
+    assert (4, False) in [(c.level, c.connected) for c in conns]
+
+
+def test_a_cell_that_reads_one_value_through_the_tare_is_flat() -> None:
+    t, v, ok = _signal()
+    v[:, 2] = 8_388_607  # pinned at the positive rail
+    v[:, 7] = 81234.0  # a broken bridge wire: one reading for good
+    proc = LoadChannelProcessor(n_channels=8, sample_rate_hz=RATE)
+    _run(proc, t, v, ok, [])
+    assert np.flatnonzero(proc.flat).tolist() == [2, 7]
+
+
 def test_empty_block_gives_nothing() -> None:
     proc = LoadChannelProcessor(n_channels=8, sample_rate_hz=RATE)
     r = proc.process(t_s=np.zeros(0), values=np.zeros((0, 8)), valid=np.zeros((0, 8), bool))

@@ -135,6 +135,29 @@ def test_detect_hears_the_landings_on_a_level_whose_load_cell_reads_nothing(
     assert "read nothing" not in _run(["detect", str(path)], capsys)[2]
 
 
+def test_detect_takes_a_load_cell_never_plugged_in_for_dead_not_for_a_lifted_module(
+    wrapped_recording: tuple[Path, list[dict]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from tests.broken_sensors import with_broken_sensor
+
+    path, truth = wrapped_recording
+    # Level 5's valid bit is 0 from the first reading on: no module was
+    # lifted (the tower is closed when a recording begins), its cell is absent.
+    unplugged = with_broken_sensor(path, tmp_path / "unplugged.bin", load_level=5,
+                                   unplugged=True)
+    status, events, err = _run(["detect", str(unplugged)], capsys)
+    assert status == 0
+    assert not [e for e in events if e["event"] in ("lift", "closed")]
+    assert "the load cell of level 5 read nothing" in err
+    expected = sorted(e["t"] for e in truth if e["event"] == "landing")
+    landed = sorted(e["t"] for e in events if e["event"] == "landing")
+    # Every landing still reported, level 5's by ear from the first one on.
+    assert len(landed) == len(expected)
+    assert all(abs(a - b) < 0.5 for a, b in zip(landed, expected, strict=True))
+
+
 def test_detect_names_a_contact_microphone_that_hears_nothing(
     wrapped_recording: tuple[Path, list[dict]],
     tmp_path: Path,
