@@ -6,6 +6,9 @@ sees the background even during play. The floor follows a quieter room at
 once and a louder one slowly, so a burst of throws cannot lift it enough to
 hide the next cube. Windows are counted from the first frame of the stream,
 so the floor of each frame does not depend on how frames arrive in blocks.
+Frames that are no sound of the room (a hole in a damaged stream, bridged
+by holding the last sample) are not learnt from: a window holding one
+leaves the floor as it was.
 """
 
 from __future__ import annotations
@@ -22,6 +25,10 @@ DEFAULT_PERCENTILE = 20.0
 # (x3 in about 2.5 s), while one window full of impacts lifts the floor by
 # only a quarter.
 DEFAULT_MAX_RISE_PER_WINDOW = 1.25
+# Why a tenth of a code: an ADC's flicker keeps a live channel's floor above
+# half a code; a floor that fell to zero (a converter that read one code
+# for half a second) could never rise again by a factor a window.
+MIN_FLOOR = 0.1
 
 
 class NoiseFloorTracker:
@@ -60,13 +67,17 @@ class NoiseFloorTracker:
             else np.asarray(initial_floor, dtype=np.float64).copy()
         )
         self._pending = np.zeros((0, self.n_channels))
+        self._pending_bridged = False
 
-    def process(self, envelope: np.ndarray) -> np.ndarray:
+    def process(self, envelope: np.ndarray, *, bridged: bool = False) -> np.ndarray:
         """Return the floor that applies to each frame of ``envelope``.
 
         Parameters
         ----------
         envelope : ndarray, shape (frames, n_channels)
+        bridged : bool
+            These frames bridge a hole in the stream (no sound of the room):
+            the windows they fall in are not learnt from.
 
         Returns
         -------
@@ -82,6 +93,7 @@ class NoiseFloorTracker:
         if n_windows == 0:
             out[:] = self.floor
             self._pending = np.concatenate([self._pending, env])
+            self._pending_bridged |= bridged and env.shape[0] > 0
             return out
         # Every window this block completes, in one percentile call: a
         # block of a second holds two, a replay's block dozens.
@@ -91,16 +103,18 @@ class NoiseFloorTracker:
         # Frames until the first window completes keep the floor from before.
         ends = np.arange(1, n_windows + 1) * w - held
         start = 0
-        for end, level in zip(ends.tolist(), levels, strict=True):
+        for k, (end, level) in enumerate(zip(ends.tolist(), levels, strict=True)):
             out[start:end] = self.floor
-            self._update(level)
+            if not bridged and not (k == 0 and self._pending_bridged):
+                self._update(level)
             start = end
         out[start:] = self.floor
         self._pending = env[done:].copy()
+        self._pending_bridged = bridged and self._pending.shape[0] > 0
         return out
 
     def _update(self, level: np.ndarray) -> None:
         unset = ~np.isfinite(self.floor)
         self.floor = np.where(
-            unset, level, np.minimum(level, self.floor * self.max_rise)
+            unset, level, np.minimum(level, np.maximum(self.floor, MIN_FLOOR) * self.max_rise)
         )

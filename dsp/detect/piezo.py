@@ -171,8 +171,11 @@ class PiezoChain:
                 missing = int(round(gap_sets))
                 if gap_sets * period <= _MAX_FILL_S and self._last_sample is not None:
                     fill = np.repeat(self._last_sample[None, :], missing, axis=0)
-                    x = np.concatenate([fill, x])
                     self.filled_s += missing * period
+                    self._next_t = expected + (missing + x.shape[0]) * period
+                    self._last_sample = np.asarray(x[-1], dtype=np.float64)
+                    # The hole is no sound of the room: the floor learns nothing from it.
+                    return self._run(fill, bridged=True) + self._run(x)
                 else:
                     self.gaps += 1
                     self._anchor(float(t0_s))
@@ -203,11 +206,11 @@ class PiezoChain:
         """Deliver the impact still open at the end of the stream."""
         return self._timed(self.grouper.flush())
 
-    def _run(self, x: np.ndarray) -> list[TimedImpact]:
+    def _run(self, x: np.ndarray, *, bridged: bool = False) -> list[TimedImpact]:
         env = self.conditioner.process(x)
         if env.shape[0] == 0:
             return []
-        floor = self.floor.process(env)
+        floor = self.floor.process(env, bridged=bridged)
         self._busy_changes += [
             PlateBusy(self._frame_time(c.frame + 1), c.channel, c.moving)
             for c in self.motion.process(env, floor)

@@ -287,3 +287,53 @@ def test_a_message_sent_twice_is_dropped_and_a_lost_one_filled() -> None:
     assert chain.dropped_sets == 8
     chain.process(0.9, codes[1800:2400])  # 200 sets lost
     assert chain.filled_s == pytest.approx(0.1)
+
+
+def test_a_filled_hole_in_the_stream_teaches_the_floor_nothing() -> None:
+    # Room noise of a couple of ADC codes, 1.2 s of it lost (a damaged
+    # stream) and bridged by holding the last sample: silence, which a
+    # floor learnt from would fall to nothing and let every flicker after
+    # it through as a strike.
+    rng = np.random.default_rng(5)
+    codes = np.round(512.0 + rng.normal(0.0, 2.0, (int(12 * RATE), 8))).astype(np.int64)
+    lost_from, lost_to = int(5 * RATE), int(6.2 * RATE)
+    for cuts in ([], [7001, 9000, 9003, 15000]):
+        chain = PiezoChain(n_channels=8, sample_rate_hz=RATE)
+        edges = [0, *cuts, codes.shape[0]]
+        impacts = []
+        for a, b in zip(edges[:-1], edges[1:], strict=True):
+            for lo, hi in ((a, min(b, lost_from)), (max(a, lost_to), b)):
+                if lo < hi:
+                    impacts += chain.process(lo / RATE, codes[lo:hi])
+        assert chain.filled_s == pytest.approx(1.2)
+        assert impacts == []
+        assert np.all(chain.floor.floor > 1.0)
+
+
+def test_a_floor_that_fell_to_nothing_rises_again() -> None:
+    # A converter read one code for a second, then the room came back.
+    tracker = NoiseFloorTracker(n_channels=1, frame_rate_hz=250.0)
+    floors = tracker.process(np.concatenate([np.zeros((250, 1)), np.full((5000, 1), 3.0)]))
+    assert floors[300, 0] < 0.2
+    assert floors[-1, 0] == pytest.approx(3.0)
+
+
+def test_bridged_frames_leave_the_floor_the_same_however_the_frames_are_cut() -> None:
+    rng = np.random.default_rng(6)
+    env = rng.gamma(2.0, 1.5, (2000, 2))
+    env[600:900] = 0.0
+    bridged = np.zeros(2000, dtype=bool)
+    bridged[600:900] = True
+
+    def run(cuts: tuple[int, ...]) -> np.ndarray:
+        tracker = NoiseFloorTracker(n_channels=2, frame_rate_hz=250.0)
+        edges = sorted({0, 600, 900, *cuts, 2000})
+        return np.concatenate([
+            tracker.process(env[a:b], bridged=bool(bridged[a]))
+            for a, b in zip(edges[:-1], edges[1:], strict=True)
+        ])
+
+    whole = run(())
+    assert np.nanmin(whole[900:]) > 1.0
+    for cuts in ((1, 2, 125, 250, 251, 1999), (124, 125, 126, 620, 899), tuple(range(0, 2000, 7))):
+        assert np.array_equal(run(cuts), whole, equal_nan=True)
