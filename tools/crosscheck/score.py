@@ -25,6 +25,10 @@ Matching (all times in stream seconds):
 - Lifts match within ``2 * tolerance`` (exposed level compared), closes and
   removals likewise (removal floor and cubes compared); knocks against
   ``disturbance`` events.
+- A truth file may list ``damage`` (``[{"t_start", "t_end", "kind"}]``: spans
+  where the byte stream was damaged on purpose). Truth and detected events
+  whose ``t`` lies in a span widened by 1 s before and 2 s after are left out
+  of the scoring: neither right, missed nor false.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ import json
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -199,9 +203,40 @@ def _nearby(events: list[dict[str, Any]], t: float, window_s: float = 2.0) -> st
     )
 
 
+DAMAGE_BEFORE_S = 1.0
+DAMAGE_AFTER_S = 2.0
+TRUTH_EVENT_KINDS = ("landings", "knockdowns", "removals", "lifts", "closes", "knocks")
+
+
+def damage_windows(truth_doc: dict[str, Any]) -> list[tuple[float, float]]:
+    """The truth's damaged spans, widened by 1 s before and 2 s after."""
+    return [(float(d["t_start"]) - DAMAGE_BEFORE_S, float(d["t_end"]) + DAMAGE_AFTER_S)
+            for d in truth_doc.get("damage") or []]
+
+
+def without_damage(truth_doc: dict[str, Any], run: DetectRun
+                   ) -> tuple[dict[str, Any], DetectRun]:
+    """Truth and detections with every event inside a damage window left out."""
+    windows = damage_windows(truth_doc)
+    if not windows:
+        return truth_doc, run
+
+    def outside(t: float) -> bool:
+        return not any(lo <= t <= hi for lo, hi in windows)
+
+    doc = dict(truth_doc)
+    for kind in TRUTH_EVENT_KINDS:
+        doc[kind] = [x for x in truth_doc[kind] if outside(float(x["t"]))]
+    return doc, replace(run, events=[e for e in run.events if outside(float(e["t"]))])
+
+
 def score_one(truth_doc: dict[str, Any], run: DetectRun, *,
               tolerance_s: float) -> dict[str, Any]:
-    """Score one recording; returns counts, latencies and failure examples."""
+    """Score one recording; returns counts, latencies and failure examples.
+
+    Events in the truth's damage windows (see :func:`damage_windows`) are not scored.
+    """
+    truth_doc, run = without_damage(truth_doc, run)
     ev = run.events
     det_land = [e for e in ev if e["event"] == "landing"]
     # Throws first, then knocked-down cubes (a throw's side effect), matched
@@ -422,6 +457,7 @@ def main(argv: list[str] | None = None) -> int:
         res["scenario"] = doc["scenario"]
         res["cells"] = doc.get("cells", "?")
         per_rec[rec.name] = res
+        n_damage = len(doc.get("damage") or [])
         print(f"{rec.name}: exit {run.exit_code}, {res['right']}/{res['n_truth']} right, "
               f"{res['wrong_floor']} wrong floor, {res['time_off']} t off, "
               f"{res['missed']} missed, {res['false']} false, "
@@ -430,7 +466,8 @@ def main(argv: list[str] | None = None) -> int:
               + (f", {res['out_of_order']} events out of t_decided order"
                  if res["out_of_order"] else "")
               + (f", {res['decided_before_t']} events with t_decided < t"
-                 if res["decided_before_t"] else ""),
+                 if res["decided_before_t"] else "")
+              + (f", {n_damage} damaged spans not scored" if n_damage else ""),
               file=sys.stderr)
         if run.exit_code != 0:
             print(f"  stderr: {run.stderr_tail.strip()[-500:]}", file=sys.stderr)
