@@ -79,6 +79,13 @@ class DetectorDiagnostics:
 class Detector:
     """Streaming landing detector over piezo and load blocks.
 
+    Blocks of either stream may be of any size and interleaved in any order,
+    with one limit: a stream that lags the other by more than
+    ``_STREAM_ABSENT_S`` of stream time is taken for absent (an audio source
+    has no load cells, a stalled reader must not hold the other back), and
+    the other is decided without it. Feed both streams within that of each
+    other (``hostapp.pipeline`` feeds replays in slices of a second).
+
     Parameters
     ----------
     n_levels : int

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Measure ``towerear detect`` on all six cross-check models with one command.
+"""Measure ``towerear detect`` on all seven cross-check models with one command.
 
 Makes the recordings of each model once (towers 1-8 and 9-16, the four
 scenarios, 120 s each, about 13 h of stream; kept in ``--sets`` for the
@@ -44,6 +44,7 @@ GENERATORS = {
     "D": TOOLS / "crosscheck_d" / "make_recordings_d.py",
     "E": TOOLS / "crosscheck_e" / "make_recordings_e.py",
     "F": TOOLS / "crosscheck_f" / "make_recordings_f.py",
+    "G": TOOLS / "crosscheck_g" / "make_recordings_g.py",
 }
 
 

@@ -98,6 +98,17 @@ _STEADIED_CUBES = 0.25
 # landing more over towers 1-8, model B 2 false fewer, nothing else changed.
 _STEADIED_OWN_STEP = 0.5
 _STEADIED_LANDED_S = 1.5
+# Why 6, two plates, half a cube and 12 sigmas: a bump shakes every plate
+# (the seven others restless) and moves each cell's zero with it, those
+# with no cube size yet by as much as a step of their own (the load view's
+# bar, 12 sigmas); a plate's first cube landing in a quick series leaves
+# some plates still, and the plates that moved with it were struck by
+# their own cubes. The noise is read over the second before.
+_WITH_TOWER_BUSY = 6
+_WITH_TOWER_PLATES = 2
+_WITH_TOWER_CUBES = 0.5
+_WITH_TOWER_SIGMAS = 12.0
+_WITH_TOWER_NOISE_S = 1.0
 # Why 0.15 s: the neighbour's load is read over a period of the slowest
 # converters (10 readings a second in model C); a shorter tail held no
 # reading there, and its plate was never asked.
@@ -323,6 +334,46 @@ class HandsJudge(FusionBase):
             moved += int(np.isfinite(change) and abs(change) >= bar)
         return moved >= _STEADIED_PLATES
 
+    def _moved_with_the_tower(self, step: LoadStep) -> bool:
+        """Whether a plate's first "cube" was the tower moving: others stepped with it, unheard.
+
+        A bump on the table shifts the tower and the zero of every cell
+        together (model G: by 0.02-0.15 g), with a thump at its base and a
+        scrape on every level. On plates whose cube size is known that is
+        no step; a plate with none yet takes any step for its first cube.
+        So: every other plate shaken, at least two others that no cube
+        struck stepped in the same moment, and no cube was heard striking
+        this plate (loudest on it).
+        """
+        if (
+            self.scale.unit(step.level) is not None
+            or step.busy_levels < _WITH_TOWER_BUSY
+            or not self._piezo_present(step.t_before_s)
+        ):
+            return False
+        drop = self._unclaimed_drop(step)
+        struck = {top for imp, top in zip(drop, self._levels_of(drop), strict=True)
+                  if cube_like(imp)}
+        if step.level in struck:
+            return False
+        others = [
+            k for k in range(self.n_levels)
+            if k != step.level and k not in struck
+            and k not in self.openings.disconnected
+            and self._levels[k].landed_t < step.t_before_s - _STEADIED_LANDED_S
+        ]
+        t0 = step.t_before_s - BEFORE_STRIKE_S
+        changes = self.load_history.changes(others, t0, step.t_decided_s, _JOLT_TAIL_S)
+        stepped = 0
+        for k, change in zip(others, changes, strict=True):
+            unit = self.scale.unit(k)
+            bar = (
+                _WITH_TOWER_CUBES * unit if unit is not None
+                else _WITH_TOWER_SIGMAS * self.load_history.noise(k, t0 - _WITH_TOWER_NOISE_S, t0)
+            )
+            stepped += int(abs(change) >= bar)
+        return stepped >= _WITH_TOWER_PLATES
+
     def _shaken_by_hands(self, step: LoadStep) -> bool:
         """Whether hands shook the tower as this plate moved: heard, but no strike a cube's.
 
@@ -377,5 +428,5 @@ class HandsJudge(FusionBase):
         """Whether hands had the tower while the settled view's step came (no cube's doing)."""
         return (
             self._handled_during(step) or self._steadied(step) or self._shaken_by_hands(step)
-            or self._unheard_under_hands(step)
+            or self._unheard_under_hands(step) or self._moved_with_the_tower(step)
         )
