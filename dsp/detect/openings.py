@@ -103,9 +103,12 @@ class TowerOpenings:
     def gathered_lift(self, now_s: float) -> list[Event]:
         """The lift of the modules whose channels dropped out, decided at ``now_s``."""
         self.lift_deadline = None
-        if not self.disconnected:
+        if not self.disconnected or 0 in self.disconnected:
+            # The ground floor's cell sits in the base, which is never
+            # lifted: with it silent too, the device stopped reading (a
+            # reboot, the converters powering up), no hand lifted anything.
             return []
-        exposed = max(0, min(self.disconnected) - 1)
+        exposed = min(self.disconnected) - 1
         if exposed == self.exposed:
             return []
         self.exposed = exposed

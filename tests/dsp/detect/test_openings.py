@@ -72,3 +72,16 @@ def test_modules_lifted_while_the_top_one_is_off_close_the_top_opening() -> None
     assert openings.opening_of(7, 30.0, 31.0) == (30.0, 32.0)
     assert openings.gathered_lift(32.2) == [Lift(t=32.0, t_decided=32.2, exposed=5)]
     assert openings.exposed_at(32.5) == 5
+
+
+def test_every_channel_silent_at_once_is_the_device_not_a_lift() -> None:
+    # The ground floor's cell is in the base, which never leaves the tower:
+    # all eight silent together is a reboot (its converters powering up).
+    openings = TowerOpenings(n_levels=8, lift_gather_s=0.15)
+    for level in range(8):
+        assert openings.connection(_off(level, 30.0 + 0.001 * level)) == []
+    assert openings.gathered_lift(30.2) == []
+    assert openings.exposed_level is None
+    for level in range(8):
+        assert openings.connection(_on(level, 30.4)) == []
+    assert not openings.open and openings.last is None
