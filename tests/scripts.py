@@ -4,6 +4,7 @@ scripts, not a package), and check an independent generator's wire encoder."""
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -100,3 +101,17 @@ def check_seqs_consecutive(frames: list[Frame]) -> None:
     """Every message's ``seq`` follows the one before (u16, wrapping)."""
     seqs = [f.seq for f in frames]
     assert all((b - a) % 65536 == 1 for a, b in zip(seqs, seqs[1:], strict=False))
+
+
+def check_command_line(script: Path, score: ModuleType, out: Path, duration_s: float) -> None:
+    """A generator run from the shell writes every (scenario, tower) pair the scorer can read."""
+    proc = subprocess.run([sys.executable, str(script), "--out", str(out), "--towers", "2",
+                           "--first-seed", "5", "--duration", str(duration_s), "--scenarios",
+                           "single", "game"], capture_output=True, text=True, check=False,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    names = sorted(p.name for p in out.iterdir())
+    assert names == sorted(f"{s}_t{n}.{ext}" for s in ("single", "game") for n in (5, 6)
+                           for ext in ("bin", "truth.json"))
+    for truth in out.glob("*.truth.json"):
+        score.read_truth(truth)

@@ -5,8 +5,6 @@ scorer accepts, and whose physics behaves as its README says."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +15,7 @@ from hostapp.protocol import Load, Piezo
 from hostapp.recording import Recording, read_recording
 from tests.scripts import (
     TOOLS,
+    check_command_line,
     check_same_seed_same_bytes,
     check_scored_perfect,
     check_seqs_consecutive,
@@ -96,16 +95,7 @@ def test_same_seed_same_bytes(tmp_path: Path) -> None:
 
 
 def test_command_line(tmp_path: Path) -> None:
-    out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--out", str(out), "--towers", "2",
-                           "--first-seed", "5", "--duration", "12", "--scenarios", "single",
-                           "game"], capture_output=True, text=True, check=False, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    names = sorted(p.name for p in out.iterdir())
-    assert names == sorted(f"{s}_t{n}.{ext}" for s in ("single", "game") for n in (5, 6)
-                           for ext in ("bin", "truth.json"))
-    for truth in out.glob("*.truth.json"):
-        score.read_truth(truth)
+    check_command_line(SCRIPT, score, tmp_path / "out", 12.0)
 
 
 def test_start_mid_frame_and_clock_wrap(tmp_path: Path) -> None:

@@ -6,8 +6,6 @@ its truth, and its physics must do what its README says."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,6 +17,7 @@ from hostapp.protocol import Hello, Load, Piezo
 from hostapp.recording import Recording, read_recording
 from tests.scripts import (
     TOOLS,
+    check_command_line,
     check_same_seed_same_bytes,
     check_scored_perfect,
     check_seqs_consecutive,
@@ -129,16 +128,7 @@ def test_a_seed_is_one_tower(short_recordings: dict[str, tuple[Path, Path]]) -> 
 
 
 def test_command_line(tmp_path: Path) -> None:
-    out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--out", str(out), "--towers", "2",
-                           "--first-seed", "5", "--duration", "10", "--scenarios", "single",
-                           "game"], capture_output=True, text=True, check=False, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    names = sorted(p.name for p in out.iterdir())
-    assert names == sorted(f"{s}_t{n}.{ext}" for s in ("single", "game") for n in (5, 6)
-                           for ext in ("bin", "truth.json"))
-    for truth in out.glob("*.truth.json"):
-        score.read_truth(truth)
+    check_command_line(SCRIPT, score, tmp_path / "out", 10.0)
 
 
 # -- damaged streams ------------------------------------------------------------------
