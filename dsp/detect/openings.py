@@ -54,6 +54,8 @@ class TowerOpenings:
         self.exposed: int | None = None
         #: The top module is off (level 7 open), which no channel shows.
         self.top_off = False
+        #: When the top module was lifted or cubes were last taken off its plate.
+        self.top_handled_t = -np.inf
         #: When a module was last lifted off or set back (decision time).
         self.last_handled_t = -np.inf
         # When modules were last lifted off or set back (a few are enough).
@@ -122,11 +124,17 @@ class TowerOpenings:
         top = self.n_levels - 1
         self.top_off = True
         self.exposed = top
+        self.top_handled_t = max(self.top_handled_t, t_s)
         self.last_handled_t = max(self.last_handled_t, now_s)
         self._handled_times.append(t_s)
         self._close(t_s)
         self._openings.append(Opening(t_s, np.inf, top))
         return [Lift(t=t_s, t_decided=now_s, exposed=top)]
+
+    def note_taken(self, level: int, t_s: float) -> None:
+        """Cubes were taken by hand off ``level`` at ``t_s`` (the top plate's time the set-down)."""
+        if level == self.n_levels - 1:
+            self.top_handled_t = max(self.top_handled_t, t_s)
 
     def close_top(self, t_s: float, now_s: float, *, handling: bool) -> list[Event]:
         """The top module was set back by ``t_s``; ``handling``: hands did it, heard then."""

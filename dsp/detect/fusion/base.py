@@ -93,6 +93,14 @@ _SWING_SAMPLES = 3
 # a few times of its loudest strike; onsets after them at a tenth of it or
 # less were a humming disc (model C tower 16).
 _ENDED_LOUDNESS = 0.25
+# Why 0.5 s: the hand that took the last cubes off the top plate leaves it
+# with a touch or two; the module is set down after that, with a strike of
+# its own on the plate it sits on (model G: 1-3 s after the last grab).
+_SET_DOWN_AFTER_S = 0.5
+# Why 0.3 s: strikes just before the one that showed the tower closed are
+# the same cube's on its way down (it strikes the top plate, then the next
+# within a tenth of a second), not the module's.
+_SET_DOWN_BEFORE_S = 0.3
 # Why 0.03 s and 0.5 s: a strike makes its plate busy within the 20 ms the
 # busy test averages; a cube rocks or slides for at most about half a second
 # after its last bounce (0.45 s on the cross-check towers), so a plate busy
@@ -167,6 +175,9 @@ class FusionBase:
         self.accounted = np.full(self.n_levels, np.nan)
         self._reconnected = np.zeros(self.n_levels, dtype=bool)
         self._wide_impact_t: deque[float] = deque(maxlen=64)
+        # Strikes standing out on the top plate, longer than the impacts are
+        # kept: the top module's set-down is looked for once it shows closed.
+        self._top_strike_t: deque[float] = deque(maxlen=64)
         self._heard_db: deque[float] = deque(maxlen=50)
         self._piezo_seen = False
         #: When the piezo stream began (set by the caller; inf: no piezo stream yet).
@@ -373,6 +384,17 @@ class FusionBase:
             kept = {k: v for k, v in heard.items() if k in recent}
             self._heard_as = kept if len(kept) <= _HEARD_AS_KEPT // 2 else {}
         return levels
+
+    def _set_down_at(self, proof_s: float) -> float:
+        """When the top module was set back, found closed by what came at ``proof_s``.
+
+        The first strike standing out on the top plate after the hands last
+        took cubes off it: the module set down on that plate. With none,
+        the strike (or thump) that showed the tower closed.
+        """
+        since = self.openings.top_handled_t + _SET_DOWN_AFTER_S
+        until = proof_s - _SET_DOWN_BEFORE_S
+        return next((t for t in self._top_strike_t if since < t < until), proof_s)
 
     def _drop_impacts(self, step: LoadStep) -> list[TimedImpact]:
         """Impacts of the drop that ended in this step (from shortly before it began)."""

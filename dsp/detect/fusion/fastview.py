@@ -417,6 +417,7 @@ class FastView(LandingJudge):
             self.scale.learn(step.level, step.delta_counts, n)
         self.cubes_on[step.level] = max(0, self.cubes_on[step.level] + n)
         self._account_fast(step)
+        self.openings.note_taken(step.level, self._removal_time(step))
         return [
             Removal(
                 t=self._removal_time(step),

@@ -241,12 +241,16 @@ class SettledView(FastView):
         lifted: list[Event] = []
         if knocked and self._top_taken_by_hand(level, t, -n, held, now_s):
             lifted, knocked = self._lift_top(t, now_s), False
+            # The hands took the last of them by the time the plate was still.
+            self.openings.note_taken(level, step.t_settled_s)
             lifted += self._closed_since_top_lift(t, now_s)
             presses = self._presses(step)  # the level lay open after all
         taken = (
             [(t, -n)] if knocked or n > -2
             else grabs(self.load_history, step, -n, began, t, presses)
         )
+        if not knocked:
+            self.openings.note_taken(level, max(at for at, _ in taken))
         return [
             *lifted,
             *(Removal(t=at, t_decided=now_s, floor=level, cubes=k,
@@ -464,7 +468,9 @@ class SettledView(FastView):
         ]
         if not below:
             return []
-        return self.openings.close_top(below[0].t_s, now_s, handling=not cube_like(below[0]))
+        return self.openings.close_top(
+            self._set_down_at(below[0].t_s), now_s, handling=not cube_like(below[0])
+        )
 
     def _lift_top(self, t_s: float, now_s: float) -> list[Event]:
         """The top module was lifted before cubes left the top plate at ``t_s``."""

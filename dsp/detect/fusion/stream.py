@@ -74,13 +74,18 @@ class Fusion(SettledView):
             self.deaf_discs.note_impact(imp.channels)
             known = imp.t_s if known_s is None else known_s
             thump = len(imp.channels) >= DEFAULT_WIDE_IMPACT_CHANNELS
-            if self.openings.top_off and (thump or self._levels_of([imp])[0] < self.n_levels - 1):
+            top_level = self._levels_of([imp])[0]
+            if top_level == self.n_levels - 1 and cube_like(imp):
+                self._top_strike_t.append(imp.t_s)
+            if self.openings.top_off and (thump or top_level < self.n_levels - 1):
                 # Set back with a thump heard through the tower, or something
                 # struck below the top plate: the top module is on again. A
                 # strike that stands out on one plate is a cube falling past;
                 # one heard alike on several is the hands setting it down.
                 handling = thump or not cube_like(imp)
-                out.extend(self.openings.close_top(imp.t_s, known, handling=handling))
+                out.extend(
+                    self.openings.close_top(self._set_down_at(imp.t_s), known, handling=handling)
+                )
                 if self._is_wide(imp):
                     self._wide_impact_t.append(imp.t_s)
                     continue

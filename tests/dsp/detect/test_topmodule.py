@@ -189,3 +189,28 @@ def test_hands_heard_below_the_top_plate_close_it_as_handling_a_cube_past_it_doe
         # A plate that gained a cube's weight just after: the hands letting go.
         landed = [e for e in fusion.add_settled_step(gain) if isinstance(e, Landing)]
         assert bool(landed) == landing_counts
+
+
+def test_a_top_module_shown_back_on_by_a_later_throw_was_set_down_with_its_own_strike() -> None:
+    # Set down on the top plate at 15.0 (a strike standing out there, the
+    # hands done taking cubes), shown closed only by a cube thrown at 20.0.
+    fusion = _fusion_with_top_cube()
+    fusion.add_impacts([_strike(8.0, 7), _strike(9.9, 7)])
+    assert [type(e) for e in fusion.add_settled_step(_removal_from_top(10.0))] == [Lift, Removal]
+    # A finger on the top plate as the hand leaves (under half a second
+    # after the grab) is not the module.
+    fusion.add_impacts([_strike(10.5, 7), _strike(15.0, 7)])
+    out = fusion.add_impacts([_strike(20.0, 7), _strike(20.06, 5)], known_s=20.1)
+    assert [(type(e), e.t) for e in out] == [(Closed, 15.0)]
+
+
+def test_a_top_lift_found_late_is_closed_at_the_set_down_after_the_last_grab() -> None:
+    # The settled view finds the cube gone only after a throw showed the
+    # tower closed; the module was set down at 13.0, after the grab.
+    fusion = _fusion_with_top_cube()
+    fusion.add_impacts([_strike(8.0, 7), _strike(9.9, 7), _strike(13.0, 7)])
+    fusion.add_impacts([_strike(15.0, 7), _strike(15.05, 6)])
+    step = replace(_removal_from_top(10.0), t_decided_s=15.5)
+    out = fusion.add_settled_step(step)
+    assert [type(e) for e in out] == [Lift, Closed, Removal]
+    assert out[1].t == pytest.approx(13.0)
