@@ -47,6 +47,14 @@ def taken_by_hand(
     return not any(t_s - FELL_BEFORE_S <= t <= end and level < top for t, level in strikes)
 
 
+# Why 0.5 s and 10 s: the module comes off with a knock of its own on the
+# top plate it sat on (models B, C, F and G), after the last cube thrown has
+# come to rest and after the tower was last closed; the first cube is taken
+# within seconds of it (within 4-7 s on the cross-check towers).
+LIFT_AFTER_S = 0.5
+LIFT_LOOKBACK_S = 10.0
+
+
 def lifted_at(strike_times: Sequence[float], t_s: float) -> float:
     """When the top module was lifted, for a cube taken by hand at ``t_s``.
 
@@ -61,3 +69,18 @@ def lifted_at(strike_times: Sequence[float], t_s: float) -> float:
             break
         start = t
     return start
+
+
+def lifted_with_a_knock(
+    top_strike_times: Sequence[float], hands_s: float, quiet_since_s: float, t_s: float
+) -> float:
+    """When the top module came off, for cubes taken at ``t_s``: its knock on the top plate.
+
+    ``top_strike_times``: strikes that stood out on the top plate, in time
+    order; ``hands_s``: when the hands were first heard (:func:`lifted_at`);
+    ``quiet_since_s``: the last landing or close. The first such strike from
+    ``LIFT_AFTER_S`` after that, and no more than ``LIFT_LOOKBACK_S`` before
+    the cubes were taken; else ``hands_s``.
+    """
+    after = max(quiet_since_s + LIFT_AFTER_S, t_s - LIFT_LOOKBACK_S)
+    return next((t for t in top_strike_times if after < t <= hands_s), hands_s)

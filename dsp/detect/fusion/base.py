@@ -78,7 +78,7 @@ DROP_LOOKBACK_S = 1.2
 # 140 fresh noisy-room sessions 7 false landings fewer, none lost; no event
 # of the cross-check towers changed (session 13).
 _STRUCK_BEFORE_STEP_S = 0.4
-# Why 2 s: impacts older than the longest unstable stretch before a step are
+# Why 4 s: impacts older than the longest unstable stretch before a step are
 # of no use for timing it.
 IMPACT_MEMORY_S = 4.0
 # Why 512: strikes the ear has placed are remembered while they are among
@@ -176,7 +176,8 @@ class FusionBase:
         self._reconnected = np.zeros(self.n_levels, dtype=bool)
         self._wide_impact_t: deque[float] = deque(maxlen=64)
         # Strikes standing out on the top plate, longer than the impacts are
-        # kept: the top module's set-down is looked for once it shows closed.
+        # kept: the top module's lift and set-down are looked for among them
+        # once cubes are found taken off it, or it shows closed.
         self._top_strike_t: deque[float] = deque(maxlen=64)
         self._heard_db: deque[float] = deque(maxlen=50)
         self._piezo_seen = False

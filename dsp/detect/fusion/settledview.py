@@ -18,7 +18,7 @@ from dsp.detect.fusion.base import DEFAULT_WIDE_IMPACT_CHANNELS, FAST_MAX_RESIDU
 from dsp.detect.fusion.fastview import RING_MAX_RESIDUAL, FastView, count_confidence
 from dsp.detect.loadcell import LoadStep
 from dsp.detect.removals import grabs
-from dsp.detect.topmodule import FELL_AFTER_S, lifted_at, taken_by_hand
+from dsp.detect.topmodule import FELL_AFTER_S, lifted_at, lifted_with_a_knock, taken_by_hand
 from dsp.detect.trust import cube_like
 
 # Why 6: a share of a plate's size tells that it was learnt from several
@@ -475,6 +475,9 @@ class SettledView(FastView):
     def _lift_top(self, t_s: float, now_s: float) -> list[Event]:
         """The top module was lifted before cubes left the top plate at ``t_s``."""
         since = max(memory.landed_t for memory in self._levels)
-        t_lift = lifted_at([imp.t_s for imp in self._impacts if since < imp.t_s <= t_s], t_s)
+        hands = lifted_at([imp.t_s for imp in self._impacts if since < imp.t_s <= t_s], t_s)
+        last = self.openings.last
+        quiet = max(since, last.closed_s if last is not None else -np.inf)
+        t_lift = lifted_with_a_knock(self._top_strike_t, hands, quiet, t_s)
         self.stats.top_lifts += 1
         return self.openings.lift_top(t_lift, now_s)

@@ -12,7 +12,7 @@ from dsp.detect.fusion import Fusion
 from dsp.detect.grouping import Impact
 from dsp.detect.loadcell import LoadConnection, LoadStep
 from dsp.detect.piezo import TimedImpact
-from dsp.detect.topmodule import lifted_at, taken_by_hand
+from dsp.detect.topmodule import lifted_at, lifted_with_a_knock, taken_by_hand
 
 UNIT = 1000.0
 
@@ -214,3 +214,23 @@ def test_a_top_lift_found_late_is_closed_at_the_set_down_after_the_last_grab() -
     out = fusion.add_settled_step(step)
     assert [type(e) for e in out] == [Lift, Closed, Removal]
     assert out[1].t == pytest.approx(13.0)
+
+
+def test_the_top_module_came_off_with_its_knock_on_the_top_plate() -> None:
+    # Knocks on the top plate after the last landing (and close): the first.
+    assert lifted_with_a_knock([2.0, 5.0, 9.0], 9.0, 3.0, 10.0) == pytest.approx(5.0)
+    # Not one from before the quiet began, nor more than 10 s before the cubes left.
+    assert lifted_with_a_knock([2.0, 3.2, 9.0], 9.0, 3.0, 10.0) == pytest.approx(9.0)
+    assert lifted_with_a_knock([5.0, 16.0], 16.5, 0.0, 17.0) == pytest.approx(16.0)
+    # None: when the hands were first heard.
+    assert lifted_with_a_knock([], 9.0, 3.0, 10.0) == pytest.approx(9.0)
+
+
+def test_a_top_lift_is_timed_by_the_module_knocking_the_plate_before_the_hands() -> None:
+    # Lifted at 3.0 (a knock standing out on the top plate), the hands heard
+    # at 7.9 and 9.9, more than 3.5 s later: the lift was at the knock.
+    fusion = _fusion_with_top_cube()
+    fusion.add_impacts([_strike(3.0, 7), _strike(7.9, 7), _strike(9.9, 7)])
+    out = fusion.add_settled_step(_removal_from_top(10.0))
+    assert [type(e) for e in out] == [Lift, Removal]
+    assert out[0].t == pytest.approx(3.0)
