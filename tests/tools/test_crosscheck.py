@@ -204,3 +204,20 @@ def test_failures_are_sorted_by_kind_and_stops_are_told_apart(tmp_path: Path) ->
     line = failures_tool.summary_line("b1", failures_tool.folder_failures(tmp_path, "mine"))
     assert line.startswith("b1     false 3 (near a knock 1, near handling 0, second report 0, ")
     assert line.endswith("missed 1 (knock-down throw 1, plain 0)  stops right 0 false 1")
+
+
+def test_failures_leave_a_damaged_span_out_as_the_scorer_does(tmp_path: Path) -> None:
+    events, _ = score.parse_jsonl(_detect_output())
+    extra = [{"event": "landing", "t": 70.0, "t_decided": 70.5, "floor": 5, "cubes": 1,
+              "confidence": 0.7},
+             {"event": "removal", "t": 69.9, "t_decided": 70.5, "floor": 5, "cubes": 1,
+              "confidence": 0.7, "knocked": True}]
+    doc = {**_truth_doc(), "format": "towerear-crosscheck-truth/1", "cells": "matched",
+           "scenario": "single", "seed": 1, "knockdowns": [],
+           "damage": [{"t_start": 69.5, "t_end": 70.2, "kind": "unplug"}]}
+    (tmp_path / "single_t1.truth.json").write_text(json.dumps(doc))
+    (tmp_path / "single_t1.mine.jsonl").write_text(
+        "\n".join(json.dumps(e) for e in events + extra) + "\n"
+    )
+    found = failures_tool.folder_failures(tmp_path, "mine")
+    assert found["stops"] == {"right": 0, "false": 0}

@@ -126,7 +126,10 @@ def folder_failures(folder: Path, tag: str) -> dict[str, Any]:
         if not out.exists():
             raise ValueError(f"{out.name}: no output of run {tag!r} beside the recording")
         events, _ = score.parse_jsonl(out.read_text())
-        one = failures(score.read_truth(truth_path), events)
+        # As the scorer does: nothing in a damaged span (model G) is judged.
+        doc, run = score.without_damage(score.read_truth(truth_path),
+                                        score.DetectRun(events, 0, 0.0))
+        one = failures(doc, run.events)
         for key in ("false", "missed", "stops"):
             total[key].update(one[key])
         name = truth_path.name.removesuffix(".truth.json")
