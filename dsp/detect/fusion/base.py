@@ -27,7 +27,7 @@ from dsp.detect.piezo import TimedImpact
 from dsp.detect.slides import SlideSigns
 from dsp.detect.stops import LOAD_LAG_S
 from dsp.detect.strikes import heard_on, loudest_levels, strikes_on
-from dsp.detect.trust import drop_loudness_db, loud_as_a_cube, read_on_a_strike
+from dsp.detect.trust import cube_like, drop_loudness_db, loud_as_a_cube, read_on_a_strike
 
 # Why 0 s: a step is decided as soon as its window completes. Steps of one
 # disturbance pending at the same moment are still judged together, and the
@@ -396,6 +396,26 @@ class FusionBase:
         since = self.openings.top_handled_t + _SET_DOWN_AFTER_S
         until = proof_s - _SET_DOWN_BEFORE_S
         return next((t for t in self._top_strike_t if since < t < until), proof_s)
+
+    def _thrown_onto_the_top(self, step: LoadStep) -> list[Event]:
+        """The top module set back before a cube came to rest on its plate: closed then.
+
+        Nobody throws while the top module is off, and cubes are taken out,
+        not put in: a cube heard striking the top plate that adds to its
+        load came through the entrance. The module was set down before it,
+        with its knock (:meth:`_set_down_at`); none heard, nothing is said.
+        """
+        top = self.n_levels - 1
+        if not self.openings.top_off or step.level != top or step.revises:
+            return []
+        if not self.scale.cubes(top, step.delta_counts) >= 0.5:
+            return []
+        drop = self._drop_impacts(step)
+        struck = [imp.t_s for imp, level in zip(drop, self._levels_of(drop), strict=True)
+                  if level == top and cube_like(imp)]
+        if not struck or (t_set := self._set_down_at(struck[0])) >= struck[0]:
+            return []
+        return self.openings.close_top(t_set, step.t_decided_s, handling=True)
 
     def _drop_impacts(self, step: LoadStep) -> list[TimedImpact]:
         """Impacts of the drop that ended in this step (from shortly before it began)."""

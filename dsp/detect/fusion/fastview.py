@@ -331,7 +331,7 @@ class FastView(LandingJudge):
         return self._heard_here(step) and self._heard_a_drop(step)
 
     def _step_event(self, step: LoadStep, now_s: float) -> list[Event]:
-        out = self._fast_step_event(step, now_s)
+        out = self._thrown_onto_the_top(step) + self._fast_step_event(step, now_s)
         if any(isinstance(e, Landing) and e.floor == step.level for e in out):
             self._levels[step.level].last_fast = (step.t_decided_s, True)
         return out

@@ -94,6 +94,9 @@ class SettledView(FastView):
         self.silent_cells.note_step(level)
         if level in self.openings.disconnected:
             return []
+        closed = self._thrown_onto_the_top(step)
+        if closed:
+            return closed + self.add_settled_step(step)
         if not np.isfinite(self.accounted[level]):
             if self._reconnected[level] or not np.isfinite(step.before_counts):
                 # Back on the tower: its load is learnt anew, not counted.

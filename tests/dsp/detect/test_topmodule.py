@@ -234,3 +234,24 @@ def test_a_top_lift_is_timed_by_the_module_knocking_the_plate_before_the_hands()
     out = fusion.add_settled_step(_removal_from_top(10.0))
     assert [type(e) for e in out] == [Lift, Removal]
     assert out[0].t == pytest.approx(3.0)
+
+
+def test_a_cube_landing_on_the_top_plate_shows_the_module_set_back_at_its_knock() -> None:
+    # The module set down at 13.0 (its knock on the top plate); the next
+    # throw rests on that plate at 15.1: nobody throws while it is off, and
+    # cubes are taken out, not put in, so the tower was closed at the knock.
+    fusion = _fusion_with_top_cube()
+    fusion.add_impacts([_strike(8.0, 7), _strike(9.9, 7)])
+    assert [type(e) for e in fusion.add_settled_step(_removal_from_top(10.0))] == [Lift, Removal]
+    fusion.add_impacts([_strike(13.0, 7), _strike(15.0, 7), _strike(15.06, 7)])
+    landing = LoadStep(level=7, t_before_s=14.95, t_settled_s=15.3, t_decided_s=15.6,
+                       delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
+    out = fusion.add_settled_step(landing)
+    assert [type(e) for e in out] == [Closed, Landing]
+    assert out[0].t == pytest.approx(13.0) and out[1].floor == 7
+    # Without a knock before it, a gain on the open top plate is still a hand's.
+    fusion = _fusion_with_top_cube()
+    fusion.add_impacts([_strike(8.0, 7), _strike(9.9, 7)])
+    fusion.add_settled_step(_removal_from_top(10.0))
+    fusion.add_impacts([_strike(15.0, 7), _strike(15.06, 7)])
+    assert fusion.add_settled_step(landing) == []
