@@ -132,7 +132,7 @@ class TowerOpenings:
         return [Lift(t=t_s, t_decided=now_s, exposed=top)]
 
     def note_taken(self, level: int, t_s: float) -> None:
-        """Cubes were taken by hand off ``level`` at ``t_s`` (the top plate's time the set-down)."""
+        """Cubes were taken by hand off ``level`` at ``t_s`` (the top module is set down after)."""
         if level == self.n_levels - 1:
             self.top_handled_t = max(self.top_handled_t, t_s)
 

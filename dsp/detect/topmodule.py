@@ -53,6 +53,14 @@ def taken_by_hand(
 # within seconds of it (within 4-7 s on the cross-check towers).
 LIFT_AFTER_S = 0.5
 LIFT_LOOKBACK_S = 10.0
+# Why 0.5 s and 0.3 s: the hand that took the last cubes off the top plate
+# leaves it with a touch or two, and the module is set down after that, with
+# a knock of its own on the plate it sits on (model G: 1-3 s after the last
+# grab); strikes just before the one that showed the tower closed are the
+# same cube's on its way down (top plate, then the next within a tenth of a
+# second), not the module's.
+SET_DOWN_AFTER_S = 0.5
+SET_DOWN_BEFORE_S = 0.3
 
 
 def lifted_at(strike_times: Sequence[float], t_s: float) -> float:
@@ -84,3 +92,16 @@ def lifted_with_a_knock(
     """
     after = max(quiet_since_s + LIFT_AFTER_S, t_s - LIFT_LOOKBACK_S)
     return next((t for t in top_strike_times if after < t <= hands_s), hands_s)
+
+
+def set_down_at(top_strike_times: Sequence[float], handled_s: float, proof_s: float) -> float:
+    """When the top module was set back, shown closed by what came at ``proof_s``.
+
+    ``top_strike_times``: strikes that stood out on the top plate, in time
+    order; ``handled_s``: when the hands last took cubes off it (or lifted
+    it). The first such strike from ``SET_DOWN_AFTER_S`` after that to
+    ``SET_DOWN_BEFORE_S`` before ``proof_s``: the module's knock; else
+    ``proof_s``.
+    """
+    since, until = handled_s + SET_DOWN_AFTER_S, proof_s - SET_DOWN_BEFORE_S
+    return next((t for t in top_strike_times if since < t < until), proof_s)

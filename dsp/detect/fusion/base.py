@@ -27,6 +27,7 @@ from dsp.detect.piezo import TimedImpact
 from dsp.detect.slides import SlideSigns
 from dsp.detect.stops import LOAD_LAG_S
 from dsp.detect.strikes import heard_on, loudest_levels, strikes_on
+from dsp.detect.topmodule import set_down_at
 from dsp.detect.trust import cube_like, drop_loudness_db, loud_as_a_cube, read_on_a_strike
 
 # Why 0 s: a step is decided as soon as its window completes. Steps of one
@@ -93,14 +94,6 @@ _SWING_SAMPLES = 3
 # a few times of its loudest strike; onsets after them at a tenth of it or
 # less were a humming disc (model C tower 16).
 _ENDED_LOUDNESS = 0.25
-# Why 0.5 s: the hand that took the last cubes off the top plate leaves it
-# with a touch or two; the module is set down after that, with a strike of
-# its own on the plate it sits on (model G: 1-3 s after the last grab).
-_SET_DOWN_AFTER_S = 0.5
-# Why 0.3 s: strikes just before the one that showed the tower closed are
-# the same cube's on its way down (it strikes the top plate, then the next
-# within a tenth of a second), not the module's.
-_SET_DOWN_BEFORE_S = 0.3
 # Why 0.03 s and 0.5 s: a strike makes its plate busy within the 20 ms the
 # busy test averages; a cube rocks or slides for at most about half a second
 # after its last bounce (0.45 s on the cross-check towers), so a plate busy
@@ -387,15 +380,8 @@ class FusionBase:
         return levels
 
     def _set_down_at(self, proof_s: float) -> float:
-        """When the top module was set back, found closed by what came at ``proof_s``.
-
-        The first strike standing out on the top plate after the hands last
-        took cubes off it: the module set down on that plate. With none,
-        the strike (or thump) that showed the tower closed.
-        """
-        since = self.openings.top_handled_t + _SET_DOWN_AFTER_S
-        until = proof_s - _SET_DOWN_BEFORE_S
-        return next((t for t in self._top_strike_t if since < t < until), proof_s)
+        """When the top module was set back, shown closed at ``proof_s`` (``topmodule``)."""
+        return set_down_at(self._top_strike_t, self.openings.top_handled_t, proof_s)
 
     def _thrown_onto_the_top(self, step: LoadStep) -> list[Event]:
         """The top module set back before a cube came to rest on its plate: closed then.

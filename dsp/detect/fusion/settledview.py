@@ -90,13 +90,13 @@ class SettledView(FastView):
 
     def add_settled_step(self, step: LoadStep) -> list[Event]:
         """A change seen by the settled view: absorbed if already accounted for."""
+        return self._thrown_onto_the_top(step) + self._settled_step(step)
+
+    def _settled_step(self, step: LoadStep) -> list[Event]:
         level = step.level
         self.silent_cells.note_step(level)
         if level in self.openings.disconnected:
             return []
-        closed = self._thrown_onto_the_top(step)
-        if closed:
-            return closed + self.add_settled_step(step)
         if not np.isfinite(self.accounted[level]):
             if self._reconnected[level] or not np.isfinite(step.before_counts):
                 # Back on the tower: its load is learnt anew, not counted.

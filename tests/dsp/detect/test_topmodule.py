@@ -12,7 +12,7 @@ from dsp.detect.fusion import Fusion
 from dsp.detect.grouping import Impact
 from dsp.detect.loadcell import LoadConnection, LoadStep
 from dsp.detect.piezo import TimedImpact
-from dsp.detect.topmodule import lifted_at, lifted_with_a_knock, taken_by_hand
+from dsp.detect.topmodule import lifted_at, lifted_with_a_knock, set_down_at, taken_by_hand
 
 UNIT = 1000.0
 
@@ -255,3 +255,11 @@ def test_a_cube_landing_on_the_top_plate_shows_the_module_set_back_at_its_knock(
     fusion.add_settled_step(_removal_from_top(10.0))
     fusion.add_impacts([_strike(15.0, 7), _strike(15.06, 7)])
     assert fusion.add_settled_step(landing) == []
+
+
+def test_the_top_module_was_set_down_with_its_knock_after_the_last_grab() -> None:
+    # Grabbed last at 10.0; knocks at 10.2 (the hand leaving), 12.0 (the module).
+    assert set_down_at([10.2, 12.0, 14.9], 10.0, 15.0) == pytest.approx(12.0)
+    # The cube that showed it closed struck the top plate on its way: not the module.
+    assert set_down_at([10.2, 14.9], 10.0, 15.0) == pytest.approx(15.0)
+    assert set_down_at([], 10.0, 15.0) == pytest.approx(15.0)
