@@ -284,6 +284,9 @@ class LoadChannelProcessor:
         self.step_sigmas = float(step_sigmas)
         self.noisy_cap_cubes = None if noisy_cap_cubes is None else float(noisy_cap_cubes)
         self.disconnect_readings = max(2, round(disconnect_ms * 1e-3 * sample_rate_hz))
+        # The same time without a fresh reading, less half a reading for the
+        # converter's clock and the stream's jitter.
+        self._disconnect_s = (self.disconnect_readings - 0.5) / sample_rate_hz
         self.tare_readings = max(_MIN_TARE_READINGS, round(tare_time_s * sample_rate_hz))
         # A gap longer than 1.5 periods means readings were lost: windows
         # spanning it are not trusted as stable.
@@ -304,6 +307,7 @@ class LoadChannelProcessor:
         self._hist_t = np.zeros(0)
         self._hist_v = np.zeros((0, n))
         self._hist_ok = np.zeros((0, n), dtype=bool)
+        self._hist_read_t = np.zeros((0, n))  # when each kept reading was read
         # The last still (short, tight) window per channel, and whether a
         # ringing window has been taken as a step since.
         self._still_mean = np.full(n, np.nan)
@@ -325,6 +329,7 @@ class LoadChannelProcessor:
         self._rev_after = np.full(n, np.nan)
         self.level = np.full(n, np.nan)  # mean of the last stable window
         self.level_t = np.full(n, np.nan)  # time of its last reading
+        self._level_read_t = np.full(n, np.nan)  # when that reading was read
         self.connected = np.ones(n, dtype=bool)
         # Whether each channel has sent a valid reading yet: one that never
         # has is absent (a cell not plugged in), not lifted off the tower.
@@ -333,6 +338,7 @@ class LoadChannelProcessor:
         self.flat = np.zeros(n, dtype=bool)
         self._invalid_run = np.zeros(n, dtype=np.int64)
         self._invalid_since = np.full(n, np.nan)
+        self._fresh_t = np.full(n, -np.inf)
         self._valid_since = np.full(n, np.nan)
         # Disconnection times not yet followed by a stable window: the first
         # stable window after one re-learns the level instead of comparing.
@@ -405,7 +411,8 @@ class LoadChannelProcessor:
 
     # -- streaming -----------------------------------------------------------
     def process(
-        self, *, t_s: np.ndarray, values: np.ndarray, valid: np.ndarray
+        self, *, t_s: np.ndarray, values: np.ndarray, valid: np.ndarray,
+        fresh: np.ndarray | None = None, read_t: np.ndarray | None = None,
     ) -> LoadBlockResult:
         """Feed a block of readings.
 
@@ -416,7 +423,16 @@ class LoadChannelProcessor:
         values : ndarray, shape (m, n_channels)
             HX711 counts.
         valid : ndarray of bool, shape (m, n_channels)
-            Fresh-reading flags (valid bits).
+            Which readings the windows may use.
+        fresh : ndarray of bool, shape (m, n_channels), optional
+            The valid bits as the device sent them, where ``valid`` has
+            stale readings held (:mod:`dsp.detect.stale`): connections and
+            the noise are judged on fresh readings only. Default ``valid``.
+        read_t : ndarray, shape (m, n_channels), optional
+            When each reading was read, where that is before its row (a
+            held stale reading, a reading put on a grid): a step's
+            ``t_before_s`` is when its level before was last read. Default
+            the row times.
 
         Returns
         -------
@@ -426,19 +442,23 @@ class LoadChannelProcessor:
         t_s = np.asarray(t_s, dtype=np.float64).reshape(-1)
         values = np.asarray(values, dtype=np.float64).reshape(-1, self.n_channels)
         valid = np.asarray(valid, dtype=bool).reshape(-1, self.n_channels)
+        fresh = valid if fresh is None else np.asarray(fresh, dtype=bool).reshape(valid.shape)
         if t_s.size == 0:
             return LoadBlockResult([], [])
-        connections = self._track_connections(t_s, valid)
+        connections = self._track_connections(t_s, fresh)
         learning = not self.noise_ready
         if learning:
             need = self.tare_readings - self._n_tare
-            self._learn_noise(values, valid)
+            self._learn_noise(values, fresh)
             if self.noise_ready:
                 self._ready_t = float(t_s[min(need, t_s.size) - 1])
         steps: list[LoadStep] = []
         all_t = np.concatenate([self._hist_t, t_s])
         all_v = np.concatenate([self._hist_v, values])
         all_ok = np.concatenate([self._hist_ok, valid])
+        if read_t is None:
+            read_t = np.repeat(t_s[:, None], self.n_channels, axis=1)
+        all_read_t = np.concatenate([self._hist_read_t, read_t])
         w = self.window
         first = max(w - 1, self._hist_t.size)  # windows ending in this block's readings
         if learning and self.noise_ready:
@@ -449,12 +469,13 @@ class LoadChannelProcessor:
         if all_t.size > first and self.noise_ready:
             # Every window is scored once, from the stream's first on,
             # however the stream is cut.
-            steps = self._find_steps(all_t, all_v, all_ok, first)
+            steps = self._find_steps(all_t, all_v, all_ok, first, all_read_t)
         # Until the noise is known, every reading is kept (see above).
         keep = self._keep if self.noise_ready else all_t.size
         self._hist_t = all_t[-keep:]
         self._hist_v = all_v[-keep:]
         self._hist_ok = all_ok[-keep:]
+        self._hist_read_t = all_read_t[-keep:]
         return LoadBlockResult(steps, connections)
 
     def _learn_noise(self, values: np.ndarray, valid: np.ndarray) -> None:
@@ -783,6 +804,7 @@ class LoadChannelProcessor:
                 col, times = col[first:], t_s[first:]
             if self.connected[ch] and col.all():
                 self._invalid_run[ch] = 0
+                self._fresh_t[ch] = times[-1]
                 continue
             if not self.connected[ch] and not col.any():
                 continue
@@ -794,6 +816,7 @@ class LoadChannelProcessor:
             for a, b in zip(starts, ends, strict=True):
                 if col[a]:
                     self._invalid_run[ch] = 0
+                    self._fresh_t[ch] = times[b - 1]
                     if not self.connected[ch]:
                         self.connected[ch] = True
                         out.append(LoadConnection(ch, True, float(times[a]), float(times[a])))
@@ -802,9 +825,16 @@ class LoadChannelProcessor:
                         self._invalid_since[ch] = times[a]
                     before = self._invalid_run[ch]
                     self._invalid_run[ch] += b - a
-                    if self.connected[ch] and self._invalid_run[ch] >= need:
+                    if not self.connected[ch] or self._invalid_run[ch] < need:
+                        continue
+                    # As many readings missing as a disconnection takes, and
+                    # as long without a fresh one: a device polling faster
+                    # than its converters sends runs of stale readings too.
+                    reached = max(a, a + (need - before) - 1)
+                    late = times[reached:b] - self._fresh_t[ch] >= self._disconnect_s
+                    if late.any():
                         self.connected[ch] = False
-                        decided = times[a + (need - before) - 1]
+                        decided = times[reached + int(np.argmax(late))]
                         self._pending_resets[ch].append(float(self._invalid_since[ch]))
                         out.append(
                             LoadConnection(
@@ -815,7 +845,8 @@ class LoadChannelProcessor:
         return out
 
     def _find_steps(
-        self, all_t: np.ndarray, all_v: np.ndarray, all_ok: np.ndarray, first_end: int
+        self, all_t: np.ndarray, all_v: np.ndarray, all_ok: np.ndarray, first_end: int,
+        all_read_t: np.ndarray,
     ) -> list[LoadStep]:
         w = self.window
         start = first_end - (w - 1)
@@ -855,6 +886,12 @@ class LoadChannelProcessor:
         cols = np.arange(n)[None, :]
         prev_mean = np.where(prev_idx >= 0, means[np.maximum(prev_idx, 0), cols], self.level)
         prev_t = np.where(prev_idx >= 0, win_t1[np.maximum(prev_idx, 0)], self.level_t)
+        # The time a step's level before was last read, for its start: a
+        # window ending on held stale readings was read before its last row.
+        read_t1 = all_read_t[start + w - 1 : start + w - 1 + k]
+        prev_read_t = np.where(
+            prev_idx >= 0, read_t1[np.maximum(prev_idx, 0), cols], self._level_read_t
+        )
         for ch in range(n):
             for reset_t in self._pending_resets[ch]:
                 # The module was lifted between these windows: its level is
@@ -878,7 +915,7 @@ class LoadChannelProcessor:
         revisions: list[tuple[int, int, float, float]] = []
         if self.ring_windows:
             revisions, corrections = self._revise_loose_steps(jumps, sure, means, prev_mean,
-                                                              prev_t)
+                                                              prev_read_t)
             jumps &= ~corrections
         walked: list[tuple[int, int, float, float]] = []
         if self.ring_windows:
@@ -915,7 +952,7 @@ class LoadChannelProcessor:
             )
 
         steps = [
-            step(int(j), int(ch), float(prev_mean[j, ch]), float(prev_t[j, ch]))
+            step(int(j), int(ch), float(prev_mean[j, ch]), float(prev_read_t[j, ch]))
             for j, ch in zip(*np.nonzero(jumps), strict=True)
         ]
         steps += [step(j, ch, before, t_before) for j, ch, before, t_before in walked]
@@ -925,5 +962,8 @@ class LoadChannelProcessor:
         seen = last_incl[-1] >= 0
         self.level = np.where(seen, means[np.maximum(last_incl[-1], 0), np.arange(n)], self.level)
         self.level_t = np.where(seen, win_t1[np.maximum(last_incl[-1], 0)], self.level_t)
+        self._level_read_t = np.where(
+            seen, read_t1[np.maximum(last_incl[-1], 0), np.arange(n)], self._level_read_t
+        )
         steps.sort(key=lambda s: (s.t_decided_s, s.level))
         return steps
