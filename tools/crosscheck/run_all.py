@@ -45,6 +45,7 @@ GENERATORS = {
     "E": TOOLS / "crosscheck_e" / "make_recordings_e.py",
     "F": TOOLS / "crosscheck_f" / "make_recordings_f.py",
     "G": TOOLS / "crosscheck_g" / "make_recordings_g.py",
+    "H": TOOLS / "crosscheck_h" / "make_recordings_h.py",
 }
 
 
