@@ -34,6 +34,18 @@ _LOUDNESS_SAMPLES = 5
 # read 10.9 dB (cross-check towers 1-4); 11 dB changed nothing else there or
 # in our sessions.
 HANDS_FLAT_DB = 11.0
+# Why 2: a thrown cube strikes a hole edge or bounces on its way to rest; a
+# lone click on one disc was an electrical pop (model A's noisy rooms).
+CUBE_STRIKES = 2
+# Why 14 dB: the strike of a drop that stands out most on its plate stood
+# out 11-20 dB or more in 99 % of the cross-check landings (A-H) and ours
+# (median 23-37), while talk in model H's noisy rooms, heard on every disc
+# through the card, made strikes standing out 9-10 dB (12.5 at the 99th
+# percentile) by the hundred. Those had taken a cell that had read no cube
+# yet for dead (H: 22 false landings on levels 1 and 2, session 25); 14 dB
+# lost none of the landings heard on a cell cut off in 23 recordings of
+# models A-F (16 dB lost one).
+DROP_STANDS_OUT_DB = 14.0
 HANDS_FLAT_STRIKES = 5
 HANDS_LOOKBACK_S = 0.5
 # Why 0.1 cube: a plate that swung like a landing but was not heard is
@@ -112,6 +124,25 @@ def loud_as_a_cube(loudness_db: float | None, landings_db: Sequence[float]) -> b
     if len(landings_db) < _LOUDNESS_SAMPLES:
         return True
     return loudness_db >= float(median(landings_db)) - DROP_LOUDNESS_MARGIN_DB
+
+
+def sounded_like_a_cube(
+    impacts: Sequence[TimedImpact], final: Sequence[TimedImpact], level: int,
+    landings_db: Sequence[float],
+) -> bool:
+    """Whether a drop heard resting on ``level`` (its last strikes ``final``) was a cube.
+
+    Two strikes or more (a lone click on one disc is an electrical pop), the
+    last ones as loud as a cube's (:func:`loud_as_a_cube`) and standing out
+    on one plate (:func:`cube_like`), and one of them standing out by
+    ``DROP_STANDS_OUT_DB`` (talk in a noisy room does not).
+    """
+    return (
+        len(impacts) >= CUBE_STRIKES
+        and loud_as_a_cube(drop_loudness_db(final, level), landings_db)
+        and any(cube_like(imp) for imp in final)
+        and max(stands_out_db(imp) for imp in impacts) >= DROP_STANDS_OUT_DB
+    )
 
 
 def swung_like_a_landing(

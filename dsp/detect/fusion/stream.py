@@ -20,7 +20,7 @@ from dsp.detect.piezo import PlateBusy, TimedImpact
 from dsp.detect.removals import PRESS_LOOKBACK_S
 from dsp.detect.stops import BEFORE_STRIKE_S
 from dsp.detect.strikes import loudest_levels
-from dsp.detect.trust import cube_like, drop_loudness_db, loud_as_a_cube
+from dsp.detect.trust import cube_like, sounded_like_a_cube
 
 # Why these: a cell that reads nothing (``deadcells``) is judged by its
 # noise over the second before the drop and its largest swing from just
@@ -32,9 +32,6 @@ _NOISE_BEFORE_S = 1.0
 _SILENT_SWING_AFTER_S = 0.3
 _MIN_NOISE_COUNTS = 1.0
 _SILENT_CELL_CONFIDENCE = 0.7
-# Why 2: a thrown cube strikes a hole edge or bounces on its way to rest; a
-# lone click on one disc was an electrical pop (model A's noisy rooms).
-_CUBE_STRIKES = 2
 # Why 5 s and 40 s: the settled view decides the cubes taken out of an
 # open level once the hands have left after the close (up to a few seconds),
 # and a level lies open for 5-20 s on the cross-check towers.
@@ -197,11 +194,7 @@ class Fusion(SettledView):
         if self._tower_open:
             return  # hands at work in an open tower
         level, confidence, final = resting_level(self.acoustic, impacts)
-        loud = (
-            len(impacts) >= _CUBE_STRIKES
-            and loud_as_a_cube(drop_loudness_db(final, level), self._heard_db)
-            and any(cube_like(imp) for imp in final)
-        )
+        loud = sounded_like_a_cube(impacts, final, level, self._heard_db)
         self.silent_cells.add_drop(HeardDrop(
             t_first_s=impacts[0].t_s, t_last_s=impacts[-1].t_s, level=level,
             t_rest_s=final[-1].t_s, confidence=confidence, cube_loud=loud,

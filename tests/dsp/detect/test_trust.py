@@ -6,12 +6,14 @@ from dsp.detect.grouping import Impact
 from dsp.detect.loadcell import LoadStep
 from dsp.detect.piezo import TimedImpact
 from dsp.detect.trust import (
+    DROP_STANDS_OUT_DB,
     HANDS_FLAT_DB,
     cube_like,
     drop_loudness_db,
     hands_rumbling,
     loud_as_a_cube,
     read_on_a_strike,
+    sounded_like_a_cube,
     swung_like_a_landing,
 )
 
@@ -72,3 +74,17 @@ def test_a_step_between_two_readings_just_as_its_plate_was_struck_may_be_a_jolt(
     assert not read_on_a_strike(_step(0.9875, 1.0), [0.95])
     # A step that took several readings to rise is no jolt read at one reading.
     assert not read_on_a_strike(_step(0.95, 1.0), [0.995])
+
+
+def test_talk_heard_on_every_disc_is_no_cube_dropped_on_a_silent_cell() -> None:
+    # A cube's drop: edges clipped on the way, its last bounces loud on its
+    # plate; one strike at least stands out far on one plate.
+    cube = [_impact(1.0, 6, 12.0), _impact(1.05, 5, 18.0), _impact(1.1, 4, 22.0)]
+    assert sounded_like_a_cube(cube, cube[-1:], 4, [])
+    # Talk: many strikes, none standing out by more than a syllable's
+    # unevenness between the discs.
+    talk = [_impact(2.0 + 0.03 * i, 1, DROP_STANDS_OUT_DB - 1.0) for i in range(12)]
+    assert all(cube_like(imp) for imp in talk)
+    assert not sounded_like_a_cube(talk, talk[-3:], 1, [])
+    # A lone click is an electrical pop, however far it stands out.
+    assert not sounded_like_a_cube(cube[-1:], cube[-1:], 4, [])
