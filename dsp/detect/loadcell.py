@@ -289,8 +289,11 @@ class LoadChannelProcessor:
         self._disconnect_s = (self.disconnect_readings - 0.5) / sample_rate_hz
         self.tare_readings = max(_MIN_TARE_READINGS, round(tare_time_s * sample_rate_hz))
         # A gap longer than 1.5 periods means readings were lost: windows
-        # spanning it are not trusted as stable.
-        self._max_window_span_s = (self.window - 1 + 0.5) / sample_rate_hz
+        # spanning it are not trusted as stable. (Not a window's whole span:
+        # a converter running a few percent slow stretched every 24-reading
+        # window past its nominal span plus half a reading, and the settled
+        # view never saw its plate still: model H, session 25.)
+        self._max_gap_s = 1.5 / sample_rate_hz
         n = self.n_channels
         self.sigma = np.full(n, np.nan)
         if noise_counts is not None:
@@ -618,8 +621,8 @@ class LoadChannelProcessor:
         k = candidates.shape[0]
         t0 = all_t[start : start + k]
         rows, cols = np.nonzero(candidates)
-        span = (length - 1 + 0.5) / self.sample_rate_hz
-        contiguous = (all_t[start + rows + length - 1] - t0[rows]) <= span
+        gaps = self._gaps_before(all_t)
+        contiguous = gaps[start + rows + length - 1] == gaps[start + rows]
         idx = (start + rows)[:, None] + np.arange(length)[None, :]
         v = all_v[idx, cols[:, None]]
         ok = all_ok[idx, cols[:, None]].all(axis=1) & contiguous
@@ -844,6 +847,10 @@ class LoadChannelProcessor:
         out.sort(key=lambda c: (c.t_decided_s, c.level))
         return out
 
+    def _gaps_before(self, all_t: np.ndarray) -> np.ndarray:
+        """How many gaps of lost readings lie before each reading (a window spans none)."""
+        return np.concatenate([[0], np.cumsum(np.diff(all_t) > self._max_gap_s)])
+
     def _find_steps(
         self, all_t: np.ndarray, all_v: np.ndarray, all_ok: np.ndarray, first_end: int,
         all_read_t: np.ndarray,
@@ -855,7 +862,8 @@ class LoadChannelProcessor:
         win_ok = _all_in_windows(all_ok, w, start, k)
         win_t0 = all_t[start : start + k]  # first and last reading of each window
         win_t1 = all_t[start + w - 1 : start + w - 1 + k]
-        contiguous = (win_t1 - win_t0) <= self._max_window_span_s
+        gaps = self._gaps_before(all_t)
+        contiguous = gaps[start + w - 1 : start + w - 1 + k] == gaps[start : start + k]
         spread = win_v.max(axis=2) - win_v.min(axis=2)
         means = win_v.mean(axis=2)
         tolerance = np.maximum(self.stable_range_sigmas * self.sigma, self.ring_tolerance_counts)

@@ -192,6 +192,18 @@ def test_a_lost_stretch_of_readings_is_not_trusted_as_stable() -> None:
     assert steps[0].t_settled_s >= t[304]
 
 
+@pytest.mark.parametrize("slow", [0.96, 1.0, 1.04])
+def test_a_converter_off_its_nominal_rate_still_shows_its_plate_still(slow: float) -> None:
+    # HX711s on their own oscillators run a few percent off HELLO's rate:
+    # 24 readings 4 % slow span more than 23.5 nominal intervals, and the
+    # settled view had never seen a window still.
+    t, v, ok = _signal()
+    settled = LoadChannelProcessor(n_channels=8, sample_rate_hz=RATE, stable_window_ms=300.0,
+                                   step_sigmas=6.0)
+    steps, _ = _run(settled, t / slow, v, ok, [])
+    assert [s.level for s in steps] == [3, 2]
+
+
 def test_readings_lost_while_a_cube_settles_do_not_make_the_other_plates_restless() -> None:
     t, v, ok = _signal()
     keep = np.ones(len(t), dtype=bool)
