@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from dsp.detect.stale import load_rows
+
 # Why 16 rows: fifteen intervals give a median good to a few percent, and
 # at a slow converter (10 a second) the stream's first 1.6 s, still within
 # the tare, wait for it.
@@ -99,12 +101,8 @@ class LoadRegrid:
         its row's time); on the grid, the reading's own (the grid row's
         where none is fresh).
         """
-        t_s = np.asarray(t_s, dtype=np.float64).reshape(-1)
-        values = np.asarray(values, dtype=np.float64).reshape(t_s.size, -1)
-        fresh = np.asarray(fresh, dtype=bool).reshape(t_s.size, -1)
+        t_s, values, fresh, read_t = load_rows(t_s, values, fresh, read_t)
         n = values.shape[1]
-        if read_t is None:
-            read_t = np.repeat(t_s[:, None], n, axis=1)
         if t_s.size == 0:
             return t_s, values, fresh, np.zeros(values.shape)
         if self._t0 is None:

@@ -73,12 +73,8 @@ class StaleReadingHold:
         values, valid, read_t
             A held reading keeps the time it was read.
         """
-        t_s = np.asarray(t_s, dtype=np.float64).reshape(-1)
-        values = np.asarray(values, dtype=np.float64).reshape(t_s.size, -1)
-        valid = np.asarray(valid, dtype=bool).reshape(t_s.size, -1)
+        t_s, values, valid, read_t = load_rows(t_s, values, valid, read_t)
         n = values.shape[1]
-        if read_t is None:
-            read_t = np.repeat(t_s[:, None], n, axis=1)
         if t_s.size == 0 or valid.all():
             if t_s.size:
                 self._fresh_t[:] = t_s[-1]
@@ -101,3 +97,18 @@ class StaleReadingHold:
         return (
             np.where(fill, fresh_v, values), valid | fill, np.where(fill, fresh_read_t, read_t)
         )
+
+
+def load_rows(
+    t_s: np.ndarray, values: np.ndarray, flags: np.ndarray, read_t: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A block of load rows as arrays: times (m,), counts and flags (m, n), read times (m, n).
+
+    ``read_t`` defaults to each row's own time.
+    """
+    t_s = np.asarray(t_s, dtype=np.float64).reshape(-1)
+    values = np.asarray(values, dtype=np.float64).reshape(t_s.size, -1)
+    flags = np.asarray(flags, dtype=bool).reshape(t_s.size, -1)
+    if read_t is None:
+        read_t = np.repeat(t_s[:, None], values.shape[1], axis=1)
+    return t_s, values, flags, read_t

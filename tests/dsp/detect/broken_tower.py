@@ -1,4 +1,4 @@
-"""A synthetic session with cubes thrown onto level 4 often, fed in blocks (sensor faults)."""
+"""Synthetic sessions for the detector's tests: throws and a lift; level 4 often (sensor faults)."""
 
 from __future__ import annotations
 
@@ -32,3 +32,15 @@ def detect_in_blocks(
         sel = (tower.load_t_s >= a) & (tower.load_t_s < b)
         out += det.feed_load(tower.load_t_s[sel], load[sel], tower.load_valid[sel])
     return det, out + det.finish()
+
+
+def tower_with_a_lift(seed: int) -> SyntheticTower:
+    """30 s: throws 1.2-2.2 s apart onto random levels until 22 s; levels 3-7 lifted 24-27 s."""
+    tower = SyntheticTower(duration_s=30.0, seed=seed)
+    rng = np.random.default_rng(seed)
+    t = 2.5
+    while t < 22.0:
+        tower.throw(t, int(rng.integers(0, 8)))
+        t += float(rng.uniform(1.2, 2.2))
+    tower.lift(24.0, 27.0, 2)
+    return tower

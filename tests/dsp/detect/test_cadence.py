@@ -11,6 +11,7 @@ from dsp.detect.events import Closed, Landing, Lift
 from dsp.detect.loadcell import LoadChannelProcessor
 from dsp.detect.stale import HOLD_READINGS, StaleReadingHold
 from dsp.detect.synthetic import SyntheticTower
+from tests.dsp.detect.broken_tower import tower_with_a_lift
 
 
 def polled(tower: SyntheticTower, poll_hz: float, seed: int = 1
@@ -35,14 +36,7 @@ def polled(tower: SyntheticTower, poll_hz: float, seed: int = 1
 
 
 def _session() -> SyntheticTower:
-    tower = SyntheticTower(duration_s=30.0, seed=11)
-    rng = np.random.default_rng(11)
-    t = 2.5
-    while t < 22.0:
-        tower.throw(t, int(rng.integers(0, 8)))
-        t += float(rng.uniform(1.2, 2.2))
-    tower.lift(24.0, 27.0, 2)
-    return tower
+    return tower_with_a_lift(11)
 
 
 def _detect(tower: SyntheticTower, load: tuple[np.ndarray, np.ndarray, np.ndarray],

@@ -11,17 +11,11 @@ from dsp.detect.cubes import CubeScale
 from dsp.detect.detector import Detector
 from dsp.detect.events import Closed, Landing, Lift, Removal
 from dsp.detect.synthetic import SyntheticTower
+from tests.dsp.detect.broken_tower import tower_with_a_lift
 
 
 def _session(seed: int = 3) -> SyntheticTower:
-    tower = SyntheticTower(duration_s=30.0, seed=seed)
-    rng = np.random.default_rng(seed)
-    t = 2.5
-    while t < 22.0:
-        tower.throw(t, int(rng.integers(0, 8)))
-        t += float(rng.uniform(1.2, 2.2))
-    tower.lift(24.0, 27.0, 2)
-    return tower
+    return tower_with_a_lift(seed)
 
 
 def _detect(tower: SyntheticTower, piezo_cuts: list[int], load_cuts: list[int],
