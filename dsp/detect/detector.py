@@ -11,13 +11,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from dsp.detect.acoustic import AcousticLevelModel
-from dsp.detect.cadence import (
-    CADENCE_ROWS,
-    CADENCE_TOLERANCE,
-    REGRID_RATIO,
-    LoadRegrid,
-    load_cadence,
-)
 from dsp.detect.calibration import DetectorCalibration
 from dsp.detect.converter import SpikeShapes
 from dsp.detect.cubes import CubeScale
@@ -34,9 +27,9 @@ from dsp.detect.loadcell import (
     LoadStep,
     short_window_readings,
 )
+from dsp.detect.loadfront import LoadFrontEnd, LoadRows
 from dsp.detect.memory import FusionStats
 from dsp.detect.piezo import PiezoChain, PlateBusy, TimedImpact
-from dsp.detect.stale import StaleReadingHold
 
 # Why 2.5 s: the device sends piezo and load interleaved within milliseconds;
 # a stream silent for a second is absent (or stalled) and must not hold back
@@ -57,30 +50,6 @@ class _LoadProgress:
     t_s: float
     settled_levels: np.ndarray
     settled_times: np.ndarray
-
-
-@dataclass(frozen=True)
-class _LoadRows:
-    """Load rows waiting for the processors: held stale readings, and the valid bits as sent."""
-
-    t_s: np.ndarray
-    values: np.ndarray
-    valid: np.ndarray
-    fresh: np.ndarray
-    read_t: np.ndarray
-
-    def before(self, cut: int) -> _LoadRows:
-        return _LoadRows(self.t_s[:cut], self.values[:cut], self.valid[:cut],
-                         self.fresh[:cut], self.read_t[:cut])
-
-    def after(self, cut: int) -> _LoadRows:
-        return _LoadRows(self.t_s[cut:], self.values[cut:], self.valid[cut:],
-                         self.fresh[cut:], self.read_t[cut:])
-
-    def given(self) -> dict[str, np.ndarray]:
-        """The keyword arguments of ``LoadChannelProcessor.process``."""
-        return {"t_s": self.t_s, "values": self.values, "valid": self.valid,
-                "fresh": self.fresh, "read_t": self.read_t}
 
 
 @dataclass(frozen=True)
@@ -141,16 +110,10 @@ class Detector:
         self.calibration = cal
         self.piezo = PiezoChain(n_channels=n_levels, sample_rate_hz=piezo_rate_hz)
 
-        self._hello_load_rate_hz = float(load_rate_hz)
-        self.stale = StaleReadingHold(n_channels=n_levels, reading_interval_s=1.0 / load_rate_hz)
+        # The processors are built for the rate the load rows come at, once
+        # the stream's first rows have shown it (``loadfront``).
+        self.load_front = LoadFrontEnd(n_channels=n_levels, hello_rate_hz=load_rate_hz)
         self._build_load_views(load_rate_hz)
-        self.regrid: LoadRegrid | None = None
-        # How late a polled row may come after its readings were made (0:
-        # one row per conversion round, each made as it is sent).
-        self._polled_late_s = 0.0
-        # The first rows of the load stream wait here until they show the
-        # stream's cadence (``stale.load_cadence``); None once it is known.
-        self._cadence_rows: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = []
         self.scale = CubeScale(n_levels=n_levels, cube_counts=cal.cube_counts())
         self.acoustic = AcousticLevelModel(
             n_levels=n_levels, signatures=cal.acoustic_signatures, counts=cal.acoustic_counts
@@ -175,7 +138,7 @@ class Detector:
         # Load readings wait here until the fusion has reached the handover
         # time before them (UNIT_HANDOVER_S); those up to ``_unit_until`` go
         # to the processors at once, with the cube size handed over last.
-        self._load_waiting: list[_LoadRows] = []
+        self._load_waiting: list[LoadRows] = []
         self._load_received = -np.inf
         self._unit_until = -np.inf
 
@@ -213,33 +176,6 @@ class Detector:
             self.load_short = view(settled=False, short=True)
             self.load_settled_short = view(settled=True, short=True)
 
-    def _take_cadence(self, t_s: np.ndarray, fresh: np.ndarray) -> None:
-        """Fit the load processors to the cadence of the stream's first rows.
-
-        Their windows are counted in rows, as consecutive conversions. Rows
-        polled well faster than the converters convert (``REGRID_RATIO``)
-        are put on the converters' own interval first
-        (``cadence.LoadRegrid``); rows at a rate other than HELLO's (by more
-        than ``CADENCE_TOLERANCE``) get processors built for the rate they
-        come at, with the stale readings among them held
-        (``stale.StaleReadingHold``).
-        """
-        row_s, conversion_s = load_cadence(t_s, fresh)
-        hello_s = 1.0 / self._hello_load_rate_hz
-        if not np.isfinite(row_s):
-            return
-        if np.isfinite(conversion_s) and conversion_s > row_s * (1.0 + CADENCE_TOLERANCE):
-            # A poll catches a conversion up to a poll after it was made.
-            self._polled_late_s = row_s
-        if np.isfinite(conversion_s) and conversion_s > row_s * REGRID_RATIO:
-            self.regrid = LoadRegrid(n_channels=self.n_levels, interval_s=conversion_s)
-            row_s = conversion_s
-        if abs(hello_s / row_s - 1.0) > CADENCE_TOLERANCE:
-            self.stale = StaleReadingHold(n_channels=self.n_levels, reading_interval_s=row_s)
-            self._build_load_views(1.0 / row_s)
-            self._unit_version = -1
-            self._sync_unit()
-
     def _sync_unit(self) -> None:
         if self.scale.version == self._unit_version:
             return
@@ -272,38 +208,22 @@ class Detector:
         t_s = np.asarray(t_s, dtype=np.float64).reshape(-1)
         if t_s.size == 0:
             return []
-        fresh = np.asarray(valid, dtype=bool).reshape(t_s.size, -1)
-        values = np.asarray(values).reshape(t_s.size, -1)
         self._load_first = min(self._load_first, float(t_s[0]))
         self._load_received = max(self._load_received, float(t_s[-1]))
-        if self._cadence_rows is not None:
-            self._cadence_rows.append((t_s, values, fresh))
-            if sum(t.size for t, _, _ in self._cadence_rows) < CADENCE_ROWS:
-                return self._advance()
-            t_s, values, fresh = self._end_cadence()
-        return self._take_load(t_s, values, fresh)
+        return self._take_load(self.load_front.process(t_s, values, valid))
 
-    def _end_cadence(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The rows kept to learn the cadence, once it is taken from them."""
-        rows = self._cadence_rows or []
-        self._cadence_rows = None
-        t_s = np.concatenate([t for t, _, _ in rows])
-        values = np.concatenate([v for _, v, _ in rows])
-        fresh = np.concatenate([f for _, _, f in rows])
-        # From the first rows only, however many came in the blocks so far.
-        self._take_cadence(t_s[:CADENCE_ROWS], fresh[:CADENCE_ROWS])
-        return t_s, values, fresh
-
-    def _take_load(self, t_s: np.ndarray, values: np.ndarray, fresh: np.ndarray) -> list[Event]:
-        read_t = np.repeat(t_s[:, None] - self._polled_late_s, values.shape[1], axis=1)
-        if self.regrid is not None:
-            t_s, values, fresh, read_t = self.regrid.process(t_s, values, fresh, read_t)
-            if t_s.size == 0:
-                return self._advance()
-        values, valid, read_t = self.stale.process(t_s, values, fresh, read_t)
+    def _take_load(self, rows: LoadRows | None) -> list[Event]:
+        if rows is None:
+            return self._advance()
+        if self.load_front.rate_hz != self.load.sample_rate_hz:
+            # The rows come at another rate than HELLO said: processors for it.
+            self._build_load_views(self.load_front.rate_hz)
+            self._unit_version = -1
+            self._sync_unit()
+        t_s = rows.t_s
         self.fusion.load_coverage.add(t_s)
-        self.fusion.load_history.add(t_s, values, valid)
-        self._load_waiting.append(_LoadRows(t_s, values, valid, fresh, read_t))
+        self.fusion.load_history.add(t_s, rows.values, rows.valid)
+        self._load_waiting.append(rows)
         self._process_load()
         return self._advance()
 
@@ -316,10 +236,7 @@ class Detector:
         if cut == 0:
             self._note_handover()
             return
-        waiting = _LoadRows(
-            t_s, *(np.concatenate([getattr(rows, name) for rows in self._load_waiting])
-                   for name in ("values", "valid", "fresh", "read_t"))
-        )
+        waiting = LoadRows.joined(self._load_waiting)
         self._load_waiting = [waiting.after(cut)] if cut < t_s.size else []
         rows = waiting.before(cut)
         t_s, values = rows.t_s, rows.values
@@ -478,8 +395,8 @@ class Detector:
         if not np.isfinite(end):
             return []
         out: list[Event] = []
-        if self._cadence_rows:
-            out.extend(self._take_load(*self._end_cadence()))
+        if self.load_front.measuring:
+            out.extend(self._take_load(self.load_front.flush()))
         out.extend(self._advance(until_s=end))
         if np.isfinite(self._load_done):
             self._push_progress(self._load_done)

@@ -9,6 +9,7 @@ from dsp.detect.cadence import LoadRegrid, load_cadence
 from dsp.detect.detector import Detector
 from dsp.detect.events import Closed, Landing, Lift
 from dsp.detect.loadcell import LoadChannelProcessor
+from dsp.detect.loadfront import LoadFrontEnd
 from dsp.detect.stale import HOLD_READINGS, StaleReadingHold
 from dsp.detect.synthetic import SyntheticTower
 from tests.dsp.detect.broken_tower import tower_with_a_lift
@@ -161,3 +162,33 @@ def test_a_channel_polled_stale_twice_in_a_row_is_not_taken_for_lifted() -> None
     # From the first row it sent nothing fresh (a stale one, or the first lifted).
     assert not gone.connected and t[-1] <= gone.t_s <= later[0]
     assert gone.t_decided_s - t[fresh[:, 0]][-1] >= 0.15
+
+
+@pytest.mark.parametrize(("factor", "regrid", "rate_hz"), [
+    (1.0, False, 80.0), (1.25, False, 100.0), (2.0, True, 80.0),
+])
+def test_the_front_end_builds_for_the_rate_its_rows_come_at(
+    factor: float, regrid: bool, rate_hz: float
+) -> None:
+    tower = SyntheticTower(duration_s=3.0, seed=3)
+    t, values, fresh = (
+        polled(tower, factor * tower.load_rate_hz) if factor > 1.0
+        else (tower.load_t_s, tower.load_counts(), tower.load_valid)
+    )
+    front = LoadFrontEnd(n_channels=8, hello_rate_hz=80.0)
+    assert front.process(t[:10], values[:10], fresh[:10]) is None and front.measuring
+    rows = front.process(t[10:], values[10:], fresh[10:])
+    assert rows is not None and not front.measuring
+    assert (front.regrid is not None) == regrid
+    assert front.rate_hz == pytest.approx(rate_hz, rel=0.03)
+    # Every reading the processors get is whole: fresh, or held a moment.
+    assert rows.valid[1:].all()
+
+
+def test_a_stream_shorter_than_its_cadence_is_given_at_its_end() -> None:
+    tower = SyntheticTower(duration_s=1.0, seed=3)
+    front = LoadFrontEnd(n_channels=8, hello_rate_hz=80.0)
+    assert front.process(tower.load_t_s[:5], tower.load_counts()[:5], tower.load_valid[:5]) is None
+    rows = front.flush()
+    assert rows is not None and rows.t_s.size == 5 and front.rate_hz == 80.0
+    assert front.flush() is None
