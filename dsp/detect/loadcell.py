@@ -294,6 +294,7 @@ class LoadChannelProcessor:
         # window past its nominal span plus half a reading, and the settled
         # view never saw its plate still: model H, session 25.)
         self._max_gap_s = 1.5 / sample_rate_hz
+        self._gaps: tuple[np.ndarray | None, np.ndarray] = (None, np.zeros(0, dtype=np.int64))
         n = self.n_channels
         self.sigma = np.full(n, np.nan)
         if noise_counts is not None:
@@ -849,7 +850,10 @@ class LoadChannelProcessor:
 
     def _gaps_before(self, all_t: np.ndarray) -> np.ndarray:
         """How many gaps of lost readings lie before each reading (a window spans none)."""
-        return np.concatenate([[0], np.cumsum(np.diff(all_t) > self._max_gap_s)])
+        # Asked for by each window test of a block: counted once per block.
+        if self._gaps[0] is not all_t:
+            self._gaps = (all_t, np.concatenate([[0], np.cumsum(np.diff(all_t) > self._max_gap_s)]))
+        return self._gaps[1]
 
     def _find_steps(
         self, all_t: np.ndarray, all_v: np.ndarray, all_ok: np.ndarray, first_end: int,
