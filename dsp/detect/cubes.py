@@ -34,6 +34,15 @@ _TRUST_SAMPLES = 3
 # (0.62-0.8); drift and a neighbour's lasting jolt stay under 0.2 of a cube.
 _SEVERAL_MOST = 4
 _SEVERAL_SHARE = 0.2
+# Why 0.08 and twice running: a size trusted on three steps can still be two
+# or three cubes' when every one of those steps held several (a quick
+# series onto one plate read 10 times a second: model H's top plates
+# learnt 2-3 cubes from steps of 3, 2 and 2, and missed every other cube
+# after). Single cubes then read a clean half or third of it, one after
+# the other; a hand or a neighbour's jolt reads so once, and the lighter
+# of two kinds of cube 0.62-0.8.
+_TRUSTED_SEVERAL_SHARE = 0.08
+_TRUSTED_SEVERAL_MOST = 3
 # Why half: a size that may be several cubes' (``CubeScale.size_unsure``)
 # must let steps down to a fifth of it show (STEP_CUBES of the size halved).
 _FEW_SHOWN = 0.5
@@ -83,6 +92,8 @@ class CubeScale:
     def __init__(self, *, n_levels: int, cube_counts: tuple[float, ...] | None = None) -> None:
         self.n_levels = int(n_levels)
         self._history: list[list[float]] = [[] for _ in range(self.n_levels)]
+        # Clean shares of a trusted size read in a row, per level.
+        self._shares: list[list[int]] = [[] for _ in range(self.n_levels)]
         # Steps heard as one drop that read neither one cube nor two (``note_step``).
         self._odd: list[float] = []
         # Whether each of the last single-cube steps read odd (True) or whole.
@@ -209,12 +220,22 @@ class CubeScale:
         that settled together (the caller decides whether the step was a
         cube's drop). 1 when the step tells nothing of the kind.
         """
-        if not self.size_unsure(level):
-            return 1
         x = self.cubes(level, delta_counts)
         if not x > 0:
             return 1  # a loss (or nothing known) tells nothing of the cubes that came
         m = int(np.round(1.0 / x))
+        if not self.size_unsure(level):
+            # A trusted size: only two clean shares in a row tell (see
+            # ``_TRUSTED_SEVERAL_SHARE``).
+            shares = self._shares[level]
+            if 2 <= m <= _TRUSTED_SEVERAL_MOST and abs(m * x - 1.0) <= _TRUSTED_SEVERAL_SHARE:
+                shares.append(m)
+                if len(shares) >= 2 and shares[-2] == m:
+                    shares.clear()
+                    return m
+            else:
+                shares.clear()
+            return 1
         if 2 <= m <= _SEVERAL_MOST and abs(m * x - 1.0) <= _SEVERAL_SHARE:
             return m
         return 1

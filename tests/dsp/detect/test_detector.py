@@ -323,6 +323,25 @@ def test_a_size_learnt_from_several_cubes_is_told_by_a_share_of_it() -> None:
     assert CubeScale(n_levels=8, cube_counts=(9000.0,) * 8).learnt_from_several(2, 3000.0) == 1
 
 
+def test_a_size_trusted_on_steps_of_several_cubes_is_told_by_two_shares_in_a_row() -> None:
+    # A quick series read 10 times a second: the plate's first three steps
+    # held 3, 2 and 2 cubes, each counted as one; its size is trusted at 2.
+    scale = CubeScale(n_levels=8)
+    for cubes in (3, 2, 2):
+        scale.learn(7, cubes * 7500.0, 1)
+    assert not scale.size_unsure(7) and scale.unit(7) == 15000.0
+    # One step of half of it (a hand, a jolt) tells nothing; a whole one in
+    # between starts the count again.
+    assert scale.learnt_from_several(7, 7550.0) == 1
+    assert scale.learnt_from_several(7, 15100.0) == 1
+    assert scale.learnt_from_several(7, 7450.0) == 1
+    # Two single cubes in a row, each a clean half: the size was two cubes'.
+    assert scale.learnt_from_several(7, 7520.0) == 2
+    # Not 0.62-0.8 of it, as the lighter of two kinds of cube reads.
+    for _ in range(3):
+        assert scale.learnt_from_several(7, 0.7 * 15000.0) == 1
+
+
 def test_cubes_after_a_first_step_of_three_are_counted_one_by_one() -> None:
     # In a quick series three cubes settle on level 4 at once, before it has
     # seen a cube of its own; each cube after is a third of the size learnt.
