@@ -174,3 +174,23 @@ def test_detect_names_a_contact_microphone_that_hears_nothing(
     # The load cells still count every landing there.
     expected = [e["level"] for e in truth if e["event"] == "landing"]
     assert [e["floor"] for e in events if e["event"] == "landing"] == expected
+
+
+@pytest.mark.parametrize("factor", [1.25, 2.0])
+def test_detect_reads_a_device_that_polls_its_load_cells_faster_than_they_convert(
+    factor: float, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.device_cadence import polled_faster
+
+    path = tmp_path / "rounds.bin"
+    truth = record_session(SessionSpec("single", 4, 45, 40.0), path)
+    polled = polled_faster(path, tmp_path / "polled.bin", factor)
+    status, events, _ = _run(["detect", str(polled)], capsys)
+    assert status == 0
+    expected = [(e["t"], e["level"]) for e in truth if e["event"] == "landing"]
+    landings = [(e["t"], e["floor"]) for e in events if e["event"] == "landing"]
+    # Before session 25, one reading in five (or every other one) stale on
+    # every channel left no window whole: no landing at all.
+    assert len(expected) >= 4
+    assert [lv for _, lv in landings] == [lv for _, lv in expected]
+    assert all(abs(a - b) < 0.5 for (a, _), (b, _) in zip(landings, expected, strict=True))
