@@ -134,8 +134,8 @@ def sounded_like_a_cube(
 
     Two strikes or more (a lone click on one disc is an electrical pop), the
     last ones as loud as a cube's (:func:`loud_as_a_cube`) and standing out
-    on one plate (:func:`cube_like`), and one of them standing out by
-    ``DROP_STANDS_OUT_DB`` (talk in a noisy room does not).
+    on one plate (:func:`cube_like`), and some strike of the drop standing
+    out by ``DROP_STANDS_OUT_DB`` (talk in a noisy room does not).
     """
     return (
         len(impacts) >= CUBE_STRIKES
