@@ -21,8 +21,8 @@ from dsp.detect.stale import load_rows
 CADENCE_ROWS = 16
 # Why 15 %: HX711 oscillators run within a few percent of their nominal
 # rate, and a device sending LOAD once per conversion round comes at that
-# rate; rows coming 15 % faster than fresh readings or more are a poll of
-# its own (model H's slowest poll: 1.0 times, its converters 4 % off).
+# rate; rows coming 15 % or more faster than each channel's fresh
+# readings are a poll of the device's own.
 CADENCE_TOLERANCE = 0.15
 
 # Why 1.6: a poll that much faster than a converter catches each of its
