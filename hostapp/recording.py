@@ -40,7 +40,7 @@ from hostapp.protocol.constants import (
     PIEZO,
     PIEZO_HEADER_SIZE,
 )
-from hostapp.protocol.decoder import FrameBatch
+from hostapp.protocol.decoder import FrameBatch, byte_rows
 from hostapp.protocol.messages import MESSAGE_CLASSES, s24_to_int32
 
 DEFAULT_CHUNK_SIZE = 1 << 18
@@ -207,7 +207,7 @@ class MessageRows:
         """The bodies as rows of one array, or None if there are none or their lengths differ."""
         if not len(self) or np.any(self.length != self.length[0]):
             return None
-        return self.data[self.start[:, None] + np.arange(int(self.length[0]))]
+        return byte_rows(self.data, self.start, int(self.length[0]))
 
 
 @dataclass(frozen=True, eq=False)

@@ -37,7 +37,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from dsp.detect.ringing import RING_FIT_READINGS, balanced_windows, fitted_windows
 
@@ -202,6 +201,28 @@ def _all_in_windows(ok: np.ndarray, w: int, start: int, k: int) -> np.ndarray:
     """For ``k`` windows of ``w`` rows starting at ``start``: whether every flag is set."""
     bad = np.concatenate([np.zeros((1, ok.shape[1]), np.int64), np.cumsum(~ok, axis=0)])
     return np.asarray(bad[start + w : start + w + k] - bad[start : start + k] == 0)
+
+
+def _window_stats(
+    v: np.ndarray, w: int, start: int, k: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per channel, the highest, lowest and mean reading of ``k`` windows of ``w`` rows.
+
+    Window ``j`` is rows ``start + j .. start + j + w - 1``. The same numbers
+    as reducing a sliding window view along its window axis, a few times
+    faster: ``w`` elementwise steps over ``(k, n)`` arrays instead of a
+    reduction over a strided axis for every window. The readings are whole
+    HX711 counts, whose sums are exact in any order: the means are the
+    reduction's to the bit.
+    """
+    first = v[start : start + k]
+    high, low, total = first.copy(), first.copy(), first + 0.0
+    for i in range(1, w):
+        rows = v[start + i : start + i + k]
+        np.maximum(high, rows, out=high)
+        np.minimum(low, rows, out=low)
+        total += rows
+    return high, low, total / w
 
 
 def robust_sigma_from_differences(values: np.ndarray) -> np.ndarray:
@@ -861,15 +882,14 @@ class LoadChannelProcessor:
     ) -> list[LoadStep]:
         w = self.window
         start = first_end - (w - 1)
-        win_v = sliding_window_view(all_v, w, axis=0)[start:]  # (k, n, w)
         k = all_t.size - (w - 1) - start
+        high, low, means = _window_stats(all_v, w, start, k)
         win_ok = _all_in_windows(all_ok, w, start, k)
         win_t0 = all_t[start : start + k]  # first and last reading of each window
         win_t1 = all_t[start + w - 1 : start + w - 1 + k]
         gaps = self._gaps_before(all_t)
         contiguous = gaps[start + w - 1 : start + w - 1 + k] == gaps[start : start + k]
-        spread = win_v.max(axis=2) - win_v.min(axis=2)
-        means = win_v.mean(axis=2)
+        spread = high - low
         tolerance = np.maximum(self.stable_range_sigmas * self.sigma, self.ring_tolerance_counts)
         stable = win_ok & contiguous[:, None] & (spread <= tolerance)
         # (k, n) start time of each row's window: a ringing window starts earlier.

@@ -14,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 from cobs import cobs as _c_cobs
+from numpy.lib.stride_tricks import sliding_window_view
 
 from hostapp.protocol import constants as c
 from hostapp.protocol.crc import crc16, crc16_rows
@@ -82,6 +83,20 @@ class FrameBatch:
         limit = self.data.size - 1
         b = [self.data[np.minimum(at + k, limit)].astype(np.int64) for k in range(4)]
         return b[0] | b[1] << 8 | b[2] << 16 | b[3] << 24
+
+
+def byte_rows(
+    data: npt.NDArray[np.uint8], start: npt.NDArray[np.int64], length: int
+) -> npt.NDArray[np.uint8]:
+    """The ``length`` bytes from each ``start`` in ``data``, as rows of one array.
+
+    A row copied whole from a window view of the buffer costs a tenth of
+    gathering it byte by byte through an index array, and a chunk of a
+    recording holds tens of thousands of rows.
+    """
+    if start.size == 0:
+        return np.zeros((0, length), dtype=np.uint8)
+    return np.asarray(sliding_window_view(data, length)[start])
 
 
 _NO_FRAMES = FrameBatch(
@@ -392,7 +407,7 @@ def _checksums(
         rows = np.flatnonzero(candidates & (raw_len == length))
         covered = length - c.CRC_SIZE
         if covered <= _COLUMN_CRC_MAX:
-            crcs[rows] = crc16_rows(buffer[begin[rows, None] + np.arange(covered)])
+            crcs[rows] = crc16_rows(byte_rows(buffer, begin[rows], covered))
         else:
             crcs[rows] = [crc_hqx(raws[i][:-2], 0xFFFF) for i in rows.tolist()]
     return crcs

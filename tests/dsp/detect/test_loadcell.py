@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dsp.detect.loadcell import LoadChannelProcessor, LoadConnection, LoadStep
+from dsp.detect.loadcell import LoadChannelProcessor, LoadConnection, LoadStep, _window_stats
 
 RATE = 80.0
 
@@ -384,3 +384,23 @@ def test_a_cube_that_settles_in_a_ramp_is_a_step_to_the_fast_view() -> None:
 def test_block_sizes_do_not_change_results_with_a_ramp(cuts: list[int]) -> None:
     t, v, ok = _settling_slowly_signal()
     assert _run(_ring_tolerant(), t, v, ok, []) == _run(_ring_tolerant(), t, v, ok, cuts)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 30), st.integers(1, 200), st.integers(0, 2**32 - 1), st.booleans())
+def test_window_stats_are_each_windows_max_min_and_mean(
+    w: int, k: int, seed: int, whole_counts: bool
+) -> None:
+    rng = np.random.default_rng(seed)
+    v = rng.normal(0.0, 3e4, (k + w - 1 + 7, 8))
+    if whole_counts:
+        v = np.round(v)  # what an HX711 sends: the mean is then exactly the reduction's
+    start = 3
+    high, low, mean = _window_stats(v, w, start, k)
+    windows = np.lib.stride_tricks.sliding_window_view(v, w, axis=0)[start : start + k]
+    assert np.array_equal(high, windows.max(axis=2))
+    assert np.array_equal(low, windows.min(axis=2))
+    if whole_counts:
+        assert np.array_equal(mean, windows.mean(axis=2))
+    else:
+        assert np.allclose(mean, windows.mean(axis=2), rtol=1e-12, atol=1e-9)

@@ -26,7 +26,7 @@ from hostapp.protocol import (
     encode_frame,
 )
 from hostapp.protocol.crc import crc16, crc16_rows
-from hostapp.protocol.decoder import _cobs_decode_piece
+from hostapp.protocol.decoder import _cobs_decode_piece, byte_rows
 from hostapp.protocol.messages import BodyError
 
 FAST = settings(max_examples=40, deadline=None)
@@ -253,3 +253,14 @@ def test_frames_decoded_together_are_those_decoded_one_by_one(
 def test_crc_of_many_rows_at_once_is_the_crc_of_each(length: int, rows: int, seed: int) -> None:
     data = np.random.default_rng(seed).integers(0, 256, (rows, length), dtype=np.uint8)
     assert crc16_rows(data).tolist() == [crc16(row.tobytes()) for row in data]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 300), st.integers(0, 50), st.integers(0, 2**32 - 1))
+def test_byte_rows_are_the_bytes_from_each_start(length: int, rows: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    data = rng.integers(0, 256, length + 400, dtype=np.uint8)
+    start = rng.integers(0, data.size - length + 1, rows).astype(np.int64)
+    got = byte_rows(data, start, length)
+    assert got.shape == (rows, length)
+    assert [row.tobytes() for row in got] == [data[a : a + length].tobytes() for a in start]
