@@ -142,6 +142,17 @@ class CubeScale:
             return None  # too few to tell, or a mixed set of cells
         return float(median(learnt))
 
+    def learnt_elsewhere(self, level: int) -> float | None:
+        """Median cube size the other levels learnt from their own landings, if they agree.
+
+        None until two levels have learnt one, or when theirs differ by
+        more than :data:`_MATCHED_SPREAD` (a mixed set of cells).
+        """
+        learnt = [float(median(h)) for k, h in enumerate(self._history) if h and k != level]
+        if len(learnt) < 2 or max(learnt) > _MATCHED_SPREAD * min(learnt):
+            return None
+        return float(median(learnt))
+
     def trusted_units(self) -> np.ndarray:
         """Cube sizes known well enough to judge a ringing plate by (NaN elsewhere).
 

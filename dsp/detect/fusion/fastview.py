@@ -361,6 +361,9 @@ class FastView(LandingJudge):
         if n != 0 and residual <= FAST_MAX_RESIDUAL:
             self.scale.learn_sign(step.level, step.delta_counts, cubes_added=True)
             n, residual = self.scale.count(step.level, step.delta_counts)
+        if n == 1 and self.scale.unit(step.level) is None:
+            # A level's first cubes in a quick series may settle together.
+            n = self._cubes_heard_arriving(step, step.delta_counts)
         if n == 0:
             self.stats.steps_below_one_cube += 1
             memory.part = (step, previous)

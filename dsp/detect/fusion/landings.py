@@ -99,6 +99,12 @@ _STOP_JUDGED_S = 0.3
 _SIZED_LONG_S = 0.5
 # Why 15: the median of the last 15 landings follows a slowly changing plate.
 _HISTORY_SWINGS = 15
+# Why 1.5: a level's first change, heard as several cubes arriving, is
+# taken for that many only when each then weighs what the other levels'
+# cubes weigh, give or take the spread of cells of one kind (model H's
+# levels: 4890-8283 counts a cube); a kit of mixed cells (ten times apart)
+# rarely meets it by chance, and then only with separate drops heard.
+_FIRST_SEVERAL_SPREAD = 1.5
 
 
 class LandingJudge(HandsJudge):
@@ -148,6 +154,39 @@ class LandingJudge(HandsJudge):
             for s, (m, _) in zip(doubted, counts, strict=True)
         ]
 
+    def _cubes_heard_arriving(self, step: LoadStep, delta_counts: float) -> int:
+        """Cubes in a change of ``delta_counts`` on a level that has no cube size yet.
+
+        One (the level learns its size from it), unless separate drops were
+        heard arriving on the level during the change (runs of strikes
+        ``ARRIVALS_APART_S`` apart) and the change reads as that many cubes
+        of the size the other levels learnt, within
+        ``_FIRST_SEVERAL_SPREAD``, nearer than as one.
+        """
+        pool = self.scale.learnt_elsewhere(step.level)
+        if pool is None or pool <= 0 or delta_counts == 0:
+            return 1
+        strikes, above = self._strikes_heard_on(step)
+        runs = 1 + sum(
+            run_ends(a, b, above, 0) for a, b in zip(strikes, strikes[1:], strict=False)
+        )
+        if len(strikes) < 2 or runs < 2:
+            return 1
+        as_one = abs(np.log(abs(delta_counts) / pool))
+        as_several = abs(np.log(abs(delta_counts) / runs / pool))
+        if as_several < as_one and as_several <= np.log(_FIRST_SEVERAL_SPREAD):
+            return runs
+        return 1
+
+    def _strikes_heard_on(self, step: LoadStep) -> tuple[list[TimedImpact], list[float]]:
+        """The strikes on the step's level since its last landing, and the times of those above."""
+        level = step.level
+        since = max(step.t_before_s, self._levels[level].landed_t)
+        drop = [imp for imp in self._drop_impacts(step) if since < imp.t_s <= step.t_settled_s]
+        heard = self._levels_of(drop)
+        above = [imp.t_s for imp, top in zip(drop, heard, strict=True) if top > level]
+        return strikes_on(drop, heard, level), above
+
     def _heard_arrivals(self, step: LoadStep, n: int) -> list[tuple[LoadStep, int]]:
         """Split a change of ``n`` cubes (either view's) by the drops heard on its level.
 
@@ -159,14 +198,9 @@ class LandingJudge(HandsJudge):
         cube can arrive within a quarter second of the last one's bounces),
         and then also where a strike is ``NEW_CUBE_LOUDER`` than the last.
         """
-        level = step.level
-        since = max(step.t_before_s, self._levels[level].landed_t)
-        drop = [imp for imp in self._drop_impacts(step) if since < imp.t_s <= step.t_settled_s]
-        heard = self._levels_of(drop)
-        strikes = strikes_on(drop, heard, level)
+        strikes, above = self._strikes_heard_on(step)
         if not strikes:
             return []
-        above = [imp.t_s for imp, top in zip(drop, heard, strict=True) if top > level]
         pairs = list(zip(strikes, strikes[1:], strict=False))
         for signs in range(3):
             ends = [a.t_s for a, b in pairs if run_ends(a, b, above, signs)]

@@ -151,6 +151,8 @@ class SettledView(FastView):
         if n == 0 and self._unmatched_first_cube(step):
             self.scale.refuse_pool(level)
             n, residual = self.scale.count(level, delta)
+        if n == 1 and self.scale.unit(level) is None:
+            n = self._cubes_heard_arriving(step, delta)
         if n == 1 and not still and self._one_cube_measured(level, step.delta_counts):
             # The step itself is the one cube the fast view counted; the rest
             # of the change since the load last accounted for is the plate's

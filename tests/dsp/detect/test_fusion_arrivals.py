@@ -1941,3 +1941,59 @@ def test_a_plate_restless_for_seconds_with_four_others_gains_a_cube_only_if_one_
         fusion = _fusion()
         fusion.add_impacts([_strike(2.0, level), _strike(2.05, level)])
         assert [(f, n) for f, n, _ in _landings(fusion.add_settled_step(under_hand))] == [(3, 1)]
+
+
+def _fusion_knowing(units: dict[int, float]) -> Fusion:
+    """A fusion in which only the levels of ``units`` have learnt a cube, of those sizes."""
+    scale, acoustic = CubeScale(n_levels=8), AcousticLevelModel(n_levels=8)
+    fusion = Fusion(n_levels=8, scale=scale, acoustic=acoustic)
+    for level, unit in units.items():
+        fusion.scale.learn(level, unit, 1)
+    fusion.load_coverage.add(_T)
+    fusion.load_history.add(_T, np.zeros((_T.size, 8)), np.ones((_T.size, 8), bool))
+    fusion.accounted[:] = 0.0
+    return fusion
+
+
+_THREE_APART = [
+    _strike(1.00, 7), _strike(1.05, 7),  # three cubes onto the top plate, a third of a second apart
+    _strike(1.35, 7), _strike(1.40, 7),
+    _strike(1.70, 7), _strike(1.74, 7),
+]
+
+
+def test_a_levels_first_step_heard_as_three_drops_of_the_others_size_is_three_landings() -> None:
+    # A quick series onto a plate read 10 times a second settles as one
+    # step of three cubes before the plate has a size of its own: the
+    # other levels' agreeing cubes and the three drops heard say three.
+    fusion = _fusion_knowing({2: 950.0, 3: 1050.0})
+    fusion.add_impacts(_THREE_APART)
+    out = fusion.add_settled_step(_step(7, 0.9, 2.2, 3.0))
+    assert _landings(out) == [(7, 1, 1.05), (7, 1, 1.4), (7, 1, 1.74)]
+    assert fusion.scale.unit(7) == pytest.approx(UNIT)
+
+
+@pytest.mark.parametrize(
+    ("units", "drops"),
+    [
+        ({2: 950.0}, _THREE_APART),  # one level's size alone says little
+        ({2: 300.0, 3: 3000.0}, _THREE_APART),  # a mixed set of cells: sizes say nothing
+        ({2: 950.0, 3: 1050.0}, _THREE_APART[:2]),  # one drop heard: one heavy cube
+    ],
+)
+def test_a_levels_first_step_is_one_cube_unless_sizes_and_drops_both_say_more(
+    units: dict[int, float], drops: list[TimedImpact]
+) -> None:
+    fusion = _fusion_knowing(units)
+    fusion.add_impacts(drops)
+    out = fusion.add_settled_step(_step(7, 0.9, 2.2, 3.0))
+    assert [(floor, cubes) for floor, cubes, _ in _landings(out)] == [(7, 1)]
+    assert fusion.scale.unit(7) == pytest.approx(3 * UNIT)
+
+
+def test_the_fast_view_splits_a_levels_first_step_heard_as_three_drops_too() -> None:
+    fusion = _fusion_knowing({2: 950.0, 3: 1050.0})
+    fusion.add_impacts(_THREE_APART)
+    step = _step(7, 0.9, 2.2, 3.0)
+    out = fusion.add_load([step], [], step.t_decided_s) + fusion.advance(3.0)
+    assert [(floor, cubes) for floor, cubes, _ in _landings(out)] == [(7, 1)] * 3
