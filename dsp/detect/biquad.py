@@ -61,8 +61,8 @@ def _direct(
 
 def _agrees(linear_filter: LinearFilter) -> bool:
     """Whether ``linear_filter`` computes the biquad's recursion, state in and out."""
-    # A test signal without numpy.random, whose import would cost a tenth
-    # of the command's start: incommensurate sines, unlike in every column.
+    # A test signal without numpy.random, which nothing else `towerear
+    # detect` runs imports: incommensurate sines, unlike in every column.
     n = np.arange(32 * 3, dtype=np.float64).reshape(32, 3)
     x = 100.0 * np.sin(0.7 * n + 0.3) + 37.0 * np.cos(2.3 * n)
     b, a = butter_highpass(150.0, 2000.0)

@@ -160,7 +160,8 @@ class LandingJudge(HandsJudge):
         One (the level learns its size from it), unless separate drops were
         heard arriving on the level during the change (runs of strikes
         ``ARRIVALS_APART_S`` apart) and the change reads as that many cubes
-        of the size the other levels learnt, within
+        of the size two or more other levels learnt and agree on
+        (:meth:`CubeScale.learnt_elsewhere`), within
         ``_FIRST_SEVERAL_SPREAD``, nearer than as one.
         """
         pool = self.scale.learnt_elsewhere(step.level)

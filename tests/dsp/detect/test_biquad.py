@@ -47,7 +47,7 @@ def test_a_corner_outside_the_band_is_refused() -> None:
 def test_detect_starts_without_importing_scipy_signal_or_numpy_random() -> None:
     # The compiled filter loads here, so ``towerear detect`` starts in a
     # third of the time ``import scipy.signal`` alone would take; the test
-    # of it needs no random numbers (numpy.random: 18 ms of the start).
+    # of that filter draws no random numbers, so numpy.random stays out too.
     assert biquad._compiled_filter() is not None
     code = ("import sys, hostapp.cli.detect; "
             "print('scipy.signal' in sys.modules, 'numpy.random' in sys.modules)")
