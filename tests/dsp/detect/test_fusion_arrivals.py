@@ -1997,3 +1997,14 @@ def test_the_fast_view_splits_a_levels_first_step_heard_as_three_drops_too() -> 
     step = _step(7, 0.9, 2.2, 3.0)
     out = fusion.add_load([step], [], step.t_decided_s) + fusion.advance(3.0)
     assert [(floor, cubes) for floor, cubes, _ in _landings(out)] == [(7, 1)] * 3
+
+
+def test_a_many_cube_step_counted_again_as_no_cube_is_no_landing() -> None:
+    # Level 5 learnt a touch's size (a twentieth of a cube); three of those,
+    # unheard, make its size forgotten, and with the matched cells' size
+    # borrowed the step is no cube at all: nothing to report, and never a
+    # landing of zero cubes.
+    fusion = _fusion_knowing({0: UNIT, 1: UNIT, 2: UNIT, 5: 0.05 * UNIT})
+    out = fusion.add_settled_step(_step(5, 1.0, 1.2, 0.15))
+    assert [e for e in out if isinstance(e, Landing)] == []
+    assert fusion.scale.unit(5) == pytest.approx(UNIT)
