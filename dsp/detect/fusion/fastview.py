@@ -356,9 +356,13 @@ class FastView(LandingJudge):
         # In a closed tower a lone, clean step is almost always a cube
         # arriving: it votes on the sign of this level's cell. Only a step
         # of whole cubes (either way) votes: a plate jolted by a landing
-        # next door moves by part of one, either way.
+        # next door moves by part of one, either way. A loss the plate can
+        # account for (it holds that many cubes) does not: cubes slide on
+        # into the hole, or are knocked down (model B: with its cell's
+        # votes even, one that slid on turned the cell around and was
+        # reported as a landing, 20 false landings on towers 1-16).
         n, residual = self.scale.count(step.level, step.delta_counts)
-        if n != 0 and residual <= FAST_MAX_RESIDUAL:
+        if n != 0 and residual <= FAST_MAX_RESIDUAL and not 0 < -n <= self.cubes_on[step.level]:
             self.scale.learn_sign(step.level, step.delta_counts, cubes_added=True)
             n, residual = self.scale.count(step.level, step.delta_counts)
         if n == 1 and self.scale.unit(step.level) is None:

@@ -2008,3 +2008,20 @@ def test_a_many_cube_step_counted_again_as_no_cube_is_no_landing() -> None:
     out = fusion.add_settled_step(_step(5, 1.0, 1.2, 0.15))
     assert [e for e in out if isinstance(e, Landing)] == []
     assert fusion.scale.unit(5) == pytest.approx(UNIT)
+
+
+def test_a_cube_leaving_a_plate_that_holds_it_does_not_turn_its_cell_around() -> None:
+    # Level 4's votes on its cell's sign stand even (a landing, then a step
+    # misread the other way); it holds one cube. That cube leaving (slid on
+    # into the hole, knocked down) is a clean loss of one cube, which the
+    # plate can account for: it is no vote that its cell is wired the other
+    # way, and no landing.
+    fusion = _fusion_knowing({0: UNIT, 1: UNIT, 2: UNIT, 4: UNIT})
+    fusion.scale.learn_sign(4, UNIT, cubes_added=True)
+    fusion.scale.learn_sign(4, -UNIT, cubes_added=True)
+    fusion.cubes_on[4] = 1
+    fusion.add_impacts([_strike(1.00, 4), _strike(1.08, 3)])
+    step = replace(_step(4, 0.9, 1.3, -1.0), before_counts=UNIT, after_counts=0.0)
+    out = fusion.add_load([step], [], step.t_decided_s) + fusion.advance(2.5)
+    assert _landings(out) == []
+    assert fusion.scale.sign[4] == 1.0
