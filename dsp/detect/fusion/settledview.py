@@ -204,9 +204,10 @@ class SettledView(FastView):
                     self._levels[level].doubles += int(n == 2)
                     self._levels[level].many += int(n >= _MANY_CUBES)
                 if n < 1:
-                    # Counted again with the size it had before (a borrowed
-                    # one, or none), the change is no cube: a landing of
-                    # none would be reported (model G, a bump on the table).
+                    # Counted again once the level's own size was forgotten
+                    # or refused (it borrows the matched cells' now), the
+                    # change is no cube: a landing of none would be reported
+                    # (model G, a bump on the table, session 26).
                     return self._at_rest(learnt_late)
             if parts:
                 # The cubes were seen (by the doubted fast view) or heard
