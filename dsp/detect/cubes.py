@@ -137,10 +137,7 @@ class CubeScale:
         return self._matched_pool()
 
     def _matched_pool(self) -> float | None:
-        learnt = [float(median(h)) for h in self._history if h]
-        if len(learnt) < _MATCHED_LEVELS or max(learnt) > _MATCHED_SPREAD * min(learnt):
-            return None  # too few to tell, or a mixed set of cells
-        return float(median(learnt))
+        return self._agreed_size(_MATCHED_LEVELS)
 
     def learnt_elsewhere(self, level: int) -> float | None:
         """Median cube size the other levels learnt from their own landings, if they agree.
@@ -148,9 +145,13 @@ class CubeScale:
         None until two levels have learnt one, or when theirs differ by
         more than :data:`_MATCHED_SPREAD` (a mixed set of cells).
         """
-        learnt = [float(median(h)) for k, h in enumerate(self._history) if h and k != level]
-        if len(learnt) < 2 or max(learnt) > _MATCHED_SPREAD * min(learnt):
-            return None
+        return self._agreed_size(2, without=level)
+
+    def _agreed_size(self, least: int, without: int | None = None) -> float | None:
+        """Median of the levels' own learnt sizes (but ``without``'s), if ``least`` agree."""
+        learnt = [float(median(h)) for k, h in enumerate(self._history) if h and k != without]
+        if len(learnt) < least or max(learnt) > _MATCHED_SPREAD * min(learnt):
+            return None  # too few to tell, or a mixed set of cells
         return float(median(learnt))
 
     def trusted_units(self) -> np.ndarray:
