@@ -28,6 +28,10 @@ from dsp.detect.trust import cube_like
 # landings over 64 sessions, and no landing lost (quick series had fewer
 # plates restless).
 _SEVERAL_BUSY_LEVELS = 6
+# Why 1.25: one cube measured twice (the fast view's step while the plate
+# rang, then once it was still) agrees within a few percent; a quarter
+# leaves room for a step read early in a quick series.
+_LEFT_OVER_AGREE = 1.25
 # Why 0.3 cube: slower changes than this between two settled views are drift
 # or creep (followed, like a scale's zero tracking); faster ones are cubes.
 _DRIFT_FOLLOW_CUBES = 0.3
@@ -117,8 +121,10 @@ class SettledView(FastView):
             self.scale.learn_sign(level, delta, cubes_added=True)
         # A change the fast view counted as one cube, measured again: what is
         # left over is that cube's, read short on a plate still moving, not
-        # a sign that the level's first cube was two.
-        still = not self._fast_counted_one(step)
+        # a sign that the level's first cube was two; unless it is a cube the
+        # fast view saw earlier in the change and doubted.
+        left_over = self._doubted_cube_left_over(step, delta)
+        still = not self._fast_counted_one(step) or left_over
         if (
             self.scale.unit(level) is None
             and abs(delta) < _FIRST_CUBE_NOISES * step.noise_counts
@@ -136,7 +142,7 @@ class SettledView(FastView):
             return []
         learnt_late: list[Event] = []
         if still and not self._tower_open and not self._under_hands(step):
-            learnt_late = self._learnt_from_several(step, delta)
+            learnt_late = self._learnt_from_several(step, delta, heard=left_over)
         n, residual = self.scale.count(level, delta)
         if (
             n < 0
@@ -331,11 +337,14 @@ class SettledView(FastView):
         n, residual = self.scale.count(level, delta_counts)
         return n == 1 and residual <= RING_MAX_RESIDUAL
 
-    def _learnt_from_several(self, step: LoadStep, delta: float) -> list[Event]:
+    def _learnt_from_several(
+        self, step: LoadStep, delta: float, *, heard: bool = False
+    ) -> list[Event]:
         """The cubes the plate's size was learnt from, but one, if several.
 
         See ``CubeScale.learnt_from_several``. Only a step heard as a cube's
-        drop on its plate, with fewer than six other plates restless, tells; the
+        drop on its plate (``heard``: known so already, from a fast step the
+        change holds), with fewer than six other plates restless, tells; the
         size is then learnt again (from this step) and the cubes the first
         step held are counted on the plate, reported late (a landing of the
         others, timed by the first): where cubes are, told late, is better
@@ -345,7 +354,7 @@ class SettledView(FastView):
         m = self.scale.learnt_from_several(level, delta)
         if m < 2 or step.busy_levels >= _SEVERAL_BUSY_LEVELS:
             return []
-        if not self._heard_landing_here(step):
+        if not (heard or self._heard_landing_here(step)):
             return []
         self.scale.forget(level)
         self.cubes_on[level] += m - 1
@@ -362,6 +371,34 @@ class SettledView(FastView):
         landed = self._levels[step.level].fast_landed
         singles = [t for t, m in landed if step.t_before_s <= t]
         return len(singles) == 1 and landed[-1][1] == 1
+
+    def _doubted_cube_left_over(self, step: LoadStep, delta: float) -> bool:
+        """Whether what the fast view left of ``step`` is a cube it saw earlier and doubted.
+
+        Only on a plate whose size the fast view's one cube taught: a fast
+        step of this plate within ``step``, doubted (other plates restless
+        in a quick series), that measured what is left over, within
+        ``_LEFT_OVER_AGREE``. Then the cube the fast view counted was the
+        next drop's, perhaps several cubes, and not this one read short
+        (model B's top plate: one cube doubted, then two that settled
+        together taken for the plate's first, and every cube after read as
+        half of one).
+        """
+        level = step.level
+        if not self.scale.size_unsure(level) or not self.scale.cubes(level, delta) > 0:
+            return False
+        return any(
+            step.t_before_s <= s.t_settled_s < step.t_settled_s
+            and s.delta_counts * delta > 0
+            and abs(s.delta_counts) <= _LEFT_OVER_AGREE * abs(delta)
+            and abs(delta) <= _LEFT_OVER_AGREE * abs(s.delta_counts)
+            and self._heard_near(s)
+            for s in self._levels[level].doubted
+        )
+
+    def _heard_near(self, step: LoadStep) -> bool:
+        """Whether a strike of ``step``'s drop was heard on its plate or next to it."""
+        return any(abs(top - step.level) <= 1 for top in self._levels_of(self._drop_impacts(step)))
 
     def _unmatched_first_cube(self, step: LoadStep) -> bool:
         """Whether a plate's first gain, no size of the cube it borrows, is its own first cube.

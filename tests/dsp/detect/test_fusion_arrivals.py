@@ -2025,3 +2025,36 @@ def test_a_cube_leaving_a_plate_that_holds_it_does_not_turn_its_cell_around() ->
     out = fusion.add_load([step], [], step.t_decided_s) + fusion.advance(2.5)
     assert _landings(out) == []
     assert fusion.scale.sign[4] == 1.0
+
+
+@pytest.mark.parametrize("doubted", [True, False])
+def test_a_doubted_cube_left_over_by_a_plates_first_cube_shows_that_cube_was_two(
+    doubted: bool,
+) -> None:
+    # Level 7 has no size and the other cells are mixed. Its first cube is
+    # seen by the fast view but doubted (plates restless in a quick series);
+    # the next two settle together and are taken for its first cube. Once
+    # still, a cube's worth is left over, as much as the doubted step: the
+    # size was two cubes', and all three are reported. Without that doubted
+    # step the rest is the one cube measured short, as before.
+    fusion = _fusion_knowing({2: 300.0, 3: 3000.0})
+    fusion.add_impacts([_strike(1.0, 7), _strike(1.05, 7), _strike(1.6, 7), _strike(1.65, 7),
+                        _strike(1.9, 7), _strike(1.95, 7)])
+    if doubted:
+        fusion._doubt(LoadStep(level=7, t_before_s=0.95, t_settled_s=1.3, t_decided_s=1.35,
+                               delta_counts=UNIT, before_counts=0.0, after_counts=UNIT))
+    pair = LoadStep(level=7, t_before_s=1.55, t_settled_s=2.3, t_decided_s=2.35,
+                    delta_counts=2 * UNIT, before_counts=UNIT, after_counts=3 * UNIT)
+    out = fusion.add_load([pair], [], pair.t_decided_s) + fusion.advance(2.6)
+    assert [(floor, cubes) for floor, cubes, _ in _landings(out)] == [(7, 1)]
+    settled = LoadStep(level=7, t_before_s=0.95, t_settled_s=3.0, t_decided_s=3.3,
+                       delta_counts=3 * UNIT, before_counts=0.0, after_counts=3 * UNIT)
+    out = fusion.add_settled_step(settled)
+    if doubted:
+        # Timed by the doubted step, and by the pair's first strike.
+        assert sorted(_landings(out)) == [(7, 1, 1.3), (7, 1, 1.6)]
+        assert fusion.scale.unit(7) == pytest.approx(UNIT)
+        assert fusion.cubes_on[7] == 3
+    else:
+        assert _landings(out) == []
+        assert fusion.cubes_on[7] == 1
