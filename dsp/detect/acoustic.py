@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dsp.detect.orderstats import median
+
 # Why 12 dB per level: a strike is heard clearly on the neighbouring levels
 # through one plate/wall joint and barely two levels away; the value only
 # shapes the prior, which learning overrides within a few landings.
@@ -186,8 +188,8 @@ class AcousticLevelModel:
             if len(self._heard_below) < _CROSSTALK_MIN_HEARD:
                 self._heard_prior = self.prior
             else:
-                below = float(np.clip(np.median(self._heard_below), *_CROSSTALK_RANGE_DB))
-                above = float(np.clip(np.median(self._heard_above), *_CROSSTALK_RANGE_DB))
+                below = float(np.clip(median(self._heard_below), *_CROSSTALK_RANGE_DB))
+                above = float(np.clip(median(self._heard_above), *_CROSSTALK_RANGE_DB))
                 self._heard_prior = self._crosstalk_prior(below, above)
         return self._heard_prior
 

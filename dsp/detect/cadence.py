@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dsp.detect.orderstats import median
 from dsp.detect.stale import load_rows
 
 # Why 16 rows: fifteen intervals give a median good to a few percent, and
@@ -57,7 +58,7 @@ def load_cadence(t_s: np.ndarray, fresh: np.ndarray) -> tuple[float, float]:
     """
     t_s = np.asarray(t_s, dtype=np.float64).reshape(-1)
     fresh = np.asarray(fresh, dtype=bool).reshape(t_s.size, -1)
-    row = float(np.median(np.diff(t_s))) if t_s.size >= 3 else float("nan")
+    row = float(median(np.diff(t_s))) if t_s.size >= 3 else float("nan")
     # Each channel's mean interval: on a poll a quarter faster than the
     # converter, most of its fresh readings still come a poll apart.
     per_channel = [
@@ -65,7 +66,7 @@ def load_cadence(t_s: np.ndarray, fresh: np.ndarray) -> tuple[float, float]:
         for ch in range(fresh.shape[1])
         if (times := t_s[fresh[:, ch]]).size >= 3
     ]
-    conversion = float(np.median(per_channel)) if per_channel else float("nan")
+    conversion = float(median(per_channel)) if per_channel else float("nan")
     return row, conversion
 
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from dsp.detect.orderstats import median
+
 # Why 30: as for the load channel's own noise (``loadcell._MIN_TARE_READINGS``).
 _TARE_READINGS = 30
 # Why 10 and 5 sigma: a spike stands far out of the noise and starts from a
@@ -114,7 +116,7 @@ class SpikeShapes:
             tare.append(x)
             if len(tare) >= _TARE_READINGS:
                 d = np.diff(np.asarray(tare))
-                mad = float(np.median(np.abs(d - np.median(d))))
+                mad = float(median(np.abs(d - median(d))))
                 self._sigma[ch] = max(1.4826 * mad / np.sqrt(2.0), 1.0)
                 tare.clear()
             return

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dsp.detect.orderstats import median
 from dsp.detect.ringing import RING_FIT_READINGS, balanced_windows, fitted_windows
 
 # Why 62.5 ms: at the nominal 80 Hz that is 5 readings, enough for a spread
@@ -242,7 +243,7 @@ def robust_sigma_from_differences(values: np.ndarray) -> np.ndarray:
     if values.ndim != 2 or values.shape[0] < 3:
         return np.full(values.shape[-1] if values.ndim == 2 else 0, np.nan)
     diffs = np.diff(values, axis=0)
-    mad = np.median(np.abs(diffs - np.median(diffs, axis=0)), axis=0)
+    mad = median(np.abs(diffs - median(diffs, axis=0)), axis=0)
     # MAD -> sigma for a Gaussian, and a difference of two readings has
     # sqrt(2) times the sigma of one.
     return 1.4826 * mad / np.sqrt(2.0)
@@ -523,7 +524,7 @@ class LoadChannelProcessor:
         # the others: same HX711, same kind of cell.
         if np.all(~np.isfinite(sigma)):
             sigma[:] = _MIN_SIGMA_COUNTS
-        sigma[~np.isfinite(sigma)] = np.nanmedian(sigma)
+        sigma[~np.isfinite(sigma)] = median(sigma[~np.isnan(sigma)])
         self.sigma = np.maximum(sigma, _MIN_SIGMA_COUNTS)
         self._tare_rows.clear()
         self._tare_valid.clear()

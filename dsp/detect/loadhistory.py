@@ -8,6 +8,7 @@ from statistics import median
 
 import numpy as np
 
+from dsp.detect import orderstats
 from dsp.detect.ringing import RING_FIT_READINGS, RING_FIT_RESIDUAL, oscillation_fit
 
 # Why 0.5 s: the plate's level before a drop, from the readings just before it.
@@ -155,7 +156,7 @@ class LoadHistory:
         if ok.sum() < _NOISE_READINGS:
             return float("nan")
         diffs = np.abs(np.diff(self._v[ok, level]))
-        return float(_MAD_SIGMA * np.median(diffs) / np.sqrt(2.0))
+        return float(_MAD_SIGMA * orderstats.median(diffs) / np.sqrt(2.0))
 
     def crossed_at(
         self, level: int, t0_s: float, t1_s: float, before: float, after: float,
@@ -248,7 +249,7 @@ class LoadHistory:
         ok = self._ok[:, level] & (self._t >= t0_s) & (self._t <= t1_s)
         if not ok.any():
             return float("nan")
-        return float(np.median(self._v[ok, level]))
+        return float(orderstats.median(self._v[ok, level]))
 
     def swing(
         self,
@@ -324,7 +325,7 @@ class LoadHistory:
         for i in np.flatnonzero(asked):
             k = cols[i]
             at = settles[i] if np.isfinite(settles[i]) else float(np.mean(self._v[tail[:, i], k]))
-            out[i] = at - float(np.median(self._v[before[:, i], k]))
+            out[i] = at - float(orderstats.median(self._v[before[:, i], k]))
         return out
 
     def _before(self, ok: np.ndarray, t0_s: float, base_from_s: float) -> np.ndarray:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from dsp.detect.orderstats import percentile_along_1
+
 # Why 0.5 s: long enough that the frames of one drop (~0.3 s of impacts and
 # ringing) cannot fill a window, short enough to follow hum switching on.
 DEFAULT_WINDOW_S = 0.5
@@ -99,7 +101,7 @@ class NoiseFloorTracker:
         # block of a second holds two, a replay's block dozens.
         done = n_windows * w - held
         windows = np.concatenate([self._pending, env[:done]]).reshape(n_windows, w, -1)
-        levels = np.percentile(windows, self.percentile, axis=1)
+        levels = percentile_along_1(windows, self.percentile)
         # Frames until the first window completes keep the floor from before.
         ends = np.arange(1, n_windows + 1) * w - held
         start = 0
@@ -118,3 +120,4 @@ class NoiseFloorTracker:
         self.floor = np.where(
             unset, level, np.minimum(level, np.maximum(self.floor, MIN_FLOOR) * self.max_rise)
         )
+

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from dsp.detect.orderstats import median
+
 # Why 0.15 and 0.7: the two halves of a window over a plate ringing about
 # its load differ by a small part of the swing (a period of 3-10 readings
 # leaves at most a third of a swing unbalanced in a half, and decaying rings
@@ -176,7 +178,7 @@ def balanced_windows(
         np.abs(_midrange(first) - _midrange(second)),
     )
     dying = (second.max(axis=1) - second.min(axis=1)) <= (first.max(axis=1) - first.min(axis=1))
-    centre = np.median(v, axis=1)
+    centre = median(v, axis=1)
     lone = np.abs(v - centre[:, None]).max(axis=1) > RING_LONE_READING * swing
     side = np.signbit(v - mean[:, None])
     crossings = np.count_nonzero(side[:, 1:] != side[:, :-1], axis=1)

@@ -13,6 +13,7 @@ from statistics import median
 
 import numpy as np
 
+from dsp.detect import orderstats
 from dsp.detect.acoustic import AcousticLevelModel, loudness_profile
 from dsp.detect.cubes import CubeScale
 from dsp.detect.deadcells import SilentCells
@@ -444,7 +445,7 @@ class FusionBase:
         if len(imp.channels) < DEFAULT_WIDE_IMPACT_CHANNELS:
             return False
         profile = loudness_profile(imp.peaks)
-        return bool(-float(np.median(profile)) <= DEFAULT_WIDE_IMPACT_FLATNESS_DB)
+        return bool(-float(orderstats.median(profile)) <= DEFAULT_WIDE_IMPACT_FLATNESS_DB)
 
     def _disturbance(
         self, t_s: float, now_s: float, settle_until: float | None = None

@@ -13,6 +13,7 @@ import numpy as np
 
 from dsp.detect.fusion.base import FAST_MAX_RESIDUAL, FusionBase
 from dsp.detect.loadcell import LoadStep
+from dsp.detect.orderstats import median
 from dsp.detect.stops import BEFORE_STRIKE_S
 from dsp.detect.strikes import heard_on
 from dsp.detect.trust import (
@@ -315,7 +316,7 @@ class HandsJudge(FusionBase):
         )
         if known.size == 0 and not np.isfinite(own):
             return False
-        usual = float(np.median(known)) if known.size else np.inf
+        usual = float(median(known)) if known.size else np.inf
         others = [
             k for k in range(self.n_levels)
             if k != step.level
