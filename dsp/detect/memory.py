@@ -33,6 +33,7 @@ class FusionStats:
     hands_unlearnt: int = 0
     slides_seen: int = 0
     bounced_on_empty: int = 0
+    stops_not_told: int = 0
     heard_on_silent_cells: int = 0
     top_lifts: int = 0
 

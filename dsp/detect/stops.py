@@ -215,3 +215,59 @@ def plate_window(
         since = max(t0_s, struck[0] - BEFORE_STRIKE_S)
     gained = any(a <= bounced_until and struck[0] <= b <= t1_s for a, b in gains)
     return PlateWindow(since, until, max(settled, default=-np.inf), gained)
+
+
+# Why three times, and a fifth of at least five: a cube passing an occupied
+# plate that the drop's strikes show it passed (heard below too late for a
+# cube knocked off it, or a single strike just before one below: a hole
+# edge) swings that plate well under a landing on towers whose stops can be
+# told (our models, A, C, E, G: 0-1 % of such passes swing it as far as a
+# stop must, ``fusion.hands.STOPPED_SWING``), while on others it swings
+# like a landing (F and B: half of them, H: a tenth), and there a stop's
+# swing says nothing: 150-230 stops an hour were passes. Passes whose plate
+# was still at once after the blow do not count (``STOP_HELD_FROM_S``: at
+# 10 readings a second the blow fills the window). Over the cross-check
+# towers 1-16 (docs/crosscheck.md, run 31): 123 false stops fewer (H 110,
+# F 10, B 3) for 9 right ones (F 3, H 6). Twice in three passes took C's
+# towers too, early on before their passes showed calm: 7 stops lost.
+PASSES_LIKE_LANDINGS = 3
+PASSES_SEEN = 5
+PASSES_LIKE_SHARE = 0.2
+
+
+class PassSwings:
+    """How far cubes seen passing occupied plates swung them: whether stops can be told here.
+
+    A stop is found by the plate the thrown cube stayed on swinging like a
+    landing while its load ends where it was (one cube came, one left). On
+    a tower whose passing cubes swing plates as far, that swing tells
+    nothing, and stops are not inferred once that is shown.
+    """
+
+    def __init__(self) -> None:
+        self._seen: set[tuple[int, float]] = set()
+        self.passes = 0
+        self.like_landings = 0
+
+    def note(self, level: int, struck_s: float, *, like_landing: bool) -> None:
+        """A cube passed ``level``'s occupied plate, struck at ``struck_s``.
+
+        ``like_landing``: it swung the plate as far as a stop must. A pass
+        looked at again (for another decision on the same drop) counts once.
+        """
+        key = (level, round(struck_s, 4))
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        self.passes += 1
+        self.like_landings += int(like_landing)
+
+    @property
+    def stops_told(self) -> bool:
+        """False once passes are shown to swing plates like landings."""
+        return not (
+            self.passes >= PASSES_SEEN
+            and self.like_landings >= PASSES_LIKE_LANDINGS
+            and self.like_landings >= PASSES_LIKE_SHARE * self.passes
+        )
+

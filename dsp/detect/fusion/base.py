@@ -26,7 +26,7 @@ from dsp.detect.memory import Drop, FusionStats, LevelMemory, Look
 from dsp.detect.openings import TowerOpenings
 from dsp.detect.piezo import TimedImpact
 from dsp.detect.slides import SlideSigns
-from dsp.detect.stops import LOAD_LAG_S
+from dsp.detect.stops import LOAD_LAG_S, PassSwings
 from dsp.detect.strikes import heard_on, loudest_levels, strikes_on
 from dsp.detect.topmodule import set_down_at
 from dsp.detect.trust import cube_like, drop_loudness_db, loud_as_a_cube, read_on_a_strike
@@ -139,6 +139,8 @@ class FusionBase:
         self.stats = FusionStats()
         #: Signs that cubes here rest a moment on a plate and slide on.
         self.slide_signs = SlideSigns()
+        #: How far cubes seen passing occupied plates swung them (``stops.PassSwings``).
+        self.pass_swings = PassSwings()
         self._impacts: deque[TimedImpact] = deque()
         self._pending_steps: list[LoadStep] = []
         # Fast steps queued to be looked at again later (``_look_again``).

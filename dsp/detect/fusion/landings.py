@@ -481,11 +481,17 @@ class LandingJudge(HandsJudge):
             below = [imp.t_s for imp, top in zip(drop, loudest, strict=True)
                      if top < j and imp.t_s > struck[0]]
             fell = not below or fell_from_rest(struck[0], below[0])
-            if below and bounced_past(struck, below[0]):
-                continue  # struck and left in the air, then through the hole
+            passed = bool(below) and bounced_past(struck, below[0])
+            if not passed and len(one_hit(struck)) < 2 and not fell:
+                passed = True  # struck once, just before a level below: a clipped edge
+            if passed:
+                # Struck and left in the air, then through the hole, or a
+                # clipped edge: how far it swung the plate tells whether
+                # stops can be told here.
+                if not empty:
+                    self.pass_swings.note(j, struck[0], like_landing=ratio >= STOPPED_SWING)
+                continue
             struck = one_hit(struck)
-            if len(struck) < 2 and not fell:
-                continue  # struck once, just before a level below: a clipped edge
             bounced = len(struck) >= 2 and bool(below) and fell
             needed = _STOPPED_SWING_BOUNCED if bounced else STOPPED_SWING
             if alone and j == level + 1 and below and not bounced and fell_clearly(
@@ -503,6 +509,9 @@ class LandingJudge(HandsJudge):
             # landing and went on: cubes here do not stop where they bounce.
             self.stats.bounced_on_empty += 1
             self.slide_signs.count_bounce_on_empty()
+        if best is not None and not self.pass_swings.stops_told:
+            self.stats.stops_not_told += 1
+            return None
         return best
 
     def _swung_alone(

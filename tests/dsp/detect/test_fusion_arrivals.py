@@ -12,6 +12,7 @@ from dsp.detect.fusion import Fusion
 from dsp.detect.grouping import Impact
 from dsp.detect.loadcell import LoadConnection, LoadStep
 from dsp.detect.piezo import PlateBusy, TimedImpact
+from dsp.detect.stops import PassSwings
 
 UNIT = 1000.0
 
@@ -2058,3 +2059,33 @@ def test_a_doubted_cube_left_over_by_a_plates_first_cube_shows_that_cube_was_two
     else:
         assert _landings(out) == []
         assert fusion.cubes_on[7] == 1
+
+
+@pytest.mark.parametrize(("amplitude", "told"), [(3000.0, False), (600.0, True)])
+def test_stops_are_not_inferred_where_passing_cubes_swing_plates_like_landings(
+    amplitude: float, told: bool
+) -> None:
+    # Five cubes clip plate 5's hole edge on their way down (one strike,
+    # the cube below 25 ms later) while it holds a cube, and it rings from
+    # each. Where they swing it like a landing (3000 counts against its
+    # usual 2000), a stop's swing tells nothing: the stop that follows
+    # (plate 5 bounced on and rang like a landing) is not reported.
+    t = np.arange(2.0, 6.0, 1 / 80)
+    passes = (2.4, 2.8, 3.2, 3.6, 4.0)
+    values = _ringing(t, passes, amplitude) + _ringing(t, (5.0,))
+    fusion = _plate_holding(1, t, values)
+    for at in passes:
+        assert fusion.pass_swings.stops_told  # not before five passes
+        clipped = [_strike(at, 5), _strike(at + 0.025, 4), _strike(at + 0.08, 4)]
+        assert fusion._stopped_above(4, clipped, at - 0.05, at + 0.35) is None
+    assert fusion.pass_swings.passes == 5
+    assert fusion.pass_swings.stops_told is told
+    twice = [_strike(5.00, 5), _strike(5.05, 5), _strike(5.065, 4), _strike(5.12, 4)]
+    assert fusion._stopped_above(4, twice, 4.95, 5.9) == (5 if told else None)
+
+
+def test_a_pass_looked_at_again_counts_once() -> None:
+    swings = PassSwings()
+    for _ in range(3):
+        swings.note(5, 4.2, like_landing=True)
+    assert swings.passes == 1 and swings.like_landings == 1
