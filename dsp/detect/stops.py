@@ -221,9 +221,9 @@ def plate_window(
 # plate that the drop's strikes show it passed (heard below too late for a
 # cube knocked off it, or a single strike just before one below: a hole
 # edge) swings that plate well under a landing on towers whose stops can be
-# told (our models, A, C, E, G: 0-1 % of such passes swing it as far as a
-# stop must, ``fusion.hands.STOPPED_SWING``), while on others it swings
-# like a landing (F and B: half of them, H: a tenth), and there a stop's
+# told (models A, C, D, E, G: 0-4 % of such passes swing it as far as a
+# stop must, ``fusion.hands.STOPPED_SWING``; ours none), while on others it
+# swings like a landing (F 75 %, B 56 %, H 9 % of them), and there a stop's
 # swing says nothing: 150-230 stops an hour were passes. Passes whose plate
 # was still at once after the blow do not count (``STOP_HELD_FROM_S``: at
 # 10 readings a second the blow fills the window). Over the cross-check
