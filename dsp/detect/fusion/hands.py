@@ -53,6 +53,11 @@ CALM_LOOK_UNTIL_S = 0.6
 _CALM_REACH = 2
 _CALM_TAIL_S = 0.1
 _CALM_BACK_CUBES = 0.25
+# Why half: a plate with no cube size is judged by its own step, which the
+# fast view reads on a plate that may still ring (0.6-1.7 of the cube on
+# the cross-check towers); a cube that slid on leaves the plate where it
+# was before it.
+_FIRST_HELD_SHARE = 0.5
 # Why 2: a touch on the tower sounds as one or two soft strikes; the cubes
 # whose plates swung least (knocked one level down from rest, 0.05-0.08 of
 # a landing's swing on the cross-check model) came with a throw's strikes.
@@ -133,13 +138,24 @@ class HandsJudge(FusionBase):
         return True
 
     def _still_holds(self, step: LoadStep) -> bool:
-        """Whether the plate still holds the step's cubes at its (later) decision time."""
-        n, _ = self.scale.count(step.level, step.delta_counts)
+        """Whether the plate still holds the step's cubes at its (later) decision time.
+
+        On a plate with no cube size yet the step itself is the measure:
+        any gain at all would count as its one cube (model B: a plate's
+        first cube that slid on into the hole before the landing was
+        decided, reported all the same).
+        """
         held = self.load_history.change(
             step.level, step.t_before_s, step.t_decided_s, REREAD_TAIL_S
         )
         if not np.isfinite(held):
             return False
+        if self.scale.unit(step.level) is None:
+            # Gone back, not grown: in a quick series more cubes may have come since.
+            return bool(
+                held * np.sign(step.delta_counts) >= _FIRST_HELD_SHARE * abs(step.delta_counts)
+            )
+        n, _ = self.scale.count(step.level, step.delta_counts)
         held_n, residual = self.scale.count(step.level, held)
         return held_n == n and residual <= FAST_MAX_RESIDUAL
 

@@ -2089,3 +2089,24 @@ def test_a_pass_looked_at_again_counts_once() -> None:
     for _ in range(3):
         swings.note(5, 4.2, like_landing=True)
     assert swings.passes == 1 and swings.like_landings == 1
+
+
+@pytest.mark.parametrize(("later", "holds"), [(0.05, False), (1.0, True), (3.0, True)])
+def test_a_plate_with_no_size_holds_its_first_cube_until_it_goes_back(
+    later: float, holds: bool
+) -> None:
+    # Plate 3 has no cube size yet; a step of 1000 counts settles at 1.1 s
+    # and is looked at again at 1.8 s. If the cube slid on at 1.5 s (the
+    # plate back to within a twentieth of it), the plate no longer holds
+    # it, though any gain would read as "one cube"; two more cubes landing
+    # there meanwhile (a quick series) do not make it go.
+    scale, acoustic = CubeScale(n_levels=8), AcousticLevelModel(n_levels=8)
+    fusion = Fusion(n_levels=8, scale=scale, acoustic=acoustic)
+    values = np.zeros((_T.size, 8))
+    values[_T >= 1.0, 3] = UNIT
+    values[_T >= 1.5, 3] = later * UNIT
+    fusion.load_history.add(_T, values, np.ones((_T.size, 8), bool))
+    step = LoadStep(level=3, t_before_s=0.9, t_settled_s=1.1, t_decided_s=1.8,
+                    delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
+    assert fusion.scale.unit(3) is None
+    assert fusion._still_holds(step) is holds
