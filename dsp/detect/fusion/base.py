@@ -234,6 +234,10 @@ class FusionBase:
         drop = self._drop_impacts(step)
         return bool(heard_on(drop, self._levels_of(drop), step.level))
 
+    def _heard_near(self, step: LoadStep) -> bool:
+        """Whether a strike of the step's drop was heard on its own level or next to it."""
+        return any(abs(top - step.level) <= 1 for top in self._levels_of(self._drop_impacts(step)))
+
     def _read_on_a_strike(self, step: LoadStep) -> bool:
         """Whether the step may lie on a strike's jolt (see ``trust.read_on_a_strike``)."""
         drop = self._drop_impacts(step)

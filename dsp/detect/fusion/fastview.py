@@ -228,8 +228,7 @@ class FastView(LandingJudge):
             return False
         if not self._fast_step_trusted(step, shaken_too=False):
             return False
-        drop = self._drop_impacts(step)
-        return any(abs(top - step.level) <= 1 for top in self._levels_of(drop))
+        return self._heard_near(step)
 
     def _look_again(self, step: LoadStep, look: Look, at_s: float) -> None:
         """Queue ``step`` to be looked at again at ``at_s`` (see :class:`Look`)."""

@@ -396,10 +396,6 @@ class SettledView(FastView):
             for s in self._levels[level].doubted
         )
 
-    def _heard_near(self, step: LoadStep) -> bool:
-        """Whether a strike of ``step``'s drop was heard on its plate or next to it."""
-        return any(abs(top - step.level) <= 1 for top in self._levels_of(self._drop_impacts(step)))
-
     def _unmatched_first_cube(self, step: LoadStep) -> bool:
         """Whether a plate's first gain, no size of the cube it borrows, is its own first cube.
 
