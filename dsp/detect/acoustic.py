@@ -225,6 +225,21 @@ class AcousticLevelModel:
         best = int(np.argmax(posterior))
         return AcousticDecision(level=best, confidence=float(posterior[best]), posterior=posterior)
 
+    def levels(self, peaks: np.ndarray, *, heard_crosstalk: bool = False) -> np.ndarray:
+        """The most likely level of each row of ``peaks`` (shape ``(impacts, channels)``).
+
+        What :meth:`classify` gives as ``level`` for each row alone, in one
+        go: the nearest signature.
+        """
+        rows = np.asarray(peaks, dtype=np.float64)
+        top = rows.max(axis=1, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            db = 20.0 * np.log10(np.maximum(rows, 0.0) / top)
+        profiles = np.where(top > 0, np.maximum(db, self.floor_db), self.floor_db)
+        signatures = self.signatures(heard_crosstalk=heard_crosstalk)
+        d2 = ((signatures[None, :, :] - profiles[:, None, :]) ** 2).sum(axis=2)
+        return np.argmin(d2, axis=1)
+
     def learn(self, peaks: np.ndarray, level: int) -> None:
         """Teach the model that an impact with these peaks ended on ``level``."""
         if not 0 <= level < self.n_levels:

@@ -373,13 +373,17 @@ class FusionBase:
         # answer changes only when the ear learns.
         version = self.acoustic.version
         heard = self._heard_as
-        levels = []
-        for imp in drop:
-            known = heard.get(id(imp))
-            if known is None or known[0] is not imp or known[1] != version:
-                known = (imp, version, self.acoustic.classify(imp.peaks).level)
-                heard[id(imp)] = known
-            levels.append(known[2])
+        asked = [
+            imp for imp in drop
+            if (known := heard.get(id(imp))) is None or known[0] is not imp or known[1] != version
+        ]
+        if asked:
+            # All at once: the ear learns after most landings, and a quick
+            # series then asks again about every recent strike.
+            found = self.acoustic.levels(np.stack([imp.peaks for imp in asked]))
+            for imp, level in zip(asked, found.tolist(), strict=True):
+                heard[id(imp)] = (imp, version, level)
+        levels = [heard[id(imp)][2] for imp in drop]
         if len(heard) > _HEARD_AS_KEPT:
             recent = {id(imp) for imp in self._impacts}
             kept = {k: v for k, v in heard.items() if k in recent}

@@ -1,6 +1,8 @@
 """Decisions by ear: when a drop is over, a knock-down heard, the level a strike was on."""
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dsp.detect.acoustic import AcousticLevelModel
 from dsp.detect.cubes import CubeScale
@@ -231,3 +233,19 @@ def test_without_load_cells_a_strike_is_placed_by_the_crosstalk_heard() -> None:
     fusion.add_impacts([TimedImpact(30.0, Impact(frame=0, channels=(5,), peaks=strike,
                                                  floor=np.ones(8)))])
     assert [e.floor for e in fusion.advance(32.0) if isinstance(e, Landing)] == [5]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 12), st.integers(0, 30), st.booleans())
+def test_levels_of_many_impacts_are_each_ones_classification(
+    seed: int, impacts: int, landings: int, heard_crosstalk: bool
+) -> None:
+    rng = np.random.default_rng(seed)
+    ear = AcousticLevelModel(n_levels=8)
+    for _ in range(landings):
+        ear.learn(rng.lognormal(0.0, 2.0, 8), int(rng.integers(8)))
+        ear.observe(rng.lognormal(0.0, 2.0, 8))
+    rows = rng.lognormal(0.0, 2.0, (impacts, 8))
+    rows[rng.random(rows.shape) < 0.1] = 0.0  # channels that heard nothing
+    expected = [ear.classify(row, heard_crosstalk=heard_crosstalk).level for row in rows]
+    assert ear.levels(rows, heard_crosstalk=heard_crosstalk).tolist() == expected
