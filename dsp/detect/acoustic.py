@@ -68,24 +68,25 @@ def loudness_profile(peaks: np.ndarray, *, floor_db: float = DEFAULT_FLOOR_DB) -
 
     Parameters
     ----------
-    peaks : ndarray, shape (channels,)
-        Peak envelope per channel (any linear unit).
+    peaks : ndarray, shape (channels,) or (impacts, channels)
+        Peak envelope per channel (any linear unit), of one impact or of
+        each row's.
     floor_db : float
         Lower clip.
 
     Returns
     -------
-    ndarray, shape (channels,)
+    ndarray, shape of ``peaks``
         0 dB on the loudest channel, ``floor_db`` at most below; all
         ``floor_db`` for an all-zero input.
     """
     peaks = np.asarray(peaks, dtype=np.float64)
-    top = float(np.max(peaks)) if peaks.size else 0.0
-    if top <= 0:
+    if peaks.shape[-1] == 0:
         return np.full(peaks.shape, floor_db)
-    with np.errstate(divide="ignore"):
+    top = peaks.max(axis=-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
         db = 20.0 * np.log10(np.maximum(peaks, 0.0) / top)
-    return np.maximum(db, floor_db)
+    return np.where(top > 0, np.maximum(db, floor_db), floor_db)
 
 
 @dataclass(frozen=True)
@@ -231,11 +232,7 @@ class AcousticLevelModel:
         What :meth:`classify` gives as ``level`` for each row alone, in one
         go: the nearest signature.
         """
-        rows = np.asarray(peaks, dtype=np.float64)
-        top = rows.max(axis=1, keepdims=True)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            db = 20.0 * np.log10(np.maximum(rows, 0.0) / top)
-        profiles = np.where(top > 0, np.maximum(db, self.floor_db), self.floor_db)
+        profiles = loudness_profile(np.asarray(peaks, dtype=np.float64), floor_db=self.floor_db)
         signatures = self.signatures(heard_crosstalk=heard_crosstalk)
         d2 = ((signatures[None, :, :] - profiles[:, None, :]) ** 2).sum(axis=2)
         return np.argmin(d2, axis=1)
