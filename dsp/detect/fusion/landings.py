@@ -481,17 +481,15 @@ class LandingJudge(HandsJudge):
             below = [imp.t_s for imp, top in zip(drop, loudest, strict=True)
                      if top < j and imp.t_s > struck[0]]
             fell = not below or fell_from_rest(struck[0], below[0])
-            passed = bool(below) and bounced_past(struck, below[0])
-            if not passed and len(one_hit(struck)) < 2 and not fell:
-                passed = True  # struck once, just before a level below: a clipped edge
-            if passed:
-                # Struck and left in the air, then through the hole, or a
-                # clipped edge: how far it swung the plate tells whether
-                # stops can be told here.
+            hits = one_hit(struck)
+            if (below and bounced_past(struck, below[0])) or (len(hits) < 2 and not fell):
+                # Struck and left in the air, then through the hole, or struck
+                # once just before a level below (a clipped edge): a pass, and
+                # how far it swung the plate tells whether stops can be told here.
                 if not empty:
                     self.pass_swings.note(j, struck[0], like_landing=ratio >= STOPPED_SWING)
                 continue
-            struck = one_hit(struck)
+            struck = hits
             bounced = len(struck) >= 2 and bool(below) and fell
             needed = _STOPPED_SWING_BOUNCED if bounced else STOPPED_SWING
             if alone and j == level + 1 and below and not bounced and fell_clearly(
