@@ -16,9 +16,10 @@ in a closed tower can only be a cube arriving).
 from __future__ import annotations
 
 from collections import deque
-from statistics import median
 
 import numpy as np
+
+from dsp.detect.orderstats import median_of
 
 # Why 15: a running median over the last 15 single-cube steps follows a
 # slow change in sensitivity (temperature) and ignores a few odd ones.
@@ -129,7 +130,7 @@ class CubeScale:
     def _unit(self, level: int) -> float | None:
         own = self._history[level]
         if len(own) >= (_TRUST_SAMPLES if self._given is not None else 1):
-            return float(median(own))
+            return float(median_of(own))
         if self._given is not None:
             return float(self._given[level])
         if self._unmatched[level]:
@@ -149,10 +150,10 @@ class CubeScale:
 
     def _agreed_size(self, least: int, without: int | None = None) -> float | None:
         """Median of the levels' own learnt sizes (but ``without``'s), if ``least`` agree."""
-        learnt = [float(median(h)) for k, h in enumerate(self._history) if h and k != without]
+        learnt = [float(median_of(h)) for k, h in enumerate(self._history) if h and k != without]
         if len(learnt) < least or max(learnt) > _MATCHED_SPREAD * min(learnt):
             return None  # too few to tell, or a mixed set of cells
-        return float(median(learnt))
+        return float(median_of(learnt))
 
     def trusted_units(self) -> np.ndarray:
         """Cube sizes known well enough to judge a ringing plate by (NaN elsewhere).
@@ -166,7 +167,7 @@ class CubeScale:
         for level in range(self.n_levels):
             own = self._history[level]
             if len(own) >= _TRUST_SAMPLES:
-                out[level] = float(median(own))
+                out[level] = float(median_of(own))
             elif self._given is not None:
                 out[level] = float(self._given[level])
             elif pool is not None and not self._unmatched[level]:
@@ -348,7 +349,7 @@ class CubeScale:
         for k in range(len(seen) - _KINDS_READINGS + 1):
             group = seen[k : k + _KINDS_READINGS]
             if group[-1] <= _KINDS_SAME * group[0]:
-                return float(median(group))
+                return float(median_of(group))
         return None
 
     def one_of_the_heavier(self, level: int, delta_counts: float) -> bool:

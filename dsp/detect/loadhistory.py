@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from statistics import median
 
 import numpy as np
 
@@ -144,7 +143,7 @@ class LoadHistory:
         times = self._t[(self._t >= t_s - _INTERVAL_SPAN_S) & (self._t <= t_s)]
         if times.size < 3:
             return float("nan")
-        return float(median(np.diff(times).tolist()))
+        return float(orderstats.median_of(np.diff(times).tolist()))
 
     def noise(self, level: int, t0_s: float, t1_s: float) -> float:
         """Spread of ``level``'s readings in ``[t0, t1]`` (a sigma), NaN with too few.
@@ -277,7 +276,7 @@ class LoadHistory:
             return float("nan")
         # statistics.median: the same value as numpy's, far cheaper for a
         # half second of readings (asked for every plate a drop may concern).
-        base = float(median(self._v[before, level].tolist()))
+        base = float(orderstats.median_of(self._v[before, level].tolist()))
         return float(np.max(np.abs(self._v[during, level] - base)))
 
     def change(

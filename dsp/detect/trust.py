@@ -12,11 +12,11 @@ the loudness of the landings confirmed so far.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from statistics import median
 
 import numpy as np
 
 from dsp.detect.loadcell import LoadStep
+from dsp.detect.orderstats import median_of
 from dsp.detect.piezo import TimedImpact
 
 # Why 20 dB: a hand's touch strikes a plate tens of dB more gently than a
@@ -80,7 +80,7 @@ def stands_out_db(imp: TimedImpact) -> float:
     """How far a strike's loudest channel stands over the median one, dB over their floors."""
     # statistics.median: the same value as numpy's, far cheaper for eight.
     snr = imp.impact.snr_db().tolist()
-    return float(max(snr) - median(snr))
+    return float(max(snr) - median_of(snr))
 
 
 def cube_like(imp: TimedImpact) -> bool:
@@ -123,7 +123,7 @@ def loud_as_a_cube(loudness_db: float | None, landings_db: Sequence[float]) -> b
         return False
     if len(landings_db) < _LOUDNESS_SAMPLES:
         return True
-    return loudness_db >= float(median(landings_db)) - DROP_LOUDNESS_MARGIN_DB
+    return loudness_db >= float(median_of(landings_db)) - DROP_LOUDNESS_MARGIN_DB
 
 
 def sounded_like_a_cube(

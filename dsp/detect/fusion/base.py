@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import replace
-from statistics import median
 
 import numpy as np
 
@@ -436,7 +435,7 @@ class FusionBase:
         """How far a landing swings this plate: its own median, else the tower's in cubes."""
         own = self._levels[level].landing_swings
         if len(own) >= _SWING_SAMPLES and not pooled_only:
-            return float(median(own))
+            return float(orderstats.median_of(own))
         pooled = [
             swing / abs(u)
             for k, memory in enumerate(self._levels)
@@ -445,7 +444,7 @@ class FusionBase:
         ]
         if len(pooled) < (1 if pooled_only else _SWING_SAMPLES):
             return float("nan")
-        return float(median(pooled)) * abs(unit)
+        return float(orderstats.median_of(pooled)) * abs(unit)
 
     def _last_strike_on_level(self, drop: list[TimedImpact], level: int) -> float:
         on = heard_on(drop, self._levels_of(drop), level)

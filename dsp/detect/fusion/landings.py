@@ -10,7 +10,6 @@ taken by hand are timed by the plate's readings (``removals``).
 from __future__ import annotations
 
 from dataclasses import replace
-from statistics import median
 
 import numpy as np
 
@@ -19,6 +18,7 @@ from dsp.detect.fusion.base import DOUBTED_KEPT, DROP_LOOKBACK_S, FAST_MAX_RESID
 from dsp.detect.fusion.hands import STOPPED_SWING, HandsJudge
 from dsp.detect.loadcell import LoadStep
 from dsp.detect.loadhistory import SWING_BASE_S, Press
+from dsp.detect.orderstats import median_of
 from dsp.detect.piezo import TimedImpact
 from dsp.detect.removals import presses_while_open, removal_time
 from dsp.detect.stops import (
@@ -531,7 +531,7 @@ class LandingJudge(HandsJudge):
             swing = self.load_history.swing(k, window.since_s, until_s, window.base_from_s)
             if usual > 0 and np.isfinite(swing):
                 others.append(swing / usual)
-        return len(others) < _SWUNG_ALONE_OTHERS or median(others) < _SWUNG_ALONE_SHARE * ratio
+        return len(others) < _SWUNG_ALONE_OTHERS or median_of(others) < _SWUNG_ALONE_SHARE * ratio
 
     def _recent_removal_above(self, step: LoadStep, since_s: float = -np.inf) -> int | None:
         """The level above that lost a cube in this drop: where this one was knocked from.

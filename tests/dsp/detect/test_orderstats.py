@@ -1,8 +1,11 @@
+import statistics
+
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dsp.detect.orderstats import median, percentile_along_1
+from dsp.detect.orderstats import median, median_of, percentile_along_1
 
 
 @settings(max_examples=150, deadline=None)
@@ -54,5 +57,36 @@ def test_neither_imports_numpy_masked_arrays() -> None:
         "percentile_along_1(np.ones((2, 5, 3)), 20.0)\n"
         "print('numpy.ma' in sys.modules)\n"
     )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.one_of(
+        st.lists(st.floats(allow_nan=False, allow_infinity=False, width=64), min_size=1,
+                 max_size=12),
+        st.lists(st.integers(-10**6, 10**6), min_size=1, max_size=12),
+    )
+)
+def test_median_of_is_statistics_median_to_the_bit(values: list[float]) -> None:
+    expected = statistics.median(values)
+    got = median_of(values)
+    assert got == expected and type(got) is type(expected)
+    assert median_of(iter(values)) == expected  # any iterable, read once
+
+
+def test_median_of_numpy_scalars_and_no_values() -> None:
+    values = [np.float64(0.1), np.float64(0.7), np.float64(0.3), np.float64(0.2)]
+    assert median_of(values) == statistics.median(values)
+    with pytest.raises(ValueError, match="no median"):
+        median_of([])
+
+
+def test_the_detect_command_imports_no_statistics() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, hostapp.cli.detect\nprint('statistics' in sys.modules)\n"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
