@@ -383,8 +383,10 @@ class Detector:
             self.fusion.add_dead_cells(item.levels)
             return []
         if isinstance(item, _LoadProgress):
-            self.fusion.track_settled_levels(item.settled_levels, item.settled_times, item.t_s)
-            return self.fusion.add_load([], [], t)
+            left = self.fusion.track_settled_levels(
+                item.settled_levels, item.settled_times, item.t_s
+            )
+            return left + self.fusion.add_load([], [], t)
         return []
 
     def finish(self) -> list[Event]:

@@ -225,6 +225,15 @@ class FusionBase:
             return t
         return min(quiet_at if quiet_at is not None else known_s, t + _REST_MAX_S)
 
+    def _plate_busy_at(self, level: int, t_s: float) -> bool:
+        """Whether ``level``'s plate was making sound at ``t_s`` (its last change by then)."""
+        busy = False
+        for when, now_busy in self._busy[level]:
+            if when > t_s:
+                break
+            busy = now_busy
+        return busy
+
     def _load_present(self, t_s: float) -> bool:
         return self.load_coverage.present(t_s)
 

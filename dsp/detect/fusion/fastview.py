@@ -163,6 +163,7 @@ class FastView(LandingJudge):
         if now_s - first.t_settled_s >= _SLIDE_WAIT_S or (
             now_s >= first.t_settled_s + _SLIDE_HOLD_S
             and step.level not in self._levels_of(recent)
+            and not self._plate_busy_at(step.level, now_s)
         ):
             self.slide_signs.note_held()
             return False

@@ -18,6 +18,7 @@ from dsp.detect.fusion.base import DEFAULT_WIDE_IMPACT_CHANNELS, FAST_MAX_RESIDU
 from dsp.detect.fusion.fastview import RING_MAX_RESIDUAL, FastView, count_confidence
 from dsp.detect.loadcell import LoadStep
 from dsp.detect.removals import grabs
+from dsp.detect.slides import STRIKE_S
 from dsp.detect.topmodule import FELL_AFTER_S, lifted_at, lifted_with_a_knock, taken_by_hand
 from dsp.detect.trust import cube_like
 
@@ -418,15 +419,20 @@ class SettledView(FastView):
             return False
         return self._heard_landing_here(step)
 
-    def track_settled_levels(self, levels: np.ndarray, times: np.ndarray, now_s: float) -> None:
+    def track_settled_levels(
+        self, levels: np.ndarray, times: np.ndarray, now_s: float
+    ) -> list[Event]:
         """Follow slow drift of levels whose load is accounted for (zero tracking).
 
         ``times``: when each level was last seen still (the end of its last
         still window), NaN where never; ``now_s``: the stream time the
         fusion has reached (a level seen still later than that may hold a
-        change whose step the fusion has not been given yet).
+        change whose step the fusion has not been given yet). Returns the
+        removals of cubes that came and went unseen by the settled view
+        (:meth:`_came_and_went`).
         """
         units = self.scale.units()
+        out: list[Event] = []
         for level in range(self.n_levels):
             value = float(levels[level])
             if not np.isfinite(value) or level in self.openings.disconnected:
@@ -455,6 +461,60 @@ class SettledView(FastView):
                 self._levels[level].landings -= 1
                 self._levels[level].fast_landed.clear()
                 self.accounted[level] = value
+            elif times[level] <= now_s and (
+                left := self._came_and_went(level, value, float(times[level]), now_s)
+            ) is not None:
+                out.extend(self._settled_step(left))
+        return out
+
+    def _came_and_went(
+        self, level: int, value: float, value_t: float, now_s: float
+    ) -> LoadStep | None:
+        """The settled step of cubes the fast view counted landing that have left again.
+
+        In towers whose cubes rest a moment and slide on (model B), a cube
+        may settle, be counted by the fast view, and slide into the hole
+        before the settled view saw its plate still: it sees no change, the
+        fast view's loss was doubted (a closed level loses a cube only when
+        knocked down), and the cube would stay counted. Once the plate is
+        seen still, whole cubes under the load accounted for, after a
+        doubted loss of as many that settled after the last landing there
+        and was heard falling below as a cube sliding on
+        (``SlideSigns.slid``), the loss is that doubted step, judged as the
+        settled view judges a knock-down. (A hand's press let go, or a knock,
+        is no slide: the fusion's guesses about them stay as they were.)
+        """
+        if self._tower_open or self.scale.unit(level) is None:
+            return None
+        memory = self._levels[level]
+        if not value_t > memory.landed_t + _SETTLED_AFTER_S:
+            return None
+        n, residual = self.scale.count(level, value - float(self.accounted[level]))
+        if n >= 0 or residual > FAST_MAX_RESIDUAL or -n > self.cubes_on[level]:
+            return None
+
+        def as_many(step: LoadStep) -> bool:
+            k, r = self.scale.count(level, step.delta_counts)
+            return k == n and r <= FAST_MAX_RESIDUAL
+
+        lost = [
+            s for s in memory.doubted
+            if memory.landed_t < s.t_settled_s < value_t - _SETTLED_AFTER_S and as_many(s)
+            and self._heard_falling_below(level, memory.landed_t, s.t_settled_s + STRIKE_S)
+        ]
+        if not lost:
+            return None
+        first = lost[0]
+        before = float(self.accounted[level])
+        return replace(
+            first, t_decided_s=now_s, delta_counts=value - before, before_counts=before,
+            after_counts=value,
+        )
+
+    def _heard_falling_below(self, level: int, since_s: float, until_s: float) -> bool:
+        """Whether a cube's strike (one that stands out on its plate) was heard below ``level``."""
+        struck = [imp for imp in self._impacts if since_s < imp.t_s <= until_s and cube_like(imp)]
+        return any(top < level for top in self._levels_of(struck))
 
     def _first_cube_left(self, level: int, value: float, value_t: float) -> bool:
         """Whether the single cube counted on ``level`` left a closed tower unseen.

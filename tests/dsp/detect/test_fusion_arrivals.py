@@ -1372,6 +1372,51 @@ def test_cubes_that_leave_a_plate_they_had_just_settled_on_tell_a_tower_whose_cu
     assert fusion.stats.slides_seen == 0
 
 
+def test_a_cube_counted_landing_that_slid_on_unseen_by_the_settled_view_is_removed() -> None:
+    # The fast view counted the cube on plate 5 (the tower not yet known
+    # for cubes that slide); 0.3 s later it slid into the hole, struck the
+    # plate below, and the fast view doubted the loss. The settled view
+    # never saw plate 5 still with the cube on it: no step of its own.
+    gone = LoadStep(level=5, t_before_s=1.28, t_settled_s=1.30, t_decided_s=1.35,
+                    delta_counts=-UNIT, before_counts=UNIT, after_counts=0.0)
+    levels = np.where(np.arange(8) == 5, 0.0, np.nan)
+    times = np.where(np.arange(8) == 5, 1.6, np.nan)
+
+    def slid(
+        *, loss_seen: bool, still_until: float = 1.6, heard_below: bool = True
+    ) -> tuple[Fusion, list]:
+        fusion, step = _rests_a_moment(leaves_at=1.3)
+        for _ in range(5):
+            # The plate's size is sure (a first cube gone unseen is a hand's).
+            fusion.scale.learn(5, UNIT, 1)
+        assert _landings(_decide(fusion, step, 1.2)) == [(5, 1, 0.95)]
+        if loss_seen:
+            _decide(fusion, gone, 1.40)
+        if heard_below:
+            fusion.add_impacts([_strike(1.41, 4)])
+        fusion.advance(1.6)
+        return fusion, fusion.track_settled_levels(
+            levels, np.where(np.arange(8) == 5, still_until, np.nan), 1.7
+        )
+
+    fusion, out = slid(loss_seen=True)
+    removals = [e for e in out if isinstance(e, Removal)]
+    assert [(e.floor, e.cubes, e.knocked) for e in removals] == [(5, 1, True)]
+    assert 1.2 <= removals[0].t <= 1.3 and removals[0].t_decided == 1.7
+    assert fusion.cubes_on[5] == 0 and fusion.accounted[5] == 0.0
+    # Reported once: the plate seen still again says nothing more.
+    assert fusion.track_settled_levels(levels, times, 1.8) == []
+    # Seen still only before the loss settled: nothing yet.
+    fusion, out = slid(loss_seen=True, still_until=1.35)
+    assert out == [] and fusion.cubes_on[5] == 1
+    # No loss seen by the fast view: not this rule's (a plate read short).
+    fusion, out = slid(loss_seen=False)
+    assert out == [] and fusion.cubes_on[5] == 1
+    # Nothing heard falling below: no cube slid on (a hand pressed and let go).
+    fusion, out = slid(loss_seen=True, heard_below=False)
+    assert out == [] and fusion.cubes_on[5] == 1
+
+
 def test_where_cubes_slide_a_landing_waits_until_its_plate_has_held_the_cube() -> None:
     # The tower has shown cubes resting a moment and sliding on.
     fusion, step = _rests_a_moment(leaves_at=1.3)
