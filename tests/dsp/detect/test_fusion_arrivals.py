@@ -1428,6 +1428,15 @@ def test_where_cubes_slide_a_landing_waits_until_its_plate_has_held_the_cube() -
     out = _decide(fusion, step, 2.0)
     assert _landings(out) == [(5, 1, 0.95)]
     assert 1.4 <= out[0].t_decided < 1.6
+    # A plate still sounding 0.4 s on (a sliding cube scrapes) waits until it is quiet.
+    fusion, step = _rests_a_moment(leaves_at=None)
+    fusion.slide_signs.slides_seen = 2
+    fusion.add_busy(PlateBusy(0.96, 5, True))
+    fusion.add_busy(PlateBusy(1.55, 5, False))
+    out = _decide(fusion, step, 2.0)
+    # (At rest when it fell quiet, or half a second after its strike at most.)
+    assert _landings(out) == [(5, 1, 1.45)]
+    assert 1.55 <= out[0].t_decided < 1.75
     # Elsewhere the fast view decides at once.
     fusion, step = _rests_a_moment(leaves_at=1.3)
     out = _decide(fusion, step, 2.0)
