@@ -174,6 +174,25 @@ class CubeScale:
                 out[level] = pool
         return out
 
+    def cap_units(self) -> np.ndarray:
+        """Cube sizes to cap a noisy cell's settled threshold by (``loadcell.NOISY_CAP_CUBES``).
+
+        Each level's size (:meth:`units`), and where none is known yet, the
+        size two or more levels learnt from their own landings agree on
+        (within :data:`_MATCHED_SPREAD`): lending it for the count wants
+        three (:data:`_MATCHED_LEVELS`), but a cap only lowers the threshold
+        towards its noise floor, so two do. Model B tower 2: its level 5, a
+        cube 4.8 sigma, missed the two cubes that came while only levels 1
+        and 7 had learnt theirs.
+        """
+        out = self.units()
+        missing = np.isnan(out) & ~self._unmatched
+        if self._given is None and missing.any():
+            agreed = self._agreed_size(2)
+            if agreed is not None:
+                out[missing] = agreed
+        return out
+
     def borrowed(self, level: int) -> bool:
         """True if ``level``'s cube size is the matched cells' (none of its own yet)."""
         return not self.own_unit(level) and self.unit(level) is not None

@@ -188,7 +188,8 @@ class Detector:
                 # A noisy cell's threshold is capped by the size the other
                 # cells show until it has its own (``NOISY_CAP_CUBES``).
                 settled.set_cube_counts(
-                    self.scale.settled_units(), ring_tolerant=False, cap_counts=self.scale.units()
+                    self.scale.settled_units(), ring_tolerant=False,
+                    cap_counts=self.scale.cap_units(),
                 )
 
     def feed_piezo(self, t0_s: float, samples: np.ndarray) -> list[Event]:

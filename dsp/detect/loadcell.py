@@ -85,7 +85,9 @@ SETTLED_STEP_SIGMAS = 6.0
 # sigma: a hand's press just before a lift, decided at once, is a false
 # landing there (model A). A plate with no cube of its own is capped by the
 # size the other cells lend it (``set_cube_counts``): model B's level 5 of
-# tower 2, a cube 4.8 sigma, showed none of its five cubes without.
+# tower 2, a cube 4.8 sigma, showed none of its five cubes without. Two
+# levels agreeing on a size lend it for the cap (``CubeScale.cap_units``),
+# three for the count.
 NOISY_CAP_CUBES = 0.6
 NOISY_FLOOR_SIGMAS = 4.0
 # Why 1.5: a step read from a ringing plate is trusted only when the ring's

@@ -409,3 +409,24 @@ def test_a_slow_converter_reads_shorter_windows_once_its_spikes_prove_sharp(flat
     else:
         assert det.spikes.short_windows_since_s < 15.0
         assert latency < 0.4
+
+
+def test_a_noisy_cell_shows_its_cubes_once_two_levels_agree_on_a_cube() -> None:
+    # Level 5's cell is noisy: a cube is five sigma, under the settled view's
+    # six. Two levels have learnt a cube of the same size (three lend it for
+    # the count): that caps level 5's threshold, and its cubes show.
+    tower = SyntheticTower(duration_s=20.0, seed=3)
+    noise = np.random.default_rng(7).normal(0.0, 0.2 * tower.cube_counts, tower.load.shape[0])
+    tower.load[:, 5] += noise
+    for t, level in [(3.0, 1), (6.0, 7), (9.0, 5), (13.0, 5)]:
+        tower.throw(t, level)
+    events = _detect(tower, list(range(0, 40000, 2000)), list(range(0, 1600, 80)))
+    landings = [(e.floor, e.cubes) for e in events if isinstance(e, Landing)]
+    assert landings == [(1, 1), (7, 1), (5, 1), (5, 1)]
+    scale = CubeScale(n_levels=8)
+    scale.learn(1, 9000.0, 1)
+    assert np.isnan(scale.cap_units()[5])  # one level says nothing of the others
+    scale.learn(7, 9500.0, 1)
+    assert np.isnan(scale.units()[5]) and scale.cap_units()[5] == 9250.0
+    scale.learn(3, 20000.0, 1)  # a mixed set: nothing is lent
+    assert np.isnan(scale.cap_units()[5])
