@@ -32,6 +32,8 @@ class FusionStats:
     acoustic_checked: int = 0
     hands_unlearnt: int = 0
     slides_seen: int = 0
+    #: Cubes counted landing that slid on before the settled view saw them (removed).
+    slid_unseen: int = 0
     bounced_on_empty: int = 0
     stops_not_told: int = 0
     heard_on_silent_cells: int = 0

@@ -464,6 +464,7 @@ class SettledView(FastView):
             elif times[level] <= now_s and (
                 left := self._came_and_went(level, value, float(times[level]), now_s)
             ) is not None:
+                self.stats.slid_unseen += 1
                 out.extend(self._settled_step(left))
         return out
 

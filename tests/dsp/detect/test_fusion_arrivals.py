@@ -1404,6 +1404,7 @@ def test_a_cube_counted_landing_that_slid_on_unseen_by_the_settled_view_is_remov
     assert [(e.floor, e.cubes, e.knocked) for e in removals] == [(5, 1, True)]
     assert 1.2 <= removals[0].t <= 1.3 and removals[0].t_decided == 1.7
     assert fusion.cubes_on[5] == 0 and fusion.accounted[5] == 0.0
+    assert fusion.stats.slid_unseen == 1
     # Reported once: the plate seen still again says nothing more.
     assert fusion.track_settled_levels(levels, times, 1.8) == []
     # Seen still only before the loss settled: nothing yet.
