@@ -274,8 +274,8 @@ class LoadHistory:
         during = ok & (self._t >= start) & (self._t <= t1_s)
         if before.sum() < 3 or not during.any():
             return float("nan")
-        # statistics.median: the same value as numpy's, far cheaper for a
-        # half second of readings (asked for every plate a drop may concern).
+        # A median of a plain list: the same value as numpy's, far cheaper for
+        # a half second of readings (asked for every plate a drop may concern).
         base = float(orderstats.median_of(self._v[before, level].tolist()))
         return float(np.max(np.abs(self._v[during, level] - base)))
 

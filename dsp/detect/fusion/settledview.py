@@ -479,11 +479,12 @@ class SettledView(FastView):
         fast view's loss was doubted (a closed level loses a cube only when
         knocked down), and the cube would stay counted. Once the plate is
         seen still, whole cubes under the load accounted for, after a
-        doubted loss of as many that settled after the last landing there
-        and was heard falling below as a cube sliding on
-        (``SlideSigns.slid``), the loss is that doubted step, judged as the
-        settled view judges a knock-down. (A hand's press let go, or a knock,
-        is no slide: the fusion's guesses about them stay as they were.)
+        doubted loss of as many that settled after the last landing there,
+        with a cube's strike heard below the plate since
+        (:meth:`_heard_falling_below`), the loss is that doubted step,
+        judged as the settled view judges a knock-down. (A hand's press let
+        go, or a knock, sounds on every disc alike and drops no cube: the
+        fusion's guesses about them stay as they were.)
         """
         if self._tower_open or self.scale.unit(level) is None:
             return None
