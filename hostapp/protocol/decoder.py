@@ -246,7 +246,7 @@ class FrameDecoder:
                     parts.append(_one_frame(frame))
         if pieces:
             self._seen_delimiter = True
-            parts.extend(self._decode_pieces([p for p in pieces if p]))
+            parts.extend(self._decode_pieces(list(filter(None, pieces))))
         if self._discarding:
             tail = b""  # still inside a frame already counted as oversize
         elif len(tail) > c.MAX_ENCODED_SIZE:
@@ -271,7 +271,8 @@ class FrameDecoder:
             return []
         decode = _c_cobs.decode
         try:
-            raws = [decode(p) for p in pieces]
+            # map, not a comprehension: a stream sends thousands of frames a second.
+            raws = list(map(decode, pieces))
         except _c_cobs.DecodeError:
             raws = [_cobs_decode_piece(p) for p in pieces]
         piece_len = np.fromiter(map(len, pieces), np.int64, n)
