@@ -464,7 +464,10 @@ class SettledView(FastView):
             elif times[level] <= now_s and (
                 left := self._came_and_went(level, value, float(times[level]), now_s)
             ) is not None:
+                # A cube that came, stayed a moment and fell on below: the
+                # tower's cubes slide on (``slides.SlideSigns``).
                 self.stats.slid_unseen += 1
+                self.slide_signs.count_slide()
                 out.extend(self._settled_step(left))
         return out
 

@@ -1395,6 +1395,7 @@ def test_a_cube_counted_landing_that_slid_on_unseen_by_the_settled_view_is_remov
         if heard_below:
             fusion.add_impacts([_strike(1.41, 4)])
         fusion.advance(1.6)
+        fusion.slide_signs.slides_seen = 0  # as if the fall had not been judged yet
         return fusion, fusion.track_settled_levels(
             levels, np.where(np.arange(8) == 5, still_until, np.nan), 1.7
         )
@@ -1405,6 +1406,7 @@ def test_a_cube_counted_landing_that_slid_on_unseen_by_the_settled_view_is_remov
     assert 1.2 <= removals[0].t <= 1.3 and removals[0].t_decided == 1.7
     assert fusion.cubes_on[5] == 0 and fusion.accounted[5] == 0.0
     assert fusion.stats.slid_unseen == 1
+    assert fusion.slide_signs.slides_seen == 1  # a sign that cubes slide on here
     # Reported once: the plate seen still again says nothing more.
     assert fusion.track_settled_levels(levels, times, 1.8) == []
     # Seen still only before the loss settled: nothing yet.
@@ -1415,7 +1417,7 @@ def test_a_cube_counted_landing_that_slid_on_unseen_by_the_settled_view_is_remov
     assert out == [] and fusion.cubes_on[5] == 1
     # Nothing heard falling below: no cube slid on (a hand pressed and let go).
     fusion, out = slid(loss_seen=True, heard_below=False)
-    assert out == [] and fusion.cubes_on[5] == 1
+    assert out == [] and fusion.cubes_on[5] == 1 and fusion.slide_signs.slides_seen == 0
 
 
 def test_where_cubes_slide_a_landing_waits_until_its_plate_has_held_the_cube() -> None:
