@@ -72,16 +72,30 @@ def oscillation_fit(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         ``1 - a1 - a2 >= RING_FIT_MIN_GAIN``).
     """
     v = np.asarray(v, dtype=np.float64)
-    centre = v.mean(axis=1, keepdims=True)
-    swing = np.ptp(v, axis=1)
-    scale = np.where(swing > 0, swing, 1.0)[:, None]
-    z = (v - centre) / scale  # well conditioned whatever the counts
-    x = np.stack([z[:, 1:-1], z[:, :-2], np.ones_like(z[:, 2:])], axis=2)  # (m, n-2, 3)
-    y = z[:, 2:]
-    gram = np.einsum("mij,mik->mjk", x, x) + 1e-9 * np.eye(3)
-    coef = np.linalg.solve(gram, np.einsum("mij,mi->mj", x, y)[..., None])[..., 0]
-    a1, a2, b = coef[:, 0], coef[:, 1], coef[:, 2]
-    residual = np.sqrt(np.mean((np.einsum("mij,mj->mi", x, coef) - y) ** 2, axis=1))
+    n = v.shape[1]
+    centre = v.mean(axis=1)
+    swing = v.max(axis=1) - v.min(axis=1)
+    scale = np.where(swing > 0, swing, 1.0)
+    z = (v - centre[:, None]) / scale[:, None]  # well conditioned whatever the counts
+    u, w, y = z[:, 1:-1], z[:, :-2], z[:, 2:]
+    # The normal equations of (a1, a2, b) summed row by row and solved by
+    # Cramer's rule: for windows of ten readings a batched LAPACK solve costs
+    # more in calls than in arithmetic. The tiny ridge keeps a flat window
+    # (all zeros) solvable, as before.
+    ridge = 1e-9
+    suu = np.einsum("ij,ij->i", u, u) + ridge
+    sww = np.einsum("ij,ij->i", w, w) + ridge
+    suw = np.einsum("ij,ij->i", u, w)
+    su, sw, s1 = u.sum(axis=1), w.sum(axis=1), (n - 2) + ridge
+    ruy, rwy, ry = np.einsum("ij,ij->i", u, y), np.einsum("ij,ij->i", w, y), y.sum(axis=1)
+    c00, c01, c02 = sww * s1 - sw * sw, sw * su - suw * s1, suw * sw - sww * su
+    c11, c12, c22 = suu * s1 - su * su, suw * su - suu * sw, suu * sww - suw * suw
+    det = suu * c00 + suw * c01 + su * c02
+    a1 = (c00 * ruy + c01 * rwy + c02 * ry) / det
+    a2 = (c01 * ruy + c11 * rwy + c12 * ry) / det
+    b = (c02 * ruy + c12 * rwy + c22 * ry) / det
+    left = a1[:, None] * u + a2[:, None] * w + b[:, None] - y
+    residual = np.sqrt(np.einsum("ij,ij->i", left, left) / (n - 2))
     gain = 1.0 - a1 - a2
     ok = (
         (a1 * a1 + 4.0 * a2 < 0.0)  # complex poles: it oscillates
@@ -90,7 +104,7 @@ def oscillation_fit(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         & (swing > 0)
     )
     with np.errstate(divide="ignore", invalid="ignore"):
-        level = np.where(gain != 0, centre[:, 0] + scale[:, 0] * b / gain, np.nan)
+        level = np.where(gain != 0, centre + scale * b / gain, np.nan)
     return level, residual, ok
 
 

@@ -27,6 +27,35 @@ def test_the_oscillation_fit_finds_the_load_a_damped_ring_settles_to() -> None:
     assert residual[2] > 0.1
 
 
+
+def test_the_oscillation_fit_is_the_least_squares_fit_of_each_window() -> None:
+    # The fit solves its normal equations in closed form; a general least
+    # squares solver must find the same recurrence on noisy, flat and
+    # short windows alike, each row on its own.
+    rng = np.random.default_rng(7)
+    rows = rng.normal(0.0, 1.0, (40, 10)).cumsum(axis=1) * rng.uniform(1, 1e5, (40, 1))
+    rows[0] = 123.0  # flat: no swing
+    rows[1, 4] += 1e4  # a spike
+    i = np.arange(10)
+    swing = rng.uniform(10, 1e4, (18, 1)) * rng.uniform(0.6, 0.99, (18, 1)) ** i
+    rows[2:20] = (rng.uniform(-1e5, 1e5, (18, 1)) + rng.normal(0.0, 5.0, (18, 10))
+                  + swing * np.cos(rng.uniform(0.3, 2.8, (18, 1)) * i))
+    level, residual, ok = oscillation_fit(rows)
+    assert ok[2:20].sum() >= 12 and not ok.all()  # both kinds are checked
+    for v, lv, res, fits in zip(rows, level, residual, ok, strict=True):
+        swing = np.ptp(v)
+        if swing == 0:
+            assert not fits
+            continue
+        z = (v - v.mean()) / swing
+        x = np.stack([z[1:-1], z[:-2], np.ones(v.size - 2)], axis=1)
+        (a1, a2, b), *_ = np.linalg.lstsq(x, z[2:], rcond=None)
+        assert res == pytest.approx(np.sqrt(np.mean((x @ [a1, a2, b] - z[2:]) ** 2)), abs=1e-9)
+        if abs(1 - a1 - a2) > 1e-3:
+            assert lv == pytest.approx(v.mean() + swing * b / (1 - a1 - a2), rel=1e-6, abs=1e-6)
+        assert fits == (a1 * a1 + 4 * a2 < 0 and -a2 < 0.98**2 and 1 - a1 - a2 >= 0.1)
+
+
 def _ring(n: int, f_cycles: float, decay: float, load: float, swing: float) -> np.ndarray:
     i = np.arange(n, dtype=np.float64)
     return load + swing * decay**i * np.cos(2 * np.pi * f_cycles * i + 0.4)
