@@ -564,13 +564,21 @@ class LoadChannelProcessor:
         # Rows too near the stream's start for a long window are not ringing ones.
         pad = max(0, f - 1 - first_end)
         noise = self.sigma
+        last_still = np.maximum.accumulate(np.where(still, np.arange(k)[:, None], -1), axis=0)
+        # Only windows that could still be taken are tested (a plate held
+        # by a hand leaves thousands of restless ones): none on a level
+        # re-learnt after a lift, and none before this block's first still
+        # window where a ringing one was taken since the last still one.
+        resetting = np.array([bool(r) for r in self._pending_resets])
+        open_rows = ((last_still >= 0) | ~self._ring_taken) & ~resetting
         (passes, ring_mean, ring_swing), ring_t0 = self._window_tests(
-            all_t, all_v, all_ok, first_end + pad, ~still[pad:], 2 * self.window,
+            all_t, all_v, all_ok, first_end + pad, (~still & open_rows)[pad:], 2 * self.window,
             lambda v, ch: balanced_windows(v, self.stable_range_sigmas * noise[ch] / 2),
         )
+        # Still windows are fitted too: their load may be read through the fit.
         (fitted, fit_level, fit_parts, fit_swing), fit_t0 = self._window_tests(
-            all_t, all_v, all_ok, first_end + pad, ~strict[pad:], self.fit_readings,
-            lambda v, ch: fitted_windows(v, noise[ch]),
+            all_t, all_v, all_ok, first_end + pad, (~strict & (still | open_rows))[pad:],
+            self.fit_readings, lambda v, ch: fitted_windows(v, noise[ch]),
         )
         if pad:
             def grow(a: np.ndarray) -> np.ndarray:
@@ -590,7 +598,6 @@ class LoadChannelProcessor:
         accepted = np.zeros((k, n), dtype=bool)
         level = np.zeros((k, n))
         start_t = np.zeros((k, n))
-        last_still = np.maximum.accumulate(np.where(still, np.arange(k)[:, None], -1), axis=0)
         for ch in np.flatnonzero((passes | fitted).any(axis=0)):
             if self._pending_resets[ch]:
                 continue  # the level is re-learnt from still windows after a lift
