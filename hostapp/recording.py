@@ -102,6 +102,8 @@ class RecordingReader:
         _open_recording(self.path).close()
         self.stats = DecoderStats()
         self.hello: Hello | None = None
+        # Device clocks found restarted with no HELLO seen (StreamClock).
+        self.clock_restarts = 0
 
     def chunks(self) -> Iterator[list[TimedFrame]]:
         """Yield the frames decoded from each chunk of the file (lists may be empty)."""
@@ -112,6 +114,7 @@ class RecordingReader:
                 if isinstance(msg, Hello):
                     self.hello = msg
                 timed.append(TimedFrame(seq, msg, clock.stamp(seq, msg)))
+            self.clock_restarts = clock.restarts_unannounced
             yield timed
 
     def __iter__(self) -> Iterator[TimedFrame]:
@@ -147,6 +150,7 @@ class RecordingReader:
                         self.hello = msg
                     others.append(TimedFrame(seq, msg, clock.stamp(seq, msg)))
                 done = j + 1
+            self.clock_restarts = clock.restarts_unannounced
             yield DecodedBlock(
                 MessageRows.of(batch, t_s, msg_type == PIEZO),
                 MessageRows.of(batch, t_s, msg_type == LOAD),

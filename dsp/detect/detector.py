@@ -75,6 +75,7 @@ class DetectorDiagnostics:
     piezo_gaps: int
     piezo_dropped_sets: int
     acoustic_learnt: int
+    load_rows_dropped: int = 0
 
 
 class Detector:
@@ -140,6 +141,7 @@ class Detector:
         # to the processors at once, with the cube size handed over last.
         self._load_waiting: list[LoadRows] = []
         self._load_received = -np.inf
+        self.load_rows_dropped = 0  # load readings out of time order (damage)
         self._unit_until = -np.inf
 
     def _build_load_views(self, rate_hz: float) -> None:
@@ -205,10 +207,25 @@ class Detector:
         return self._advance()
 
     def feed_load(self, t_s: np.ndarray, values: np.ndarray, valid: np.ndarray) -> list[Event]:
-        """Feed load readings: times ``(m,)``, counts and valid flags ``(m, n_levels)``."""
+        """Feed load readings: times ``(m,)``, counts and valid flags ``(m, n_levels)``.
+
+        A reading not after every one fed before it (a damaged stream's
+        stray time stamp, a message sent twice) is dropped and counted, as
+        the piezo chain drops sets it already has: the load views read
+        consecutive conversions in time order.
+        """
         t_s = np.asarray(t_s, dtype=np.float64).reshape(-1)
         if t_s.size == 0:
             return []
+        latest = np.maximum.accumulate(np.concatenate([[self._load_received], t_s[:-1]]))
+        in_order = t_s > latest
+        if not in_order.all():
+            self.load_rows_dropped += int(t_s.size - np.count_nonzero(in_order))
+            t_s = t_s[in_order]
+            values = np.asarray(values)[in_order]
+            valid = np.asarray(valid)[in_order]
+            if t_s.size == 0:
+                return self._advance()
         self._load_first = min(self._load_first, float(t_s[0]))
         self._load_received = max(self._load_received, float(t_s[-1]))
         return self._take_load(self.load_front.process(t_s, values, valid))
@@ -416,6 +433,7 @@ class Detector:
             piezo_filled_s=self.piezo.filled_s,
             piezo_gaps=self.piezo.gaps,
             piezo_dropped_sets=self.piezo.dropped_sets,
+            load_rows_dropped=self.load_rows_dropped,
             acoustic_learnt=self.acoustic.n_learnt,
         )
 

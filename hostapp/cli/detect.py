@@ -89,7 +89,7 @@ def detect_recording(
     if out is not None:
         out.flush()
     diagnostics: dict[str, Any] = {
-        "decoder": reader.stats.as_dict(),
+        "decoder": {**reader.stats.as_dict(), "clock_restarts": reader.clock_restarts},
         "pipeline": {
             k: v for k, v in vars(pipeline.stats).items() if k != "extra"
         },
@@ -102,6 +102,7 @@ def detect_recording(
             "piezo_filled_s": diag.piezo_filled_s,
             "piezo_gaps": diag.piezo_gaps,
             "piezo_dropped_sets": diag.piezo_dropped_sets,
+            "load_rows_dropped": diag.load_rows_dropped,
             "cube_counts": [round(c, 1) for c in diag.cube_counts],
             "load_noise_counts": [round(s, 2) for s in diag.load_noise_counts],
             "silent_cells": sorted(pipeline.detector.fusion.silent_cells.dead),

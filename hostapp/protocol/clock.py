@@ -10,6 +10,12 @@ from hostapp.protocol.constants import T_US_MODULUS
 from hostapp.protocol.messages import Hello, Load, Piezo, Pong
 
 _HALF = T_US_MODULUS // 2
+# Why a second: messages of one stream are stamped in order, and a LOAD
+# stamped just before the PIEZO sent ahead of it is milliseconds back. A
+# clock a second or more behind the last time seen started again: the
+# device rebooted and its HELLO was lost in damage (or bytes of another
+# session were spliced in).
+_CLOCK_RESTART_BACK_US = 1_000_000
 
 
 class ClockUnwrapper:
@@ -90,7 +96,9 @@ class StreamClock:
     Feed every decoded message in arrival order to :meth:`stamp`. When the
     device reboots (a HELLO with seq 0 after other messages) its clock starts
     again; stream time then carries on from the last time seen instead of
-    jumping back, so it never runs backwards by a whole session.
+    jumping back, so it never runs backwards by a whole session. A clock a
+    second or more behind the last time seen is taken for such a restart
+    too, whose HELLO was lost (counted in ``restarts_unannounced``).
     """
 
     def __init__(self) -> None:
@@ -102,6 +110,7 @@ class StreamClock:
         self._epoch_ref_us: int | None = None
         self._last_us = 0
         self._seen_any = False
+        self.restarts_unannounced = 0
 
     @property
     def origin_us(self) -> int | None:
@@ -145,6 +154,17 @@ class StreamClock:
                 self._origin_us = int(raw[0])
         self._seen_any = True
         elapsed = self._epoch_start_us + self._unwrapper.unwrap_many(raw) - self._epoch_ref_us
+        while True:
+            latest = np.maximum.accumulate(np.concatenate([[self._last_us], elapsed[:-1]]))
+            back = np.flatnonzero(elapsed <= latest - _CLOCK_RESTART_BACK_US)
+            if back.size == 0:
+                break
+            # Restarted at this message: the rest carries on from the last time seen.
+            i = int(back[0])
+            shift = int(latest[i] - elapsed[i])
+            self._epoch_start_us += shift
+            elapsed[i:] += shift
+            self.restarts_unannounced += 1
         self._last_us = max(self._last_us, int(elapsed.max()))
         return elapsed / 1e6
 
@@ -166,5 +186,9 @@ class StreamClock:
                 self._origin_us = t_us
         self._seen_any = True
         elapsed = self._epoch_start_us + self._unwrapper.unwrap(t_us) - self._epoch_ref_us
+        if elapsed <= self._last_us - _CLOCK_RESTART_BACK_US:
+            self._epoch_start_us += self._last_us - elapsed
+            elapsed = self._last_us
+            self.restarts_unannounced += 1
         self._last_us = max(self._last_us, elapsed)
         return elapsed / 1e6

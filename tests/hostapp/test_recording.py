@@ -95,6 +95,24 @@ def test_stream_clock_carries_on_after_a_reboot() -> None:
     assert clock.origin_us == 2**32 - 500
 
 
+def test_stream_clock_takes_a_clock_gone_back_for_a_restart_whose_hello_was_lost() -> None:
+    # 3 s of messages, then the device clock starts again near zero with no
+    # HELLO seen (lost in damage), then a LOAD stamped a little before the
+    # PIEZO sent ahead of it (which stays a small step back).
+    raw = np.array([5_000_000, 6_000_000, 8_000_000, 40_000, 1_040_000, 1_039_000, 2_040_000])
+    want = [0.0, 1.0, 3.0, 3.0, 4.0, 3.999, 5.0]
+    one_by_one = StreamClock()
+    samples = np.zeros((1, 8), dtype=np.uint16)
+    times = [one_by_one.stamp(seq, Piezo(int(t), samples)) for seq, t in enumerate(raw)]
+    assert times == pytest.approx(want)
+    assert one_by_one.restarts_unannounced == 1
+    for cut in range(len(raw) + 1):  # the array path, cut anywhere, agrees
+        arrays = StreamClock()
+        stamped = np.concatenate([arrays.stamp_timed(raw[:cut]), arrays.stamp_timed(raw[cut:])])
+        assert stamped == pytest.approx(want)
+        assert arrays.restarts_unannounced == 1
+
+
 @pytest.mark.parametrize(
     ("make", "words"),
     [

@@ -72,6 +72,32 @@ def test_block_sizes_do_not_change_the_events(piezo_cuts: list[int], load_cuts: 
     assert _detect(tower, piezo_cuts + seconds_p, load_cuts + seconds_l) == reference
 
 
+def test_load_readings_out_of_time_order_are_dropped_and_change_nothing() -> None:
+    # A damaged stream's stray time stamps and messages sent twice: the
+    # readings not after every one fed before are counted and left out, and
+    # the events are the clean stream's.
+    tower = _session(5)
+    det = Detector(piezo_rate_hz=2000.0, load_rate_hz=80.0)
+    p, load, t, ok = tower.piezo_codes(), tower.load_counts(), tower.load_t_s, tower.load_valid
+    out, inserted = [], 0
+    for k, a in enumerate(range(0, len(load), 80)):
+        out += det.feed_piezo(a / 80.0, p[a * 25 : (a + 80) * 25])
+        rows = list(range(a, min(a + 80, len(load))))
+        times = [float(t[r]) for r in rows]
+        if k % 5 == 3:
+            # the block before's last three rows sent again, then in the
+            # middle a stray stamp 5 s back and a row sent twice
+            rows = [a - 3, a - 2, a - 1, *rows[:40], rows[39], rows[39], *rows[40:]]
+            times = [*(float(t[r]) for r in (a - 3, a - 2, a - 1)), *times[:40],
+                     times[39] - 5.0, times[39], *times[40:]]
+            inserted += 5
+        out += det.feed_load(np.array(times), load[rows], ok[rows])
+    out += det.finish()
+    assert det.load_rows_dropped == inserted
+    assert det.diagnostics().load_rows_dropped == inserted
+    assert out == _detect(tower, list(range(0, 60000, 2000)), list(range(0, 2400, 80)))
+
+
 def test_a_calibration_counts_cubes_from_the_first_landing() -> None:
     tower = _session(7)
     cube = tuple(float(tower.cube_counts * g) for g in tower.gain)

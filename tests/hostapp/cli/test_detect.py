@@ -87,6 +87,33 @@ def test_detect_counts_damage_and_still_exits_0(
     assert any(e["event"] == "landing" for e in events)
 
 
+def test_detect_carries_on_through_bytes_of_an_earlier_time_spliced_in(
+    wrapped_recording: tuple[Path, list[dict]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Bytes from seconds earlier in the session, spliced in the middle with
+    # no HELLO: the device clock seems to restart. Stream time carries on
+    # from there, nothing crashes, and the throws after the splice are found.
+    path, truth = wrapped_recording
+    data = path.read_bytes()
+    n = len(data)
+    spliced = tmp_path / "spliced.bin"
+    spliced.write_bytes(data[: 6 * n // 10] + data[n // 10 : n // 4] + data[6 * n // 10 :])
+    status, events, err = _run(["detect", str(spliced)], capsys)
+    assert status == 0
+    assert "clock_restarts=1" in err
+    decided = [e["t_decided"] for e in events]
+    assert decided == sorted(decided)
+    clean_status, clean, _ = _run(["detect", str(path)], capsys)
+    assert clean_status == 0
+    late = [e for e in clean if e["event"] == "landing" and e["t"] > 20.0]
+    assert late
+    # the spliced seconds push the stream on by their length, but not the floors
+    floors = [e["floor"] for e in events if e["event"] == "landing"]
+    assert floors[-len(late) :] == [e["floor"] for e in late]
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [(None, "does not exist"), (b"", "is empty"), (b"\x01\x02garbage" * 50, "no decodable")],
