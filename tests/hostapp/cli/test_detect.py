@@ -95,7 +95,7 @@ def test_detect_carries_on_through_bytes_of_an_earlier_time_spliced_in(
     # Bytes from seconds earlier in the session, spliced in the middle with
     # no HELLO: the device clock seems to restart. Stream time carries on
     # from there, nothing crashes, and the throws after the splice are found.
-    path, truth = wrapped_recording
+    path, _ = wrapped_recording
     data = path.read_bytes()
     n = len(data)
     spliced = tmp_path / "spliced.bin"
