@@ -98,8 +98,9 @@ class ReplaySource(ByteSource):
         if delay > 0:
             # Sleep in short steps so stop() is honoured promptly.
             deadline = time.monotonic() + delay
-            while not self._stop.is_set() and time.monotonic() < deadline:
-                time.sleep(min(0.05, deadline - time.monotonic()))
+            while not self._stop.is_set() and (left := deadline - time.monotonic()) > 0:
+                # What is left, read once: read again after the test it may be past.
+                time.sleep(min(0.05, left))
 
     def _write(self, data: bytes) -> None:
         raise OSError("a recording cannot take commands")

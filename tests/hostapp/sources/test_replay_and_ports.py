@@ -53,6 +53,36 @@ def test_paced_replay_follows_stream_time(tmp_path: Path, synthetic_physics: Any
     assert len(frames) == len(read_recording(path).frames)
 
 
+def test_pacing_never_sleeps_a_negative_time_when_the_deadline_passes_meanwhile(
+    tmp_path: Path, synthetic_physics: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A busy machine: every reading of the clock is 30 ms later, so the
+    # deadline may pass between testing it and computing the sleep.
+    import hostapp.sources.recording_replay as replay
+
+    now = [100.0]
+
+    def monotonic() -> float:
+        now[0] += 0.03
+        return now[0]
+
+    slept: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        if seconds < 0:
+            raise ValueError("sleep length must be non-negative")
+        slept.append(seconds)
+
+    monkeypatch.setattr(replay.time, "monotonic", monotonic)
+    monkeypatch.setattr(replay.time, "sleep", sleep)
+    path = make_recording(tmp_path, synthetic_physics(8), 1.0)
+    for offset_ms in range(0, 60, 5):  # wherever in a 30 ms step the deadline falls
+        source = ReplaySource(path, speed=1.0)
+        source._wall_start = monotonic() + offset_ms / 1000.0
+        source._pace(path.read_bytes())
+    assert slept and min(slept) > 0
+
+
 @pytest.mark.parametrize("speed", [0.5, 101.0])
 def test_replay_speed_range(tmp_path: Path, synthetic_physics: Any, speed: float) -> None:
     path = make_recording(tmp_path, synthetic_physics(8), 0.1)
