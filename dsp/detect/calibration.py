@@ -26,10 +26,9 @@ def _vector(value: Any, name: str) -> tuple[float, ...] | None:
         return None
     if not isinstance(value, Sequence) or isinstance(value, str) or len(value) != N_LEVELS:
         raise CalibrationDataError(f"{name} must be a list of {N_LEVELS} numbers")
-    try:
-        out = tuple(float(v) for v in value)
-    except (TypeError, ValueError) as exc:
-        raise CalibrationDataError(f"{name} must be a list of {N_LEVELS} numbers") from exc
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value):
+        raise CalibrationDataError(f"{name} must be a list of {N_LEVELS} numbers")
+    out = tuple(float(v) for v in value)
     if not all(math.isfinite(v) for v in out):
         raise CalibrationDataError(f"{name} must hold finite numbers")
     return out
@@ -41,7 +40,9 @@ def _matrix(value: Any, name: str) -> tuple[tuple[float, ...], ...] | None:
     if not isinstance(value, Sequence) or isinstance(value, str) or len(value) != N_LEVELS:
         raise CalibrationDataError(f"{name} must be {N_LEVELS} lists of {N_LEVELS} numbers")
     rows = tuple(_vector(row, name) for row in value)
-    return tuple(r for r in rows if r is not None)
+    if any(row is None for row in rows):
+        raise CalibrationDataError(f"{name} must be {N_LEVELS} lists of {N_LEVELS} numbers")
+    return tuple(row for row in rows if row is not None)
 
 
 @dataclass(frozen=True)

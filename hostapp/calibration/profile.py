@@ -135,20 +135,48 @@ def _load_cell(raw: Any, level: int) -> LoadCellProfile | None:
         raise CalibrationError(f"profile entry {where} lacks the field {exc.args[0]}") from exc
 
 
+def _count(value: Any, where: str) -> int:
+    """A whole, non-negative number (a JSON integer, or a float with no fraction)."""
+    number = _number(value, where)
+    if number is None or number < 0 or number != int(number):
+        raise CalibrationError(f"profile field {where} must be a whole number, not {value!r}")
+    return int(number)
+
+
+def _rows(raw: Any, where: str, rows: int, columns: int) -> list[list[Any]]:
+    """``raw`` as ``rows`` lists of ``columns`` values, or one sentence on what it is not."""
+    shape = f"{rows} rows of {columns} numbers" if rows > 1 else f"{columns} numbers"
+    table = raw if rows > 1 else [raw]
+    if (
+        not isinstance(table, list) or len(table) != rows
+        or any(not isinstance(row, list) or len(row) != columns for row in table)
+    ):
+        raise CalibrationError(f"profile entry {where} must be {shape}")
+    return table
+
+
 def _acoustic(raw: Any) -> AcousticProfile | None:
     if raw is None:
         return None
     if not isinstance(raw, dict):
         raise CalibrationError("profile entry acoustic must be an object or null")
-    try:
-        signatures = [[_number(v, "acoustic.signatures") for v in row] for row in raw["signatures"]]
-        rate = [_number(v, "acoustic.detection_rate") for v in raw["detection_rate"]]
-        confusion = [[int(v) for v in row] for row in raw["confusion"]]
-        drops = int(raw["drops_per_level"])
-    except (KeyError, TypeError, ValueError) as exc:
-        raise CalibrationError(f"profile entry acoustic is malformed ({exc})") from exc
-    if len(signatures) != N_LEVELS or any(len(row) != N_LEVELS for row in signatures):
-        raise CalibrationError("profile entry acoustic.signatures must be 8 rows of 8 numbers")
+    missing = [k for k in ("signatures", "detection_rate", "confusion", "drops_per_level")
+               if k not in raw]
+    if missing:
+        raise CalibrationError(f"profile entry acoustic lacks the field {missing[0]}")
+    signatures = [
+        [_number(v, "acoustic.signatures") for v in row]
+        for row in _rows(raw["signatures"], "acoustic.signatures", N_LEVELS, N_LEVELS)
+    ]
+    rate = [
+        _number(v, "acoustic.detection_rate")
+        for v in _rows(raw["detection_rate"], "acoustic.detection_rate", 1, N_LEVELS)[0]
+    ]
+    confusion = [
+        [_count(v, "acoustic.confusion") for v in row]
+        for row in _rows(raw["confusion"], "acoustic.confusion", N_LEVELS, N_LEVELS)
+    ]
+    drops = _count(raw["drops_per_level"], "acoustic.drops_per_level")
     return AcousticProfile(signatures, rate, confusion, drops)
 
 

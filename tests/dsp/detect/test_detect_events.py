@@ -63,6 +63,9 @@ def test_calibration_round_trip() -> None:
         {"counts_per_gram": [0] * 8},
         {"load_noise_counts": [-1] * 8},
         {"acoustic_signatures": [[0] * 8] * 7},
+        {"acoustic_signatures": [None] + [[0] * 8] * 7},  # a row missing, not skipped
+        {"load_noise_counts": [40, 40, 40, 40, 40, True, 40, 40]},
+        {"piezo_noise_codes": ["2"] * 8},
         {"tare_counts": [float("nan")] * 8},
         {"version": 99},
     ],

@@ -66,6 +66,41 @@ def test_bad_field_is_named(tmp_path: Path) -> None:
         read_profile(path)
 
 
+def _acoustic() -> dict[str, object]:
+    return {"signatures": [[-3.0 * abs(i - j) for j in range(8)] for i in range(8)],
+            "detection_rate": [0.9] * 8,
+            "confusion": [[5 if i == j else 0 for j in range(8)] for i in range(8)],
+            "drops_per_level": 5}
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "needle"),
+    [
+        ("confusion", [[float("inf")] * 8] * 8, "acoustic.confusion must be a finite number"),
+        ("confusion", [[1.5] * 8] * 8, "acoustic.confusion must be a whole number"),
+        ("confusion", [[1] * 8] * 7, "acoustic.confusion must be 8 rows of 8 numbers"),
+        ("detection_rate", [0.9] * 7, "acoustic.detection_rate must be 8 numbers"),
+        ("detection_rate", "all", "acoustic.detection_rate must be 8 numbers"),
+        ("signatures", [None] * 8, "acoustic.signatures must be 8 rows of 8 numbers"),
+        ("drops_per_level", True, "acoustic.drops_per_level must be a finite number"),
+        ("drops_per_level", None, "acoustic.drops_per_level must be a finite number"),
+    ],
+)
+def test_a_bad_acoustic_section_is_named_in_one_sentence(
+    tmp_path: Path, field: str, value: object, needle: str
+) -> None:
+    data = make_profile().to_json()
+    data["acoustic"] = _acoustic()
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(data))
+    assert read_profile(path).acoustic is not None  # the section as written reads back
+    data["acoustic"][field] = value
+    path.write_text(json.dumps(data))
+    with pytest.raises(CalibrationError, match=needle.replace(".", r"\.")) as caught:
+        read_profile(path)
+    assert "\n" not in str(caught.value)
+
+
 def test_import_from_another_device_changes_nothing(tmp_path: Path) -> None:
     store = ProfileStore(tmp_path / "store")
     store.save(make_profile(cpg=21000.0))
