@@ -88,6 +88,7 @@ class AudioConverter:
             self._zi = np.repeat(lfilter_zi(self._b, self._a)[:, None], n_in, axis=1) * 0.0
         self._phase = 0  # input samples to skip before the next kept one
         self.sets_out = 0
+        self.bad_samples = 0  # NaN or infinite samples taken as silence
 
     def hello(self) -> Hello:
         """The HELLO this source stands for: piezo rate, no load channels."""
@@ -106,6 +107,12 @@ class AudioConverter:
             x = x[:, None]
         if x.shape[0] == 0 or x.shape[1] != len(self.channel_levels):
             return None
+        finite = np.isfinite(x)
+        if not finite.all():
+            # A driver's glitch (NaN or inf from a float device) is taken as
+            # silence: kept, it would poison the decimation filter for good.
+            self.bad_samples += int(x.size - np.count_nonzero(finite))
+            x = np.where(finite, x, 0.0)
         if self.factor > 1:
             x, self._zi = lfilter(self._b, self._a, x, axis=0, zi=self._zi)
             kept = x[self._phase :: self.factor]
