@@ -258,6 +258,9 @@ MESSAGES = {
     "Unknown help space {value!r}; known ones are {value2}.":
         "Unbekanntes Hilfsfeld {value!r}; bekannt sind {value2}.",
     "Unknown Crime Hotel setting {value!r}.": "Unbekannte Crime-Hotel-Einstellung {value!r}.",
+    "The Crime Hotel settings must be a set of named values.":
+        "Die Crime-Hotel-Einstellungen müssen benannte Werte sein.",
+    "middle_may_guess must be true or false.": "middle_may_guess muss true oder false sein.",
     "help_spaces must map each help kind to a number of spaces.":
         "help_spaces muss jeder Hilfe eine Anzahl Felder zuordnen.",
     "The number of {kind!r} spaces must be from 0 to 9.":
@@ -291,6 +294,9 @@ MESSAGES = {
     "card {n} matches in {clues}": "Karte {n} stimmt überein in {clues}",
     "{n} cards without a match": "{n} Karten ohne Übereinstimmung",
     "Unknown mugshot-game setting {value!r}.": "Unbekannte Einstellung {value!r}.",
+    "The mugshot-game settings must be a set of named values.":
+        "Die Einstellungen des Verbrecherbilder-Spiels müssen benannte Werte sein.",
+    "The setting {key} must be true or false.": "Die Einstellung {key} muss true oder false sein.",
     "A challenge cannot need more cards than the centre holds.":
         "Eine Challenge kann nicht mehr Karten verlangen, als in der Tischmitte liegen.",
     "A mugshot-game event must be a JSON object.": "Ein Spielereignis muss ein JSON-Objekt sein.",

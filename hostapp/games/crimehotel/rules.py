@@ -90,7 +90,11 @@ class CrimeHotelRules:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> CrimeHotelRules:
         """Settings from a dict; missing keys take their defaults."""
-        data = dict(data or {})
+        if data is None:
+            data = {}
+        if not isinstance(data, Mapping):
+            raise CrimeHotelError(tr("The Crime Hotel settings must be a set of named values."))
+        data = dict(data)
         unknown = set(data) - {"bonus_points", "help_spaces", "middle_may_guess"}
         if unknown:
             raise CrimeHotelError(
@@ -102,5 +106,11 @@ class CrimeHotelRules:
         return cls(
             bonus_points=data.get("bonus_points", 3),
             help_spaces=dict(help_spaces),
-            middle_may_guess=bool(data.get("middle_may_guess", False)),
+            middle_may_guess=_yes_or_no(data.get("middle_may_guess", False)),
         )
+
+
+def _yes_or_no(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise CrimeHotelError(tr("middle_may_guess must be true or false."))
+    return value

@@ -84,7 +84,11 @@ class MugshotsRules:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> MugshotsRules:
         """Settings from a dict; missing keys take their defaults."""
-        data = dict(data or {})
+        if data is None:
+            data = {}
+        if not isinstance(data, Mapping):
+            raise MugshotsError(tr("The mugshot-game settings must be a set of named values."))
+        data = dict(data)
         defaults = cls().to_dict()
         unknown = set(data) - set(defaults)
         if unknown:
@@ -100,12 +104,15 @@ class MugshotsRules:
                 )
         if merged["challenge_minimum"] > merged["centre_size"]:
             raise MugshotsError(tr("A challenge cannot need more cards than the centre holds."))
+        for key in ("strict_single_match", "goals"):
+            if not isinstance(merged[key], bool):
+                raise MugshotsError(tr("The setting {key} must be true or false.", key=key))
         return cls(
-            strict_single_match=bool(merged["strict_single_match"]),
+            strict_single_match=merged["strict_single_match"],
             archive_to_win=merged["archive_to_win"],
             centre_size=merged["centre_size"],
             challenge_minimum=merged["challenge_minimum"],
-            goals=bool(merged["goals"]),
+            goals=merged["goals"],
         )
 
 

@@ -379,6 +379,10 @@ def test_winners_on_a_tie() -> None:
         ({"type": "new_game", "players": FOUR, "rules": {"bonus_points": -1}}, "bonus"),
         ({"type": "new_game", "players": FOUR, "rules": {"help_spaces": {"fly": 1}}}, "fly"),
         ({"type": "new_game", "players": FOUR, "rules": {"colour": 1}}, "colour"),
+        ({"type": "new_game", "players": FOUR, "rules": 2.5}, "settings must be"),
+        ({"type": "new_game", "players": FOUR, "rules": ["bonus_points"]}, "settings must be"),
+        ({"type": "new_game", "players": FOUR, "rules": {"middle_may_guess": "no"}},
+         "true or false"),
         ({"type": "deal", "face_up": [11, 12]}, "must start with a new_game"),
     ],
 )

@@ -335,3 +335,21 @@ def test_score_pad_counts_and_corrects(tmp_path: Path) -> None:
     with pytest.raises(MugshotsError, match="over"):
         pad.apply({"type": "archive", "player": "Ben", "cards": 1})
     assert ScorePad.replay(pad.events).summary() == pad.summary()
+
+
+@pytest.mark.parametrize(
+    ("rules", "message"),
+    [
+        (7, "settings must be"),
+        (["goals"], "settings must be"),
+        ({"goals": "yes"}, "goals must be true or false"),
+        ({"strict_single_match": 1}, "strict_single_match must be true or false"),
+    ],
+)
+def test_settings_of_the_wrong_kind_are_refused_in_one_sentence(
+    rules: object, message: str
+) -> None:
+    event = {"type": "new_game", "players": ["Ann", "Ben"], "rules": rules, "names": BOOK.to_dict()}
+    with pytest.raises(MugshotsError, match=message) as caught:
+        MugshotsGame.replay([event])
+    assert "\n" not in str(caught.value)
