@@ -217,6 +217,10 @@ def read_profile(path: Path) -> CalibrationProfile:
         raise CalibrationError(f"no calibration profile at {path}") from exc
     except OSError as exc:
         raise CalibrationError(f"cannot read calibration profile {path}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise CalibrationError(
+            f"calibration profile {path} is not a profile (not text: a recording, perhaps?)"
+        ) from exc
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

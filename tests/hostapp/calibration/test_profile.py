@@ -66,6 +66,17 @@ def test_bad_field_is_named(tmp_path: Path) -> None:
         read_profile(path)
 
 
+def test_a_binary_file_read_as_a_profile_is_named_in_one_sentence(tmp_path: Path) -> None:
+    path = tmp_path / "session.bin"
+    path.write_bytes(bytes(range(256)) * 4)  # a recording chosen by mistake
+    with pytest.raises(CalibrationError, match="not a profile") as caught:
+        read_profile(path)
+    assert "\n" not in str(caught.value)
+    store = ProfileStore(tmp_path / "store")
+    with pytest.raises(CalibrationError, match="not a profile"):
+        store.import_file(path, device_id=DEVICE)
+
+
 def _acoustic() -> dict[str, object]:
     return {"signatures": [[-3.0 * abs(i - j) for j in range(8)] for i in range(8)],
             "detection_rate": [0.9] * 8,
