@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TypeVar
 
-from dsp.sim import SensorBlock, TowerSimulator, draw_tower
+from dsp.sim import SensorBlock, SimulatorError, TowerSimulator, draw_tower
 from hostapp.sources.sim_device import (
     SimulatedDevice,
     SimulatedDeviceSource,
@@ -34,10 +34,20 @@ class _LockedPhysics:
     def __init__(self, simulator: TowerSimulator, lock: threading.Lock) -> None:
         self._simulator = simulator
         self._lock = lock
+        self.refused: list[str] = []
 
     def advance(self, duration_s: float) -> SensorBlock:
         with self._lock:
-            return self._simulator.advance(duration_s)
+            while True:
+                try:
+                    return self._simulator.advance(duration_s)
+                except SimulatorError as exc:
+                    # Hands scheduled for later (a calibration's simulated
+                    # user) found the tower otherwise when their time came: a
+                    # player had lifted or closed it first. That action is
+                    # dropped (the simulator has taken it off its schedule)
+                    # and the physics runs on; a stream must not die of it.
+                    self.refused.append(str(exc))
 
 
 class SimulatedTower:
@@ -59,13 +69,19 @@ class SimulatedTower:
         tower = draw_tower(seed)
         self._lock = threading.Lock()
         self.simulator = TowerSimulator(tower, seed=seed)
+        self._physics = _LockedPhysics(self.simulator, self._lock)
         device = SimulatedDevice(
-            _LockedPhysics(self.simulator, self._lock),
+            self._physics,
             tower_device_info(tower, seed),
             clock_offset_us=clock_offset_for_seed(seed),
             clock_scale=tower.piezo_rate_hz / 2000.0,
         )
         self.source = SimulatedDeviceSource(device, seed=seed, pace=pace, tap=tap)
+
+    def refused_actions(self) -> list[str]:
+        """Why scheduled hands were not done when their time came (oldest first)."""
+        with self._lock:
+            return list(self._physics.refused)
 
     def act(self, action: Callable[[TowerSimulator], T]) -> T:
         """Run ``action(simulator)`` between two advances of the physics."""
