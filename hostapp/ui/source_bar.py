@@ -220,12 +220,20 @@ class SourceBar(QWidget):
             speed = float(self.speed_box.itemData(index))
             self.choose(SourceChoice("replay", path=self._replay_path, speed=speed))
 
+    def _new_recording_path(self) -> Path:
+        """A recording named by the time, with -2, -3 ... for a second one in the same second."""
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        path = self._recordings_dir / f"towerear-{stamp}.bin"
+        n = 1
+        while path.exists():
+            n += 1
+            path = self._recordings_dir / f"towerear-{stamp}-{n}.bin"
+        return path
+
     def _record_toggled(self, on: bool) -> None:
         try:
             if on:
-                stamp = time.strftime("%Y%m%d-%H%M%S")
-                path = self._recordings_dir / f"towerear-{stamp}.bin"
-                self._hub.start_recording(str(path))
+                self._hub.start_recording(str(self._new_recording_path()))
             else:
                 self._hub.stop_recording()
         except TowerearError as exc:

@@ -80,3 +80,35 @@ def test_unplug_is_shown_and_healed_and_recording_works(
     assert saved.piezo.shape[1] == 8 and saved.piezo.shape[0] > 1000
     assert errors == []
     app.close()
+
+
+def test_two_recordings_started_in_one_second_get_two_files(
+    qtbot: QtBot, journal_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hostapp.ui.source_bar as source_bar
+
+    monkeypatch.setattr(source_bar.time, "strftime", lambda _fmt: "20261203-120000")
+    errors: list[str] = []
+    app = build_app(
+        store=JournalGameStore(journal_dir),
+        show_error=errors.append,
+        first_source=SourceChoice("sim"),
+    )
+    qtbot.addWidget(app.window)
+    app.window.show()
+    bar = app.window.source_bar
+    assert bar is not None
+    qtbot.waitUntil(lambda: ": connected" in bar.state_label.text(), timeout=5_000)
+    paths = []
+    for _ in range(3):
+        bar.record_button.click()  # start
+        assert app.context.stream.recording is not None
+        paths.append(Path(app.context.stream.recording))
+        bar.record_button.click()  # stop
+    assert errors == []
+    assert [p.name for p in paths] == [
+        "towerear-20261203-120000.bin", "towerear-20261203-120000-2.bin",
+        "towerear-20261203-120000-3.bin",
+    ]
+    assert all(p.exists() for p in paths)
+    app.close()
