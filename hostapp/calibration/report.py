@@ -12,6 +12,7 @@ from pathlib import Path
 
 from hostapp.calibration.health import MAX_NOISE_G
 from hostapp.calibration.profile import CalibrationProfile, LoadCellProfile
+from hostapp.errors import CalibrationError
 
 # Why 10: one cube must stand ten noise sigmas above the floor for the
 # detector's cube count to be unambiguous (a 5-sigma decision threshold
@@ -69,7 +70,22 @@ def _cube_snr(cell: LoadCellProfile, fallback_mass: float | None) -> float | Non
 
 
 def write_report(profile: CalibrationProfile, directory: Path) -> Path:
-    """Write ``calibration-report.md`` and its plots into ``directory``; return the report path."""
+    """Write ``calibration-report.md`` and its plots into ``directory``; return the report path.
+
+    Raises
+    ------
+    CalibrationError
+        With one sentence when the directory cannot be made or written to.
+    """
+    try:
+        return _write_report(profile, directory)
+    except OSError as exc:
+        raise CalibrationError(
+            f"cannot write the calibration report into {directory}: {exc.strerror or exc}"
+        ) from exc
+
+
+def _write_report(profile: CalibrationProfile, directory: Path) -> Path:
     import matplotlib
 
     matplotlib.use("Agg")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from hostapp.calibration.profile import (
     AcousticProfile,
     CalibrationProfile,
@@ -11,6 +13,7 @@ from hostapp.calibration.profile import (
     now_utc,
 )
 from hostapp.calibration.report import grade_level, write_report
+from hostapp.errors import CalibrationError
 
 
 def make_profile() -> CalibrationProfile:
@@ -57,3 +60,11 @@ def test_levels_without_drops_are_not_graded_on_acoustics() -> None:
     quiet = CalibrationProfile(profile.device_id, profile.created_utc, profile.load,
                                AcousticProfile([[0.0] * 8] * 8, rates, confusion, 10))
     assert grade_level(quiet, 0).passed
+
+
+def test_a_report_directory_that_cannot_be_made_is_named_in_one_sentence(tmp_path: Path) -> None:
+    blocker = tmp_path / "report"
+    blocker.write_text("a file where the directory should go")
+    with pytest.raises(CalibrationError, match="cannot write the calibration report") as caught:
+        write_report(make_profile(), blocker)
+    assert "\n" not in str(caught.value)
