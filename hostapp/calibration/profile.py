@@ -143,16 +143,17 @@ def _count(value: Any, where: str) -> int:
     return int(number)
 
 
-def _rows(raw: Any, where: str, rows: int, columns: int) -> list[list[Any]]:
-    """``raw`` as ``rows`` lists of ``columns`` values, or one sentence on what it is not."""
-    shape = f"{rows} rows of {columns} numbers" if rows > 1 else f"{columns} numbers"
-    table = raw if rows > 1 else [raw]
-    if (
-        not isinstance(table, list) or len(table) != rows
-        or any(not isinstance(row, list) or len(row) != columns for row in table)
-    ):
+def _list(raw: Any, length: int, where: str, shape: str) -> list[Any]:
+    """``raw`` as a list of ``length`` items, or one sentence naming the ``shape`` it must have."""
+    if not isinstance(raw, list) or len(raw) != length:
         raise CalibrationError(f"profile entry {where} must be {shape}")
-    return table
+    return raw
+
+
+def _table(raw: Any, where: str) -> list[list[Any]]:
+    """``raw`` as one row per level, each of one value per level."""
+    shape = f"{N_LEVELS} rows of {N_LEVELS} numbers"
+    return [_list(row, N_LEVELS, where, shape) for row in _list(raw, N_LEVELS, where, shape)]
 
 
 def _acoustic(raw: Any) -> AcousticProfile | None:
@@ -166,15 +167,16 @@ def _acoustic(raw: Any) -> AcousticProfile | None:
         raise CalibrationError(f"profile entry acoustic lacks the field {missing[0]}")
     signatures = [
         [_number(v, "acoustic.signatures") for v in row]
-        for row in _rows(raw["signatures"], "acoustic.signatures", N_LEVELS, N_LEVELS)
+        for row in _table(raw["signatures"], "acoustic.signatures")
     ]
     rate = [
         _number(v, "acoustic.detection_rate")
-        for v in _rows(raw["detection_rate"], "acoustic.detection_rate", 1, N_LEVELS)[0]
+        for v in _list(raw["detection_rate"], N_LEVELS, "acoustic.detection_rate",
+                       f"{N_LEVELS} numbers")
     ]
     confusion = [
         [_count(v, "acoustic.confusion") for v in row]
-        for row in _rows(raw["confusion"], "acoustic.confusion", N_LEVELS, N_LEVELS)
+        for row in _table(raw["confusion"], "acoustic.confusion")
     ]
     drops = _count(raw["drops_per_level"], "acoustic.drops_per_level")
     return AcousticProfile(signatures, rate, confusion, drops)
