@@ -102,8 +102,10 @@ class RecordingReader:
         _open_recording(self.path).close()
         self.stats = DecoderStats()
         self.hello: Hello | None = None
-        # Device clocks found restarted with no HELLO seen (StreamClock).
+        # Device clocks found restarted with no HELLO seen, and lone messages
+        # whose clock left the stream's time, dropped (StreamClock).
         self.clock_restarts = 0
+        self.clock_outliers = 0
 
     def chunks(self) -> Iterator[list[TimedFrame]]:
         """Yield the frames decoded from each chunk of the file (lists may be empty)."""
@@ -115,6 +117,7 @@ class RecordingReader:
                     self.hello = msg
                 timed.append(TimedFrame(seq, msg, clock.stamp(seq, msg)))
             self.clock_restarts = clock.restarts_unannounced
+            self.clock_outliers = clock.outliers
             yield timed
 
     def __iter__(self) -> Iterator[TimedFrame]:
@@ -127,7 +130,10 @@ class RecordingReader:
         The same frames, counters and stream times as :meth:`chunks`, but the
         PIEZO and LOAD messages are checked, timed and parsed together with
         numpy instead of one message object each: replays of recordings are
-        several times faster. Other messages come as :class:`TimedFrame`.
+        several times faster. Other messages come as :class:`TimedFrame`. A
+        PIEZO or LOAD message the clock left untimed (:class:`StreamClock`
+        holds one whose time leaves the stream's) is left out here, where
+        :meth:`chunks` gives it with ``t_s`` None.
         """
         clock = StreamClock()
         for decoder, data in self._read():
@@ -151,9 +157,11 @@ class RecordingReader:
                     others.append(TimedFrame(seq, msg, clock.stamp(seq, msg)))
                 done = j + 1
             self.clock_restarts = clock.restarts_unannounced
+            self.clock_outliers = clock.outliers
+            held = np.isnan(t_s)  # untimed while the clock made sense of them
             yield DecodedBlock(
-                MessageRows.of(batch, t_s, msg_type == PIEZO),
-                MessageRows.of(batch, t_s, msg_type == LOAD),
+                MessageRows.of(batch, t_s, (msg_type == PIEZO) & ~held),
+                MessageRows.of(batch, t_s, (msg_type == LOAD) & ~held),
                 others,
             )
 

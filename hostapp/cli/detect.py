@@ -89,7 +89,8 @@ def detect_recording(
     if out is not None:
         out.flush()
     diagnostics: dict[str, Any] = {
-        "decoder": {**reader.stats.as_dict(), "clock_restarts": reader.clock_restarts},
+        "decoder": {**reader.stats.as_dict(), "clock_restarts": reader.clock_restarts,
+                    "clock_outliers": reader.clock_outliers},
         "pipeline": {
             k: v for k, v in vars(pipeline.stats).items() if k != "extra"
         },

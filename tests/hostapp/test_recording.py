@@ -95,22 +95,62 @@ def test_stream_clock_carries_on_after_a_reboot() -> None:
     assert clock.origin_us == 2**32 - 500
 
 
-def test_stream_clock_takes_a_clock_gone_back_for_a_restart_whose_hello_was_lost() -> None:
-    # 3 s of messages, then the device clock starts again near zero with no
-    # HELLO seen (lost in damage), then a LOAD stamped a little before the
-    # PIEZO sent ahead of it (which stays a small step back).
-    raw = np.array([5_000_000, 6_000_000, 8_000_000, 40_000, 1_040_000, 1_039_000, 2_040_000])
-    want = [0.0, 1.0, 3.0, 3.0, 4.0, 3.999, 5.0]
+def _clock_both_ways(raw: list[int]) -> tuple[list[float | None], StreamClock]:
+    """Stream times one message at a time, checked against the array path cut anywhere."""
     one_by_one = StreamClock()
     samples = np.zeros((1, 8), dtype=np.uint16)
-    times = [one_by_one.stamp(seq, Piezo(int(t), samples)) for seq, t in enumerate(raw)]
-    assert times == pytest.approx(want)
-    assert one_by_one.restarts_unannounced == 1
-    for cut in range(len(raw) + 1):  # the array path, cut anywhere, agrees
+    times = [one_by_one.stamp(seq + 1, Piezo(t, samples)) for seq, t in enumerate(raw)]
+    want = np.array([np.nan if t is None else t for t in times])
+    for cut in range(len(raw) + 1):
         arrays = StreamClock()
-        stamped = np.concatenate([arrays.stamp_timed(raw[:cut]), arrays.stamp_timed(raw[cut:])])
-        assert stamped == pytest.approx(want)
-        assert arrays.restarts_unannounced == 1
+        got = np.concatenate(
+            [arrays.stamp_timed(np.array(raw[:cut])), arrays.stamp_timed(np.array(raw[cut:]))]
+        )
+        np.testing.assert_array_equal(got, want)
+        assert (arrays.restarts_unannounced, arrays.outliers) == (
+            one_by_one.restarts_unannounced,
+            one_by_one.outliers,
+        )
+    return times, one_by_one
+
+
+def test_stream_clock_takes_a_clock_gone_back_for_a_restart_whose_hello_was_lost() -> None:
+    # 0.3 s of messages, then the device clock starts again near zero with no
+    # HELLO seen (lost in damage), then a LOAD stamped a little before the
+    # PIEZO sent ahead of it (which stays a small step back). The first
+    # message of the new clock stays untimed: alone, it could be damage.
+    raw = [5_000_000, 5_100_000, 5_300_000, 40_000, 140_000, 139_000, 240_000]
+    times, clock = _clock_both_ways(raw)
+    assert times == [0.0, 0.1, 0.3, None, pytest.approx(0.4), pytest.approx(0.399), 0.5]
+    assert (clock.restarts_unannounced, clock.outliers) == (1, 0)
+
+
+@pytest.mark.parametrize("flip", [1 << 31, 1 << 26, 1 << 22])
+def test_stream_clock_drops_a_lone_message_whose_clock_left_the_stream(flip: int) -> None:
+    # A damaged frame whose CRC still passed, its t_us with one bit flipped
+    # (ahead or back by 4 s to 36 min): it is dropped, and moves no later time.
+    raw = [5_000_000 + 10_000 * k for k in range(10)]
+    raw[5] ^= flip
+    times, clock = _clock_both_ways(raw)
+    assert times[5] is None
+    assert times[:5] + times[6:] == pytest.approx([0.01 * k for k in (0, 1, 2, 3, 4, 6, 7, 8, 9)])
+    assert (clock.restarts_unannounced, clock.outliers) == (0, 1)
+
+
+def test_stream_clock_follows_a_jump_ahead_over_lost_bytes() -> None:
+    # Five seconds of bytes lost: the message after the gap is held, then the
+    # next one shows the clock did jump, and time goes on from there.
+    raw = [5_000_000, 5_010_000, 10_000_000, 10_010_000, 10_020_000, 9_990_000]
+    times, clock = _clock_both_ways(raw)
+    assert times == [0.0, 0.01, None, pytest.approx(5.01), pytest.approx(5.02), 4.99]
+    assert (clock.restarts_unannounced, clock.outliers) == (0, 0)
+
+
+def test_stream_clock_two_damaged_frames_in_a_row_and_one_at_the_end() -> None:
+    raw = [1_000_000, 1_010_000, 900_000_000, 3_000_000_000, 1_020_000, 1_030_000, 4_000_000_000]
+    times, clock = _clock_both_ways(raw)
+    assert times == [0.0, 0.01, None, None, pytest.approx(0.02), pytest.approx(0.03), None]
+    assert clock.outliers == 2  # the one held at the end is not judged
 
 
 @pytest.mark.parametrize(

@@ -1,10 +1,15 @@
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from hostapp.cli import main
 from hostapp.eval.sessions import SessionSpec, record_session
+from hostapp.protocol import Piezo, encode_frame
+from hostapp.protocol.cobs import CobsError, cobs_decode
+from hostapp.protocol.codec import decode_body
+from hostapp.protocol.constants import FRAME_DELIMITER, PIEZO
 
 CONTRACT = {
     "landing": ["event", "t", "t_decided", "floor", "cubes", "confidence"],
@@ -112,6 +117,45 @@ def test_detect_carries_on_through_bytes_of_an_earlier_time_spliced_in(
     # the spliced seconds push the stream on by their length, but not the floors
     floors = [e["floor"] for e in events if e["event"] == "landing"]
     assert floors[-len(late) :] == [e["floor"] for e in late]
+
+
+@pytest.mark.parametrize("jump_us", [1 << 31, -(1 << 26)])
+def test_detect_drops_a_lone_frame_whose_clock_is_wrong_and_crc_right(
+    jump_us: int,
+    wrapped_recording: tuple[Path, list[dict]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # One PIEZO frame in the middle re-encoded with its clock 36 min ahead
+    # (or 67 s back) and a valid CRC, as damage gives once in 65,536 frames:
+    # it is dropped, and every event keeps its time.
+    path, _ = wrapped_recording
+    frames = path.read_bytes().split(FRAME_DELIMITER)
+    middle = len(frames) // 2
+    k = next(k for k in range(middle, len(frames)) if frames[k][:1] and _is_piezo(frames[k]))
+    raw = cobs_decode(frames[k])
+    seq = int.from_bytes(raw[1:3], "little")
+    msg = decode_body(raw[0], raw[3:-2])
+    assert isinstance(msg, Piezo)
+    odd = Piezo((msg.t_us + jump_us) % 2**32, np.array(msg.samples))
+    frames[k] = encode_frame(odd, seq)[:-1]
+    damaged = tmp_path / "odd_clock.bin"
+    damaged.write_bytes(FRAME_DELIMITER.join(frames))
+    status, events, err = _run(["detect", str(damaged)], capsys)
+    assert status == 0
+    assert "clock_outliers=1" in err and "clock_restarts" not in err
+    clean = _run(["detect", str(path)], capsys)[1]
+    assert [(e["event"], e.get("floor")) for e in events] == [
+        (e["event"], e.get("floor")) for e in clean
+    ]
+    assert [e["t"] for e in events] == pytest.approx([e["t"] for e in clean], abs=0.01)
+
+
+def _is_piezo(frame: bytes) -> bool:
+    try:
+        return cobs_decode(frame)[0] == PIEZO
+    except CobsError:
+        return False
 
 
 @pytest.mark.parametrize(
