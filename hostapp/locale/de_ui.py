@@ -110,6 +110,7 @@ MESSAGES = {
     "Level {level}: connected": "Ebene {level}: verbunden",
     "Level {level}: lifted / no signal": "Ebene {level}: angehoben / kein Signal",
     "Piezo (ADC codes)": "Piezo (ADC-Werte)",
+    "Piezo (±{codes} ADC codes)": "Piezo (±{codes} ADC-Werte)",
     "Load": "Last",
     "g": "g",
     "counts": "Counts",

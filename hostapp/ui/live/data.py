@@ -88,6 +88,11 @@ class LiveData:
         """``(8,)`` True where the level's load cell reported recently."""
         return bool_array(self.latest_s - self.last_valid_s <= STALE_AFTER_S)
 
+    def counts_per_gram(self, level: int) -> float:
+        """The level's calibrated counts per gram, 0 when not calibrated."""
+        cell = self.profile.load[level] if self.profile is not None else None
+        return float(cell.counts_per_gram) if cell is not None else 0.0
+
     def load_in_grams(
         self, counts: npt.NDArray[np.generic], level: int
     ) -> tuple[npt.NDArray[np.float32], bool]:

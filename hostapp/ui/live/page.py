@@ -30,10 +30,13 @@ from hostapp.i18n import tr
 from hostapp.ui.context import AppContext
 from hostapp.ui.live.data import N_LEVELS, LiveData
 from hostapp.ui.live.ring import clip_to_window, peak_downsample_channels, stack_traces
+from hostapp.ui.live.scales import LoadScale, ScopeScale, noise_sigma
 
 log = logging.getLogger(__name__)
 
-PIEZO_WINDOW_S = 2.0
+# Why 4 s: long enough that a throw is still on the scopes when its landing
+# shows in the events list and the eye moves over.
+PIEZO_WINDOW_S = 4.0
 LOAD_WINDOW_S = 20.0
 # Half a frame per tick: 16 ms ticks give 30 full frames/s, smooth for a
 # scope, with the UI thread idle between the halves.
@@ -41,10 +44,6 @@ REFRESH_INTERVAL_MS = 16
 # Points per curve: about two per horizontal pixel of a plot (half the window).
 MAX_POINTS = 500
 MAX_EVENTS_SHOWN = 200
-
-
-# Where each level's band starts: level k is drawn between k + 0.05 and k + 0.95.
-_LEVEL_BASE = np.arange(N_LEVELS, dtype=np.float64) + 0.05
 
 
 def _set_stacked(
@@ -83,10 +82,10 @@ class LivePlots(QWidget):
     eight traces stacked (level k between k and k + 1), which keeps the scene
     to two view boxes instead of sixteen; the plots carry no axes (axis text is
     most of pyqtgraph's paint time); time runs relative to the newest sample
-    so the x range never changes; each load trace is scaled into its band,
-    with a scale that moves only when the trace leaves it; and the two sides
-    are refreshed on alternate ticks, so the UI thread never does more than
-    half a frame's drawing at once.
+    so the x range never changes; the traces are scaled into their bands by
+    :mod:`hostapp.ui.live.scales`, with scales that move only when a trace
+    leaves them; and the two sides are refreshed on alternate ticks, so the
+    UI thread never does more than half a frame's drawing at once.
     """
 
     def __init__(self, data: LiveData, parent: QWidget | None = None) -> None:
@@ -99,7 +98,8 @@ class LivePlots(QWidget):
         for view in (self.piezo_view, self.load_view):
             view.setBackground("w")
             layout.addWidget(view, 1)
-        self.piezo_view.addLabel(tr("Piezo (ADC codes)"), row=0, col=0)
+        self.piezo_label = self.piezo_view.addLabel(tr("Piezo (ADC codes)"), row=0, col=0)
+        self._piezo_text = ""
         self.unit_label = self.load_view.addLabel(tr("Load"), row=0, col=0)
         self._unit_text = ""
         self.piezo_plot = self.piezo_view.addPlot(row=1, col=0)
@@ -127,8 +127,8 @@ class LivePlots(QWidget):
         self.load_curve = pg.PlotCurveItem(pen=load_pen, skipFiniteCheck=True)
         self.piezo_plot.addItem(self.piezo_curve)
         self.load_plot.addItem(self.load_curve)
-        self.load_ranges: list[tuple[float, float] | None] = [None] * N_LEVELS
-        self._full_scale = 1023.0
+        self.scope_scale = ScopeScale()
+        self.load_scale = LoadScale(N_LEVELS)
         self._next_half = 0
         self.frames_drawn = 0
 
@@ -159,48 +159,35 @@ class LivePlots(QWidget):
         latest = self._data.latest_s
         hello = self._data.hello
         if hello is not None:
-            self._full_scale = float((1 << hello.adc_bits) - 1)
+            self.scope_scale.full_scale = float((1 << hello.adc_bits) - 1)
         t, v = self._data.piezo.snapshot()
         t, v = clip_to_window(t, v, t_from_s=latest - PIEZO_WINDOW_S)
         dt, dv = peak_downsample_channels(t - latest, v, max_points=MAX_POINTS)
-        bands = _LEVEL_BASE + 0.9 * dv / self._full_scale
-        _set_stacked(self.piezo_curve, dt, bands)
+        _set_stacked(self.piezo_curve, dt, self.scope_scale.bands(dv))
+        text = tr("Piezo (±{codes} ADC codes)", codes=round(self.scope_scale.half_span))
+        if text != self._piezo_text:  # a label change relayouts the view: only when needed
+            self._piezo_text = text
+            self.piezo_label.setText(text)
 
     def _refresh_load(self) -> None:
         latest = self._data.latest_s
         t, v = self._data.load.snapshot()
         t, v = clip_to_window(t, v, t_from_s=latest - LOAD_WINDOW_S)
+        sigma = noise_sigma(v)
         dt, dv = peak_downsample_channels(t - latest, v, max_points=MAX_POINTS)
         any_calibrated = False
-        bands = np.empty_like(dv)
+        values = np.empty_like(dv)
         for level in range(N_LEVELS):
-            values, calibrated = self._data.load_in_grams(dv[:, level], level)
+            values[:, level], calibrated = self._data.load_in_grams(dv[:, level], level)
+            if calibrated:
+                sigma[level] /= abs(self._data.counts_per_gram(level))
             any_calibrated |= calibrated
-            low, high = self._follow(level, values)
-            bands[:, level] = level + 0.05 + 0.9 * (values - low) / (high - low)
-        _set_stacked(self.load_curve, dt, bands)
+        _set_stacked(self.load_curve, dt, self.load_scale.bands(dt, values, sigma))
         unit = tr("g") if any_calibrated else tr("counts")
         text = tr("Load") + f" ({unit})"
         if text != self._unit_text:  # a label change relayouts the view: only when needed
             self._unit_text = text
             self.unit_label.setText(text)
-
-    def _follow(self, level: int, values: npt.NDArray[np.float32]) -> tuple[float, float]:
-        current = self.load_ranges[level]
-        finite = values[np.isfinite(values)]
-        if finite.size == 0:
-            return current if current is not None else (0.0, 1.0)
-        low, high = float(finite.min()), float(finite.max())
-        span = max(high - low, 1.0)
-        # Rescale only when the trace leaves its band or fills less than a
-        # tenth of it: a steady scale is easier to read.
-        if current is None or low < current[0] or high > current[1] or (
-            span < (current[1] - current[0]) / 10
-        ):
-            margin = span * 0.5
-            current = (low - margin, high + margin)
-            self.load_ranges[level] = current
-        return current
 
 
 class LivePage(QWidget):

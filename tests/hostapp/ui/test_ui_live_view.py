@@ -47,12 +47,21 @@ def test_live_view_streams_detects_and_locks_during_a_game(
     qtbot.waitUntil(lambda: live.events_list.count() > 0, timeout=10_000)
     assert "landing" in live.events_list.item(0).text()  # type: ignore[union-attr]
     qtbot.waitUntil(lambda: live.plots.frames_drawn > 3, timeout=5_000)
-    # the scopes hold about two seconds of 2 kHz samples around mid-scale,
-    # each level in its own band (level 3 between 3 and 4)
+    # the scopes hold about four seconds of 2 kHz samples around their
+    # resting code, each level in its own band (level 3 between 3 and 4)
     x, y = live.plots.piezo_trace(3)
     assert x is not None and 100 < x.size <= 500
-    assert abs(float(np.median(y)) - (3 + 0.05 + 0.9 * 512 / 1023)) < 0.1
-    assert -2.1 < float(x.min()) and float(x.max()) <= 0.0
+    assert abs(float(np.median(y)) - 3.5) < 0.05 and 3.0 <= float(y.min()) <= float(y.max()) <= 4.0
+    assert -4.1 < float(x.min()) < -2.0 and float(x.max()) <= 0.0
+    # once the plate is still, the landing's load step is drawn at least a
+    # quarter of its band high, and the impact's spike stays in the band
+    level = next(f for f in range(8) if tower.colours_on(f))
+    landed = tower.time_s
+    qtbot.waitUntil(lambda: tower.time_s > landed + 1.5, timeout=10_000)
+    live.plots.refresh()
+    x, y = live.plots.load_trace(level)
+    assert float(np.median(y[-10:]) - np.median(y[:20])) > 0.25
+    assert level <= float(y.min()) <= float(y.max()) <= level + 1
     assert all("connected" in label.text() for label in live.level_labels)
     qtbot.waitUntil(lambda: bool(statuses), timeout=3_000)
     assert statuses[-1].health.connected and statuses[-1].health.crc_errors == 0
