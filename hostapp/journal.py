@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from hostapp.errors import JournalError
+from hostapp.i18n import tr
 from hostapp.paths import data_dir
 
 SCHEMA_VERSION = 1
@@ -97,13 +98,17 @@ def journal_dir(directory: Path | None = None) -> Path:
         path = directory if directory is not None else data_dir() / "journals"
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise JournalError(f"cannot use the journal directory: {exc.strerror}") from exc
+        raise JournalError(
+            tr("cannot use the journal directory: {reason}", reason=exc.strerror)
+        ) from exc
     return path
 
 
 def _path_for(game_id: str, directory: Path | None) -> Path:
     if not _GAME_ID.match(game_id):
-        raise JournalError(f"{game_id!r} is not a game id (letters, digits, '-' and '_')")
+        raise JournalError(
+            tr("{game_id!r} is not a game id (letters, digits, '-' and '_')", game_id=game_id)
+        )
     return journal_dir(directory) / f"{game_id}{SUFFIX}"
 
 
@@ -111,7 +116,9 @@ def _frame(record: Mapping[str, Any]) -> bytes:
     try:
         text = json.dumps(record, separators=(",", ":"), sort_keys=True, allow_nan=False)
     except (TypeError, ValueError) as exc:
-        raise JournalError(f"an event must be plain JSON to be journalled ({exc})") from exc
+        raise JournalError(
+            tr("an event must be plain JSON to be journalled ({reason})", reason=exc)
+        ) from exc
     payload = text.encode("utf-8")
     return _FRAME.pack(_MAGIC, len(payload), zlib.crc32(payload)) + payload
 
@@ -158,13 +165,20 @@ def _parse(path: Path, data: bytes) -> _Parsed:
     name = path.name
     first = _record_at(data, 0)
     if first is None or first[0].get("type") != "header":
-        raise JournalError(f"{name} is not a towerear journal or its header is damaged")
+        raise JournalError(
+            tr("{name} is not a towerear journal or its header is damaged", name=name)
+        )
     header, offset = first
     schema = header.get("schema")
     if not isinstance(schema, int) or schema > SCHEMA_VERSION:
         raise JournalError(
-            f"{name} was written by a newer towerear (journal schema {schema}, "
-            f"this one reads up to {SCHEMA_VERSION})"
+            tr(
+                "{name} was written by a newer towerear (journal schema {schema}, "
+                "this one reads up to {supported})",
+                name=name,
+                schema=schema,
+                supported=SCHEMA_VERSION,
+            )
         )
     records: list[dict[str, Any]] = []
     while offset < len(data):
@@ -172,8 +186,12 @@ def _parse(path: Path, data: bytes) -> _Parsed:
         if decoded is None:
             if _intact_record_after(data, offset):
                 raise JournalError(
-                    f"{name} is damaged at byte {offset} with intact records after it; "
-                    "it was not a torn write, so it is not repaired automatically"
+                    tr(
+                        "{name} is damaged at byte {offset} with intact records after it; "
+                        "it was not a torn write, so it is not repaired automatically",
+                        name=name,
+                        offset=offset,
+                    )
                 )
             return _Parsed(header, records, offset, torn=True)
         record, offset = decoded
@@ -188,7 +206,14 @@ def _effective_events(name: str, records: list[dict[str, Any]]) -> list[tuple[in
     for record in records:
         seq = record.get("seq")
         if not isinstance(seq, int) or seq != expected_seq:
-            raise JournalError(f"{name} has record {seq!r} where {expected_seq} was expected")
+            raise JournalError(
+                tr(
+                    "{name} has record {seq!r} where {expected} was expected",
+                    name=name,
+                    seq=seq,
+                    expected=expected_seq,
+                )
+            )
         expected_seq += 1
         kind = record.get("type")
         if kind == "event" and isinstance(record.get("event"), dict):
@@ -198,7 +223,14 @@ def _effective_events(name: str, records: list[dict[str, Any]]) -> list[tuple[in
         elif kind == "note" and isinstance(record.get("note"), dict):
             pass  # kept in the records, never part of the game's state
         else:
-            raise JournalError(f"{name} has a record {seq} that makes no sense here ({kind!r})")
+            raise JournalError(
+                tr(
+                    "{name} has a record {seq} that makes no sense here ({kind!r})",
+                    name=name,
+                    seq=seq,
+                    kind=kind,
+                )
+            )
     return stack
 
 
@@ -280,9 +312,11 @@ class Journal:
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
         except FileExistsError as exc:
-            raise JournalError(f"a game {game_id!r} already exists") from exc
+            raise JournalError(tr("a game {game_id!r} already exists", game_id=game_id)) from exc
         except OSError as exc:
-            raise JournalError(f"cannot create the journal {path}: {exc.strerror}") from exc
+            raise JournalError(
+                tr("cannot create the journal {path}: {reason}", path=path, reason=exc.strerror)
+            ) from exc
         try:
             _lock(fd, path)
             _write_all(fd, _frame(header), path)
@@ -306,9 +340,11 @@ class Journal:
         try:
             fd = os.open(path, os.O_RDWR | os.O_APPEND)
         except FileNotFoundError as exc:
-            raise JournalError(f"there is no saved game {game_id!r}") from exc
+            raise JournalError(tr("there is no saved game {game_id!r}", game_id=game_id)) from exc
         except OSError as exc:
-            raise JournalError(f"cannot open the journal {path}: {exc.strerror}") from exc
+            raise JournalError(
+                tr("cannot open the journal {path}: {reason}", path=path, reason=exc.strerror)
+            ) from exc
         try:
             _lock(fd, path)
             data = _read_all(fd, path)
@@ -316,9 +352,11 @@ class Journal:
             warnings = []
             if parsed.torn:
                 dropped = len(data) - parsed.good_length
-                message = (
-                    f"{path.name}: dropped a damaged last record ({dropped} bytes, "
-                    "probably cut off by a crash or power loss); everything before it is kept"
+                message = tr(
+                    "{name}: dropped a damaged last record ({dropped} bytes, "
+                    "probably cut off by a crash or power loss); everything before it is kept",
+                    name=path.name,
+                    dropped=dropped,
                 )
                 log.warning(message)
                 warnings.append(message)
@@ -390,7 +428,7 @@ class Journal:
             When no event is left to undo.
         """
         if not self._events:
-            raise NothingToUndoError("there is nothing to undo")
+            raise NothingToUndoError(tr("there is nothing to undo"))
         seq, event = self._events[-1]
         self._write({"type": "undo", "seq": len(self._records) + 1, "undoes": seq})
         self._events.pop()
@@ -398,7 +436,7 @@ class Journal:
 
     def _write(self, record: dict[str, Any]) -> None:
         if self._fd < 0:
-            raise JournalError(f"the journal {self.path.name} is closed")
+            raise JournalError(tr("the journal {name} is closed", name=self.path.name))
         _write_all(self._fd, _frame(record), self.path)
         self._records.append(record)
 
@@ -423,7 +461,9 @@ def _lock(fd: int, path: Path) -> None:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError as exc:
-        raise JournalError(f"the game {path.stem!r} is open in another window") from exc
+        raise JournalError(
+            tr("the game {game_id!r} is open in another window", game_id=path.stem)
+        ) from exc
 
 
 def _write_all(fd: int, data: bytes, path: Path) -> None:
@@ -433,7 +473,9 @@ def _write_all(fd: int, data: bytes, path: Path) -> None:
             written += os.write(fd, data[written:])
         os.fsync(fd)
     except OSError as exc:
-        raise JournalError(f"cannot write the journal {path.name}: {exc.strerror}") from exc
+        raise JournalError(
+            tr("cannot write the journal {name}: {reason}", name=path.name, reason=exc.strerror)
+        ) from exc
 
 
 def _read_all(fd: int, path: Path) -> bytes:
@@ -441,14 +483,18 @@ def _read_all(fd: int, path: Path) -> bytes:
         size = os.fstat(fd).st_size
         return os.pread(fd, size, 0)
     except OSError as exc:
-        raise JournalError(f"cannot read the journal {path.name}: {exc.strerror}") from exc
+        raise JournalError(
+            tr("cannot read the journal {name}: {reason}", name=path.name, reason=exc.strerror)
+        ) from exc
 
 
 def _read_file(path: Path) -> bytes:
     try:
         return path.read_bytes()
     except OSError as exc:
-        raise JournalError(f"cannot read the journal {path.name}: {exc.strerror}") from exc
+        raise JournalError(
+            tr("cannot read the journal {name}: {reason}", name=path.name, reason=exc.strerror)
+        ) from exc
 
 
 def read_game(game_id: str, directory: Path | None = None) -> tuple[GameInfo, list[dict[str, Any]]]:
@@ -462,7 +508,7 @@ def read_game(game_id: str, directory: Path | None = None) -> tuple[GameInfo, li
     """
     path = _path_for(game_id, directory)
     if not path.exists():
-        raise JournalError(f"there is no saved game {game_id!r}")
+        raise JournalError(tr("there is no saved game {game_id!r}", game_id=game_id))
     parsed = _parse(path, _read_file(path))
     events = [e for _, e in _effective_events(path.name, parsed.records)]
     meta = parsed.header.get("meta") or {}
@@ -495,7 +541,7 @@ def export_game(game_id: str, directory: Path | None = None) -> dict[str, Any]:
     """A saved game as one JSON-ready object: header facts, every record, events in force, notes."""
     path = _path_for(game_id, directory)
     if not path.exists():
-        raise JournalError(f"there is no saved game {game_id!r}")
+        raise JournalError(tr("there is no saved game {game_id!r}", game_id=game_id))
     parsed = _parse(path, _read_file(path))
     return {
         "schema": parsed.header["schema"],
@@ -522,14 +568,18 @@ def delete_game(game_id: str, directory: Path | None = None) -> None:
     try:
         fd = os.open(path, os.O_RDONLY)
     except FileNotFoundError as exc:
-        raise JournalError(f"there is no saved game {game_id!r}") from exc
+        raise JournalError(tr("there is no saved game {game_id!r}", game_id=game_id)) from exc
     except OSError as exc:
-        raise JournalError(f"cannot delete {path.name}: {exc.strerror}") from exc
+        raise JournalError(
+            tr("cannot delete {name}: {reason}", name=path.name, reason=exc.strerror)
+        ) from exc
     try:
         _lock(fd, path)
         path.unlink()
         _fsync_dir(path.parent)
     except OSError as exc:
-        raise JournalError(f"cannot delete {path.name}: {exc.strerror}") from exc
+        raise JournalError(
+            tr("cannot delete {name}: {reason}", name=path.name, reason=exc.strerror)
+        ) from exc
     finally:
         os.close(fd)

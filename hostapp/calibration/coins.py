@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hostapp.i18n import tr
+
 
 @dataclass(frozen=True)
 class ReferenceMass:
@@ -63,6 +65,9 @@ def typed_mass(grams: float) -> ReferenceMass:
     """A reference mass the user typed in grams."""
     if not 0.5 <= grams <= 90.0:
         raise ValueError(
-            f"a reference mass of {grams} g is outside 0.5-90 g (the cell holds ~100 g)"
+            tr(
+                "a reference mass of {grams} g is outside 0.5-90 g (the cell holds ~100 g)",
+                grams=grams,
+            )
         )
     return ReferenceMass("typed", f"{grams:g} g", grams, TYPED_MASS_UNCERTAINTY_G / grams)

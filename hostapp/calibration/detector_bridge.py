@@ -14,6 +14,7 @@ from pathlib import Path
 from dsp.detect.calibration import CalibrationDataError, DetectorCalibration
 from hostapp.calibration.profile import N_LEVELS, CalibrationProfile, read_profile
 from hostapp.errors import CalibrationError
+from hostapp.i18n import tr
 
 
 def to_detector_calibration(profile: CalibrationProfile) -> DetectorCalibration:
@@ -51,12 +52,16 @@ def load_detector_calibration(path: Path) -> DetectorCalibration:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
-        raise CalibrationError(f"no calibration file at {path}") from exc
+        raise CalibrationError(tr("no calibration file at {path}", path=path)) from exc
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CalibrationError(f"calibration file {path} is not readable JSON") from exc
+        raise CalibrationError(
+            tr("calibration file {path} is not readable JSON", path=path)
+        ) from exc
     if isinstance(data, dict) and "schema_version" in data:
         return to_detector_calibration(read_profile(Path(path)))
     try:
         return DetectorCalibration.from_dict(data)
     except CalibrationDataError as exc:
-        raise CalibrationError(f"calibration file {path} is not valid: {exc}") from exc
+        raise CalibrationError(
+            tr("calibration file {path} is not valid: {reason}", path=path, reason=exc)
+        ) from exc

@@ -182,7 +182,7 @@ class LevelLoadCalibration:
         for step in (Step.SECOND_OFF, Step.REFERENCE_OFF, Step.EMPTY):
             if step in self.segments:
                 return self.segments[step].stats
-        raise CalibrationError("no empty-plate reading yet")
+        raise CalibrationError(tr("no empty-plate reading yet"))
 
     def _previous_on_segment(self) -> _Segment:
         on = {Step.REFERENCE_OFF: Step.REFERENCE_ON, Step.SECOND_OFF: Step.SECOND_ON,
@@ -266,7 +266,10 @@ class LevelLoadCalibration:
         """The level's calibration; only once :attr:`finished`."""
         if not self.finished or self._scale is None:
             raise CalibrationError(
-                f"the calibration of level {self.plan.level} is not finished; nothing was saved"
+                tr(
+                    "the calibration of level {level} is not finished; nothing was saved",
+                    level=self.plan.level,
+                )
             )
         seg = self.segments
         empty = seg[Step.EMPTY].stats

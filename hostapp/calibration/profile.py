@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from hostapp.errors import CalibrationError
+from hostapp.i18n import tr
 from hostapp.paths import config_dir
 
 SCHEMA_VERSION = 1
@@ -99,9 +100,14 @@ def _number(value: Any, where: str, *, positive: bool = False, optional: bool = 
     if value is None and optional:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise CalibrationError(f"profile field {where} must be a finite number, not {value!r}")
+        raise CalibrationError(
+            tr("profile field {where} must be a finite number, not {value!r}",
+               where=where, value=value)
+        )
     if positive and value <= 0:
-        raise CalibrationError(f"profile field {where} must be positive, not {value!r}")
+        raise CalibrationError(
+            tr("profile field {where} must be positive, not {value!r}", where=where, value=value)
+        )
     return float(value)
 
 
@@ -109,7 +115,9 @@ def _load_cell(raw: Any, level: int) -> LoadCellProfile | None:
     if raw is None:
         return None
     if not isinstance(raw, dict):
-        raise CalibrationError(f"profile entry load[{level}] must be an object or null")
+        raise CalibrationError(
+            tr("profile entry load[{level}] must be an object or null", level=level)
+        )
     where = f"load[{level}]"
     try:
         return LoadCellProfile(
@@ -132,27 +140,34 @@ def _load_cell(raw: Any, level: int) -> LoadCellProfile | None:
             ),
         )
     except KeyError as exc:
-        raise CalibrationError(f"profile entry {where} lacks the field {exc.args[0]}") from exc
+        raise CalibrationError(
+            tr("profile entry {where} lacks the field {field}", where=where, field=exc.args[0])
+        ) from exc
 
 
 def _count(value: Any, where: str) -> int:
     """A whole, non-negative number (a JSON integer, or a float with no fraction)."""
     number = _number(value, where)
     if number is None or number < 0 or number != int(number):
-        raise CalibrationError(f"profile field {where} must be a whole number, not {value!r}")
+        raise CalibrationError(
+            tr("profile field {where} must be a whole number, not {value!r}",
+               where=where, value=value)
+        )
     return int(number)
 
 
 def _list(raw: Any, length: int, where: str, shape: str) -> list[Any]:
     """``raw`` as a list of ``length`` items, or one sentence naming the ``shape`` it must have."""
     if not isinstance(raw, list) or len(raw) != length:
-        raise CalibrationError(f"profile entry {where} must be {shape}")
+        raise CalibrationError(
+            tr("profile entry {where} must be {shape}", where=where, shape=shape)
+        )
     return raw
 
 
 def _table(raw: Any, where: str) -> list[list[Any]]:
     """``raw`` as one row per level, each of one value per level."""
-    shape = f"{N_LEVELS} rows of {N_LEVELS} numbers"
+    shape = tr("{n} rows of {n} numbers", n=N_LEVELS)
     return [_list(row, N_LEVELS, where, shape) for row in _list(raw, N_LEVELS, where, shape)]
 
 
@@ -160,11 +175,13 @@ def _acoustic(raw: Any) -> AcousticProfile | None:
     if raw is None:
         return None
     if not isinstance(raw, dict):
-        raise CalibrationError("profile entry acoustic must be an object or null")
+        raise CalibrationError(tr("profile entry acoustic must be an object or null"))
     missing = [k for k in ("signatures", "detection_rate", "confusion", "drops_per_level")
                if k not in raw]
     if missing:
-        raise CalibrationError(f"profile entry acoustic lacks the field {missing[0]}")
+        raise CalibrationError(
+            tr("profile entry acoustic lacks the field {field}", field=missing[0])
+        )
     signatures = [
         [_number(v, "acoustic.signatures") for v in row]
         for row in _table(raw["signatures"], "acoustic.signatures")
@@ -172,7 +189,7 @@ def _acoustic(raw: Any) -> AcousticProfile | None:
     rate = [
         _number(v, "acoustic.detection_rate")
         for v in _list(raw["detection_rate"], N_LEVELS, "acoustic.detection_rate",
-                       f"{N_LEVELS} numbers")
+                       tr("{n} numbers", n=N_LEVELS))
     ]
     confusion = [
         [_count(v, "acoustic.confusion") for v in row]
@@ -184,25 +201,39 @@ def _acoustic(raw: Any) -> AcousticProfile | None:
 
 def profile_from_json(data: Any, *, source: str = "profile") -> CalibrationProfile:
     """Validate a decoded JSON document and build the profile from it."""
+    source = tr(source)  # the default "profile" in the user's language
     if not isinstance(data, dict):
-        raise CalibrationError(f"{source} is not a calibration profile (not a JSON object)")
+        raise CalibrationError(
+            tr("{source} is not a calibration profile (not a JSON object)", source=source)
+        )
     version = data.get("schema_version")
     if version != SCHEMA_VERSION:
         raise CalibrationError(
-            f"{source} has schema version {version!r}; this towerear reads version "
-            f"{SCHEMA_VERSION}: calibrate again"
+            tr(
+                "{source} has schema version {version!r}; this towerear reads version "
+                "{expected}: calibrate again",
+                source=source,
+                version=version,
+                expected=SCHEMA_VERSION,
+            )
         )
     device_id = data.get("device_id")
     if not isinstance(device_id, str) or len(device_id) != 16:
-        raise CalibrationError(f"{source} names no valid device_id (16 hex digits)")
+        raise CalibrationError(
+            tr("{source} names no valid device_id (16 hex digits)", source=source)
+        )
     try:
         bytes.fromhex(device_id)
         datetime.fromisoformat(str(data.get("created_utc")))
     except ValueError as exc:
-        raise CalibrationError(f"{source} has a malformed device_id or date") from exc
+        raise CalibrationError(
+            tr("{source} has a malformed device_id or date", source=source)
+        ) from exc
     load = data.get("load")
     if not isinstance(load, list) or len(load) != N_LEVELS:
-        raise CalibrationError(f"{source} must list the load cells of all {N_LEVELS} levels")
+        raise CalibrationError(
+            tr("{source} must list the load cells of all {n} levels", source=source, n=N_LEVELS)
+        )
     return CalibrationProfile(
         device_id=device_id.lower(),
         created_utc=str(data["created_utc"]),
@@ -216,20 +247,29 @@ def read_profile(path: Path) -> CalibrationProfile:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError as exc:
-        raise CalibrationError(f"no calibration profile at {path}") from exc
+        raise CalibrationError(tr("no calibration profile at {path}", path=path)) from exc
     except OSError as exc:
-        raise CalibrationError(f"cannot read calibration profile {path}: {exc.strerror}") from exc
+        raise CalibrationError(
+            tr("cannot read calibration profile {path}: {reason}", path=path, reason=exc.strerror)
+        ) from exc
     except UnicodeDecodeError as exc:
         raise CalibrationError(
-            f"calibration profile {path} is not a profile (not text: a recording, perhaps?)"
+            tr(
+                "calibration profile {path} is not a profile (not text: a recording, perhaps?)",
+                path=path,
+            )
         ) from exc
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise CalibrationError(
-            f"calibration profile {path} is corrupt (invalid JSON at line {exc.lineno})"
+            tr(
+                "calibration profile {path} is corrupt (invalid JSON at line {line})",
+                path=path,
+                line=exc.lineno,
+            )
         ) from exc
-    return profile_from_json(data, source=f"calibration profile {path}")
+    return profile_from_json(data, source=tr("calibration profile {path}", path=path))
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -273,7 +313,11 @@ class ProfileStore:
         profile = read_profile(self.path_for(device_id))
         if profile.device_id != device_id.lower():
             raise CalibrationError(
-                f"the profile stored for device {device_id} belongs to device {profile.device_id}"
+                tr(
+                    "the profile stored for device {device_id} belongs to device {owner}",
+                    device_id=device_id,
+                    owner=profile.device_id,
+                )
             )
         return profile
 
@@ -282,7 +326,7 @@ class ProfileStore:
         try:
             return self.load(device_id), None
         except CalibrationError as exc:
-            return None, f"{exc}; running uncalibrated"
+            return None, tr("{reason}; running uncalibrated", reason=exc)
 
     def export(self, device_id: str, destination: Path) -> Path:
         """Copy a device's profile to ``destination`` (validated on the way)."""
@@ -295,8 +339,13 @@ class ProfileStore:
         profile = read_profile(Path(source))
         if device_id is not None and profile.device_id != device_id.lower():
             raise CalibrationError(
-                f"{source} was made for device {profile.device_id}, not for the connected "
-                f"device {device_id.lower()}; nothing was changed"
+                tr(
+                    "{source} was made for device {owner}, not for the connected "
+                    "device {device_id}; nothing was changed",
+                    source=source,
+                    owner=profile.device_id,
+                    device_id=device_id.lower(),
+                )
             )
         self.save(profile)
         return profile

@@ -13,6 +13,7 @@ from pathlib import Path
 from hostapp.calibration.health import MAX_NOISE_G
 from hostapp.calibration.profile import CalibrationProfile, LoadCellProfile
 from hostapp.errors import CalibrationError
+from hostapp.i18n import tr
 
 # Why 10: one cube must stand ten noise sigmas above the floor for the
 # detector's cube count to be unambiguous (a 5-sigma decision threshold
@@ -81,7 +82,11 @@ def write_report(profile: CalibrationProfile, directory: Path) -> Path:
         return _write_report(profile, directory)
     except OSError as exc:
         raise CalibrationError(
-            f"cannot write the calibration report into {directory}: {exc.strerror or exc}"
+            tr(
+                "cannot write the calibration report into {directory}: {reason}",
+                directory=directory,
+                reason=exc.strerror or exc,
+            )
         ) from exc
 
 

@@ -19,6 +19,7 @@ from hostapp.calibration.feed import FrameFeeder
 from hostapp.calibration.profile import CalibrationProfile
 from hostapp.calibration.tower_session import TowerCalibration, TowerCalibrationPlan, UserAction
 from hostapp.errors import CalibrationError
+from hostapp.i18n import tr
 from hostapp.protocol import FrameDecoder
 from hostapp.sources.sim_device import (
     SimulatedDevice,
@@ -171,5 +172,7 @@ def calibrate_tower_profile(
     session, _rig = calibrate_simulated(lambda device: TowerCalibration(plan, device),
                                         seed=seed, reference=ref)
     if not session.finished:
-        raise CalibrationError(f"the simulated calibration of tower {seed} did not finish")
+        raise CalibrationError(
+            tr("the simulated calibration of tower {seed} did not finish", seed=seed)
+        )
     return session.result()

@@ -108,16 +108,19 @@ class TowerCalibration:
 
     def __post_init__(self) -> None:
         if self.plan.reference is None:
-            raise CalibrationError("choose a reference mass (a coin or a typed mass) first")
+            raise CalibrationError(tr("choose a reference mass (a coin or a typed mass) first"))
         if not self.plan.levels:
-            raise CalibrationError("choose at least one level to calibrate")
+            raise CalibrationError(tr("choose at least one level to calibrate"))
         self._piezo = PiezoChain(n_channels=N_LEVELS, sample_rate_hz=self.plan.piezo_rate_hz)
         self._profile = self.previous or CalibrationProfile(device_id=self.device_id,
                                                             created_utc=now_utc())
         if self._profile.device_id != self.device_id:
             raise CalibrationError(
-                f"the previous profile belongs to device {self._profile.device_id}, "
-                f"not {self.device_id}"
+                tr(
+                    "the previous profile belongs to device {owner}, not {device_id}",
+                    owner=self._profile.device_id,
+                    device_id=self.device_id,
+                )
             )
 
     # -- state seen by the user ---------------------------------------------
@@ -318,7 +321,10 @@ class TowerCalibration:
         """The new profile: the previous one with every calibrated level replaced."""
         if not self.finished:
             raise CalibrationError(
-                f"the calibration stopped at level {self.level}; the previous profile is unchanged"
+                tr(
+                    "the calibration stopped at level {level}; the previous profile is unchanged",
+                    level=self.level,
+                )
             )
         acoustic = _merge_acoustic(self._profile.acoustic, self.acoustic_profile())
         return CalibrationProfile(self.device_id, now_utc(), list(self._profile.load), acoustic)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
 from hostapp.errors import JournalError, TowerearError
+from hostapp.i18n import tr
 from hostapp.journal import Journal
 
 
@@ -82,12 +83,17 @@ class CardGameSession(Generic[E]):
         journal = Journal.open(game_id, directory)
         if journal.kind != kind:
             journal.close()
-            raise JournalError(f"the saved game {game_id!r} is not a {kind} game")
+            raise JournalError(
+                tr("the saved game {game_id!r} is not a {kind} game", game_id=game_id, kind=kind)
+            )
         try:
             return cls(kind, factory, journal)
         except TowerearError as exc:
             journal.close()
-            raise JournalError(f"the saved game {game_id!r} cannot be replayed: {exc}") from exc
+            raise JournalError(
+                tr("the saved game {game_id!r} cannot be replayed: {reason}",
+                   game_id=game_id, reason=exc)
+            ) from exc
 
     @property
     def game_id(self) -> str:

@@ -28,7 +28,9 @@ def _write_atomic(path: Path, text: str) -> None:
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as exc:
-        raise ExportError(f"Cannot write into {path.parent}: {exc.strerror}.") from exc
+        raise ExportError(
+            tr("Cannot write into {path}: {reason}.", path=path.parent, reason=exc.strerror)
+        ) from exc
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
@@ -37,7 +39,9 @@ def _write_atomic(path: Path, text: str) -> None:
         os.replace(tmp, path)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
-        raise ExportError(f"Cannot write {path}: {exc.strerror}.") from exc
+        raise ExportError(
+            tr("Cannot write {path}: {reason}.", path=path, reason=exc.strerror)
+        ) from exc
 
 
 def game_json(summary: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> str:
@@ -116,7 +120,7 @@ def score_sheet_html(summary: Mapping[str, Any]) -> str:
         return _mugshots_sheet(summary)
     if game == "mugshots-pad":
         return _pad_sheet(summary)
-    raise ExportError(f"There is no score sheet for a game of kind {game!r}.")
+    raise ExportError(tr("There is no score sheet for a game of kind {game!r}.", game=game))
 
 
 def _crime_hotel_sheet(summary: Mapping[str, Any]) -> str:

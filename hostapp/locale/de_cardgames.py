@@ -358,4 +358,9 @@ MESSAGES = {
         "die mit towerear gelieferten Namen; zum Bearbeiten eine Kopie speichern",
     "Names on the cards: {names} ({where})": "Namen auf den Karten: {names} ({where})",
     "The name book could not be saved: {reason}": "Das Namensbuch ließ sich nicht speichern: {reason}",
+    # export.py: errors writing a score sheet or game file
+    "Cannot write into {path}: {reason}.": "In {path} kann nicht geschrieben werden: {reason}.",
+    "Cannot write {path}: {reason}.": "{path} kann nicht geschrieben werden: {reason}.",
+    "There is no score sheet for a game of kind {game!r}.":
+        "Für ein Spiel der Art {game!r} gibt es kein Wertungsblatt.",
 }

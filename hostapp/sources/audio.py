@@ -28,6 +28,7 @@ import numpy as np
 from scipy.signal import butter, lfilter, lfilter_zi
 
 from hostapp.errors import SourceError
+from hostapp.i18n import tr
 from hostapp.protocol import DecoderStats, Frame, Hello, Load, Piezo
 from hostapp.protocol import constants as c
 from hostapp.sources.base import SourceState, SourceStats
@@ -70,17 +71,19 @@ class AudioConverter:
         gain: float = 1.0,
     ) -> None:
         if sample_rate_hz <= 0:
-            raise SourceError("the audio sample rate must be positive")
+            raise SourceError(tr("the audio sample rate must be positive"))
         levels = [lv for lv in channel_levels if lv is not None]
         if not levels:
-            raise SourceError("map at least one audio input to a level")
+            raise SourceError(tr("map at least one audio input to a level"))
         if any(not 0 <= lv < N_LEVELS for lv in levels) or len(set(levels)) != len(levels):
-            raise SourceError("each level 0..7 may be mapped from at most one audio input")
+            raise SourceError(
+                tr("each level 0..7 may be mapped from at most one audio input")
+            )
         self.channel_levels = tuple(channel_levels)
         self.factor = max(1, int(sample_rate_hz // TARGET_RATE_HZ))
         self.rate_hz = sample_rate_hz / self.factor
         if self.rate_hz > 65535:
-            raise SourceError("the audio sample rate is too high to be decimated")
+            raise SourceError(tr("the audio sample rate is too high to be decimated"))
         self.gain = float(gain)
         n_in = len(self.channel_levels)
         if self.factor > 1:
@@ -189,7 +192,11 @@ class AudioSource:
         levels = self.channel_levels or default_channel_levels(n_inputs)
         if len(levels) != n_inputs:
             raise SourceError(
-                f"the channel map names {len(levels)} inputs but the device has {n_inputs}"
+                tr(
+                    "the channel map names {n} inputs but the device has {n_inputs}",
+                    n=len(levels),
+                    n_inputs=n_inputs,
+                )
             )
         self.converter = AudioConverter(
             sample_rate_hz=sample_rate_hz, channel_levels=levels, gain=self.gain
@@ -230,18 +237,22 @@ class AudioSource:
         try:
             import sounddevice as sd
         except OSError as exc:  # PortAudio library missing
-            raise SourceError("audio input needs the PortAudio library (libportaudio2)") from exc
+            raise SourceError(
+                tr("audio input needs the PortAudio library (libportaudio2)")
+            ) from exc
         try:
             devices = sd.query_devices()
         except Exception as exc:  # sounddevice raises PortAudioError here
-            raise SourceError(f"cannot list audio devices: {exc}") from exc
+            raise SourceError(tr("cannot list audio devices: {reason}", reason=exc)) from exc
         inputs = [d for d in devices if int(d.get("max_input_channels", 0)) > 0]
         if not inputs:
-            raise SourceError("no audio input device found: plug in the audio interface")
+            raise SourceError(tr("no audio input device found: plug in the audio interface"))
         try:
             info = sd.query_devices(self.device, kind="input")
         except Exception as exc:
-            raise SourceError(f"audio input device {self.device!r} not found") from exc
+            raise SourceError(
+                tr("audio input device {device!r} not found", device=self.device)
+            ) from exc
         n_inputs = int(info["max_input_channels"])
         if self.channel_levels is not None:
             n_inputs = len(self.channel_levels)
@@ -259,7 +270,9 @@ class AudioSource:
             self._stream.start()
         except Exception as exc:
             self._stream = None
-            raise SourceError(f"cannot open audio input {info['name']!r}: {exc}") from exc
+            raise SourceError(
+                tr("cannot open audio input {name!r}: {reason}", name=info["name"], reason=exc)
+            ) from exc
         if self.load_source is not None:
             self.load_source.start()
         self._state = SourceState.CONNECTED

@@ -18,6 +18,7 @@ import tty
 from pathlib import Path
 
 from hostapp.errors import SourceError
+from hostapp.i18n import tr
 from hostapp.sources.sim_device import SimulatedDevice
 
 # Bytes kept for a reader that is not reading (times the pace); beyond this the
@@ -129,7 +130,9 @@ class PtyDeviceServer:
         try:
             master, slave = os.openpty()
         except OSError as exc:
-            raise SourceError(f"cannot create a pseudo-terminal: {exc.strerror}") from exc
+            raise SourceError(
+                tr("cannot create a pseudo-terminal: {reason}", reason=exc.strerror)
+            ) from exc
         tty.setraw(slave)  # no echo, no newline translation: a byte pipe
         os.set_blocking(master, False)
         self._master, self._slave = master, slave

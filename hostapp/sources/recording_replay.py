@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from hostapp.errors import RecordingError, SourceError
+from hostapp.i18n import tr
 from hostapp.protocol import FrameDecoder, StreamClock
 from hostapp.sources.base import ByteSource
 
@@ -51,14 +52,22 @@ class ReplaySource(ByteSource):
         **kwargs: Any,
     ) -> None:
         if speed is not None and not 1.0 <= speed <= MAX_SPEED:
-            raise SourceError(f"replay speed must be 1..{MAX_SPEED:g} (or as fast as possible)")
+            raise SourceError(
+                tr("replay speed must be 1..{max:g} (or as fast as possible)", max=MAX_SPEED)
+            )
         self.path = Path(path)
         try:
             size = self.path.stat().st_size
         except OSError as exc:
-            raise RecordingError(f"recording {self.path} cannot be opened: {exc.strerror}") from exc
+            raise RecordingError(
+                tr(
+                    "recording {path} cannot be opened: {reason}",
+                    path=self.path,
+                    reason=exc.strerror,
+                )
+            ) from exc
         if size == 0:
-            raise RecordingError(f"recording {self.path} is empty")
+            raise RecordingError(tr("recording {path} is empty", path=self.path))
         kwargs.setdefault("request_info_on_connect", False)
         super().__init__(f"replay of {self.path.name}", tap=tap, **kwargs)
         self.speed = speed
@@ -70,7 +79,7 @@ class ReplaySource(ByteSource):
 
     def _open(self) -> None:
         if self._eof:
-            raise OSError("replay finished")
+            raise OSError(tr("replay finished"))
         self._handle = self.path.open("rb")
         self._wall_start = time.monotonic()
 

@@ -9,6 +9,7 @@ import serial
 from serial.tools import list_ports
 
 from hostapp.errors import SourceError
+from hostapp.i18n import tr
 from hostapp.protocol.constants import BAUD_RATE
 from hostapp.sources.base import ByteSource
 
@@ -32,11 +33,11 @@ def describe_ports(ports: list[Any] | None) -> str:
     if ports is None:
         ports = list(list_ports.comports())
     if not ports:
-        return "no serial ports seen"
+        return tr("no serial ports seen")
     names = [
         f"{p.device} ({_usb_id(p.vid, p.pid)})" if p.vid is not None else p.device for p in ports
     ]
-    return "ports seen: " + ", ".join(names)
+    return tr("ports seen: {ports}", ports=", ".join(names))
 
 
 def find_device_port(ports: list[Any] | None = None) -> str:
@@ -63,7 +64,10 @@ def find_device_port(ports: list[Any] | None = None) -> str:
         if (port.vid, port.pid) in USB_IDS:
             return str(port.device)
     wanted = ", ".join(_usb_id(*ids) for ids in USB_IDS)
-    raise SourceError(f"no towerear device found (USB ids {wanted}); {describe_ports(seen)}")
+    raise SourceError(
+        tr("no towerear device found (USB ids {wanted}); {seen}",
+           wanted=wanted, seen=describe_ports(seen))
+    )
 
 
 class SerialSource(ByteSource):

@@ -35,6 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hostapp.errors import SourceError
+from hostapp.i18n import tr_sentence
 from hostapp.protocol import (
     Ack,
     FrameDecoder,
@@ -584,7 +585,7 @@ def tower_device(
     try:
         session = Scenario(scenario, tower, seed, duration_s or OPEN_ENDED_S)
     except SimulatorError as exc:
-        raise SourceError(str(exc)) from exc
+        raise SourceError(tr_sentence(str(exc))) from exc
     return SimulatedDevice(
         ScenarioPhysics(session),
         tower_device_info(tower, seed),

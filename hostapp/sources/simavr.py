@@ -48,6 +48,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hostapp.errors import SourceError
+from hostapp.i18n import tr
 from hostapp.protocol import constants as c
 from hostapp.sources.base import ByteSource
 from hostapp.sources.sim_device import SensorBlockLike as SensorData
@@ -156,11 +157,14 @@ def build_firmware(*, firmware_dir: Path = FIRMWARE_DIR) -> FirmwareBuild:
     for tool in ("make", "avr-gcc", "pkg-config", "gcc"):
         if shutil.which(tool) is None:
             raise SimavrError(
-                f"building the firmware needs {tool!r}; run tools/setup.sh to install the AVR "
-                "toolchain and simavr"
+                tr(
+                    "building the firmware needs {tool!r}; run tools/setup.sh to install the AVR "
+                    "toolchain and simavr",
+                    tool=tool,
+                )
             )
     if not (firmware_dir / "Makefile").is_file():
-        raise SimavrError(f"no firmware sources in {firmware_dir}")
+        raise SimavrError(tr("no firmware sources in {path}", path=firmware_dir))
     build = firmware_dir / "build"
     with build_lock(build / ".build.lock"):
         result = subprocess.run(
@@ -171,8 +175,8 @@ def build_firmware(*, firmware_dir: Path = FIRMWARE_DIR) -> FirmwareBuild:
         )
     if result.returncode != 0:
         lines = (result.stderr or result.stdout).strip().splitlines()
-        reason = lines[-1] if lines else f"make exited with {result.returncode}"
-        raise SimavrError(f"the firmware build failed: {reason}")
+        reason = lines[-1] if lines else tr("make exited with {code}", code=result.returncode)
+        raise SimavrError(tr("the firmware build failed: {reason}", reason=reason))
     return FirmwareBuild(elf=build / "towerear.elf", harness=build / "towerear-sim")
 
 
@@ -294,13 +298,15 @@ def run_simavr(
                 check=False,
             )
         except subprocess.TimeoutExpired as exc:
-            raise SimavrError(f"the simavr harness did not finish {duration:g} s in time") from exc
+            raise SimavrError(
+                tr("the simavr harness did not finish {duration:g} s in time", duration=duration)
+            ) from exc
         except OSError as exc:
-            raise SimavrError(f"cannot run the simavr harness: {exc}") from exc
+            raise SimavrError(tr("cannot run the simavr harness: {reason}", reason=exc)) from exc
         if result.returncode != 0:
             lines = result.stderr.strip().splitlines()
-            reason = lines[-1] if lines else f"exit status {result.returncode}"
-            raise SimavrError(f"the simavr harness failed: {reason}")
+            reason = lines[-1] if lines else tr("exit status {code}", code=result.returncode)
+            raise SimavrError(tr("the simavr harness failed: {reason}", reason=reason))
         stats = json.loads((work / "stats.json").read_text())
         log = (work / "hx711.log").read_text().split()
         reads = np.array(log, dtype=np.int64).reshape(-1, 4)
@@ -425,32 +431,34 @@ class SimavrSource(ByteSource):
             for fd in (out_r, out_w, in_r, in_w):
                 os.close(fd)
             self._close()
-            raise SimavrError(f"cannot start the simavr harness: {exc}") from exc
+            raise SimavrError(tr("cannot start the simavr harness: {reason}", reason=exc)) from exc
         os.close(out_w)
         os.close(in_r)
         self._out_r, self._in_w = out_r, in_w
 
     def _read(self) -> bytes:
         if self._out_r < 0:
-            raise OSError("the simavr harness is not running")
+            raise OSError(tr("the simavr harness is not running"))
         ready, _, _ = select.select([self._out_r], [], [], 0.1)
         if not ready:
             return b""
         data = os.read(self._out_r, 65536)
         if not data:
-            raise OSError(f"the simavr harness stopped: {self._harness_complaint()}")
+            raise OSError(
+                tr("the simavr harness stopped: {reason}", reason=self._harness_complaint())
+            )
         return data
 
     def _harness_complaint(self) -> str:
         if self._stderr is None:
-            return "no reason given"
+            return tr("no reason given")
         self._stderr.seek(0)
         lines = self._stderr.read().decode(errors="replace").strip().splitlines()
-        return lines[-1] if lines else "no reason given"
+        return lines[-1] if lines else tr("no reason given")
 
     def _write(self, data: bytes) -> None:
         if self._in_w < 0:
-            raise OSError("the simavr harness is not running")
+            raise OSError(tr("the simavr harness is not running"))
         os.write(self._in_w, data)
 
     def _close(self) -> None:

@@ -18,7 +18,7 @@ from types import TracebackType
 from PyQt6.QtWidgets import QMessageBox, QWidget
 
 from hostapp.errors import TowerearError
-from hostapp.i18n import tr
+from hostapp.i18n import tr, tr_sentence
 
 log = logging.getLogger(__name__)
 
@@ -28,17 +28,22 @@ ShowError = Callable[[str], None]
 def user_sentence(exc: BaseException, log_path: Path | None) -> str:
     """The one sentence a user sees for ``exc``."""
     if isinstance(exc, TowerearError):
-        return str(exc)
+        return tr_sentence(str(exc))
     where = str(log_path) if log_path is not None else tr("the terminal")
     return tr("Something went wrong inside towerear; the details are in {where}.", where=where)
 
 
 def show_error_dialog(parent: QWidget | None, sentence: str) -> None:
-    """Show ``sentence`` in a modal warning box."""
+    """Show ``sentence`` in a modal warning box.
+
+    An English sentence that never went through :func:`~hostapp.i18n.tr` (a
+    simulator's refusal, say) is translated here by
+    :func:`~hostapp.i18n.tr_sentence`; an already translated one is left as is.
+    """
     box = QMessageBox(parent)
     box.setIcon(QMessageBox.Icon.Warning)
     box.setWindowTitle(tr("towerear"))
-    box.setText(sentence)
+    box.setText(tr_sentence(sentence))
     box.setStandardButtons(QMessageBox.StandardButton.Ok)
     box.exec()
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from PyQt6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSpinBox, QWidget
 
 from dsp.sim import SimulatorError
-from hostapp.i18n import tr
+from hostapp.i18n import tr, tr_sentence
 from hostapp.ui.sim_tower import SimulatedTower
 from hostapp.ui.streaming import StreamHub
 
@@ -77,7 +77,7 @@ class SimTowerControls(QWidget):
         try:
             action(tower)
         except SimulatorError as exc:
-            self._show_error(str(exc))
+            self._show_error(tr_sentence(str(exc)))
         self._update()
 
     def throw(self) -> None:

@@ -19,7 +19,7 @@ from PyQt6.QtWidgets import (
 )
 
 from hostapp.errors import TowerearError
-from hostapp.i18n import tr
+from hostapp.i18n import tr, tr_sentence
 from hostapp.ui.sources_adapter import source_display_name
 from hostapp.ui.streaming import (
     REPLAY_SPEEDS,
@@ -189,7 +189,7 @@ class SourceBar(QWidget):
             self._hub.switch_to(choice)
         except TowerearError as exc:
             self.state_label.setText(tr("no source"))
-            self._show_error(str(exc))
+            self._show_error(tr_sentence(str(exc)))
 
     def _source_changed(self, choice: object) -> None:
         if not isinstance(choice, SourceChoice):
@@ -240,4 +240,4 @@ class SourceBar(QWidget):
             self.record_button.blockSignals(True)
             self.record_button.setChecked(False)
             self.record_button.blockSignals(False)
-            self._show_error(str(exc))
+            self._show_error(tr_sentence(str(exc)))

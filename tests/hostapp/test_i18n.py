@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import string
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -57,3 +58,63 @@ def test_switching_language() -> None:
     assert i18n.tr("Level {level} is calibrated.", level=2) == "Level 2 is calibrated."
     with pytest.raises(ValueError, match="unsupported language"):
         i18n.set_language("fr")
+
+
+@pytest.fixture
+def german() -> Iterator[None]:
+    """German for one test; English again afterwards."""
+    i18n.set_language("de")
+    try:
+        yield
+    finally:
+        i18n.set_language("en")
+
+
+def test_tr_sentence_uses_an_exact_key(german: None) -> None:
+    assert i18n.tr_sentence("closed") == "geschlossen"
+    assert i18n.tr_sentence("there is nothing to undo") == "es gibt nichts rückgängig zu machen"
+
+
+def test_tr_sentence_fills_a_template_with_the_values_it_captured(german: None) -> None:
+    # a dsp.sim refusal arrives formatted in English; its template is in the catalog
+    assert (
+        i18n.tr_sentence("the tower is already open at level 5")
+        == "der Turm ist bereits bei Ebene 5 geöffnet"
+    )
+    # format specs do not matter: the values are already formatted
+    assert i18n.tr_sentence("Calibration is 12 days old.") == "Die Kalibrierung ist 12 Tage alt."
+    # a field used twice must capture the same text both times
+    assert (
+        i18n.tr_sentence("Lift modules 3 to 7 together to open level 3.")
+        == "Module 3 bis 7 gemeinsam anheben, um Ebene 3 zu öffnen."
+    )
+
+
+def test_tr_sentence_translates_nested_english_values(german: None) -> None:
+    assert (
+        i18n.tr_sentence("cannot take cubes out of level 3: the tower is open at level 5")
+        == "aus Ebene 3 können keine Würfel genommen werden: der Turm ist bei Ebene 5 geöffnet"
+    )
+    assert (
+        i18n.tr_sentence("cannot put a mass on level 2: the tower is closed")
+        == "auf Ebene 2 kann kein Gewicht gelegt werden: der Turm ist geschlossen"
+    )
+    assert (
+        i18n.tr_sentence("no calibration profile at /tmp/x.json; running uncalibrated")
+        == "kein Kalibrierprofil unter /tmp/x.json; die Erkennung läuft unkalibriert"
+    )
+
+
+def test_tr_sentence_leaves_unknown_and_german_text_alone(german: None) -> None:
+    assert i18n.tr_sentence("a sentence no catalog knows") == "a sentence no catalog knows"
+    assert i18n.tr_sentence("") == ""
+    german_text = "der Turm ist bereits bei Ebene 5 geöffnet"
+    assert i18n.tr_sentence(german_text) == german_text
+    # short templates ("L{level}") would match anything starting with an L
+    assert i18n.tr_sentence("Lorem ipsum") == "Lorem ipsum"
+
+
+def test_tr_sentence_in_english_returns_the_input() -> None:
+    assert i18n.current_language() == "en"
+    for text in ("closed", "the tower is already open at level 5", "anything"):
+        assert i18n.tr_sentence(text) == text

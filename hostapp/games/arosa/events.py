@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hostapp.errors import ScriptError
+from hostapp.i18n import tr
 
 
 @dataclass(frozen=True)
@@ -72,13 +73,17 @@ _KEYS: dict[str, tuple[set[str], set[str]]] = {
 def _int(value: Any, key: str) -> int:
     # bool is an int subclass in Python; true/false is never a floor or a count
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ScriptError(f"'{key}' must be a whole number, not {json_repr(value)}")
+        raise ScriptError(
+            tr("'{key}' must be a whole number, not {value}", key=key, value=json_repr(value))
+        )
     return value
 
 
 def _str(value: Any, key: str) -> str:
     if not isinstance(value, str):
-        raise ScriptError(f"'{key}' must be a colour name, not {json_repr(value)}")
+        raise ScriptError(
+            tr("'{key}' must be a colour name, not {value}", key=key, value=json_repr(value))
+        )
     return value
 
 
@@ -90,10 +95,10 @@ def json_repr(value: Any) -> str:
 
 def _found(value: Any) -> dict[str, int]:
     if not isinstance(value, dict):
-        raise ScriptError("'found' must map colours to cube counts")
+        raise ScriptError(tr("'found' must map colours to cube counts"))
     counts = {_str(k, "found"): _int(v, "found") for k, v in value.items()}
     if any(n < 0 for n in counts.values()):
-        raise ScriptError("'found' counts cannot be negative")
+        raise ScriptError(tr("'found' counts cannot be negative"))
     return counts
 
 
@@ -114,19 +119,28 @@ def event_from_dict(data: Any, *, extensions: bool = False) -> Event:
         unknown keys, wrong types.
     """
     if not isinstance(data, dict):
-        raise ScriptError(f"an event must be a JSON object, not {json_repr(data)}")
+        raise ScriptError(
+            tr("an event must be a JSON object, not {value}", value=json_repr(data))
+        )
     kind = data.get("do")
     if not isinstance(kind, str) or kind not in _KEYS:
-        raise ScriptError(f"'do' must be one of {', '.join(_KEYS)}, not {json_repr(kind)}")
+        raise ScriptError(
+            tr("'do' must be one of {known}, not {value}", known=", ".join(_KEYS),
+               value=json_repr(kind))
+        )
     required, optional = _KEYS[kind]
     if extensions and kind != "throw":
         optional = optional | {"found"}
     missing = sorted(required - data.keys())
     if missing:
-        raise ScriptError(f"a {kind} event needs the key(s) {', '.join(missing)}")
+        raise ScriptError(
+            tr("a {kind} event needs the key(s) {keys}", kind=kind, keys=", ".join(missing))
+        )
     unknown = sorted(data.keys() - required - optional)
     if unknown:
-        raise ScriptError(f"a {kind} event has unknown key(s) {', '.join(unknown)}")
+        raise ScriptError(
+            tr("a {kind} event has unknown key(s) {keys}", kind=kind, keys=", ".join(unknown))
+        )
     found = _found(data["found"]) if "found" in data and data["found"] is not None else None
     if kind == "throw":
         return Throw(color=_str(data["color"], "color"), floor=_int(data["floor"], "floor"))
@@ -137,7 +151,7 @@ def event_from_dict(data: Any, *, extensions: bool = False) -> Event:
     if kind == "suspect":
         suspects = data["suspects"]
         if not isinstance(suspects, list):
-            raise ScriptError("'suspects' must be a list of colours")
+            raise ScriptError(tr("'suspects' must be a list of colours"))
         return Suspect(
             by=by,
             suspects=tuple(_str(s, "suspects") for s in suspects),

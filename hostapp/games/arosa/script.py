@@ -12,6 +12,7 @@ from hostapp.games.arosa.engine import apply, final_scores
 from hostapp.games.arosa.events import Event, event_from_dict, event_kind
 from hostapp.games.arosa.rules import VICTIM
 from hostapp.games.arosa.state import GameState, check_players, new_game
+from hostapp.i18n import tr
 
 
 def parse_script(data: Any) -> tuple[tuple[str, ...], list[Event]]:
@@ -23,21 +24,23 @@ def parse_script(data: Any) -> tuple[tuple[str, ...], list[Event]]:
         When it is not a valid script; the message names the bad event's index.
     """
     if not isinstance(data, dict):
-        raise ScriptError("a script must be a JSON object with 'players' and 'events'")
+        raise ScriptError(tr("a script must be a JSON object with 'players' and 'events'"))
     unknown = sorted(data.keys() - {"players", "events"})
     if unknown:
-        raise ScriptError(f"a script has only 'players' and 'events', not {', '.join(unknown)}")
+        raise ScriptError(
+            tr("a script has only 'players' and 'events', not {keys}", keys=", ".join(unknown))
+        )
     if "players" not in data or "events" not in data:
-        raise ScriptError("a script needs both 'players' and 'events'")
+        raise ScriptError(tr("a script needs both 'players' and 'events'"))
     players = check_players(data["players"])
     if not isinstance(data["events"], list):
-        raise ScriptError("'events' must be a list")
+        raise ScriptError(tr("'events' must be a list"))
     events = []
     for index, raw in enumerate(data["events"]):
         try:
             events.append(event_from_dict(raw))
         except ScriptError as exc:
-            raise ScriptError(f"event {index}: {exc}") from exc
+            raise ScriptError(tr("event {index}: {reason}", index=index, reason=exc)) from exc
     return players, events
 
 
@@ -52,15 +55,22 @@ def load_script(path: Path) -> tuple[tuple[str, ...], list[Event]]:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise ScriptError(f"cannot read {path}: {exc.__class__.__name__}") from exc
+        raise ScriptError(
+            tr("cannot read {path}: {reason}", path=path, reason=exc.__class__.__name__)
+        ) from exc
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ScriptError(f"{path} is not JSON: {exc.msg} (line {exc.lineno})") from exc
+        raise ScriptError(
+            tr("{path} is not JSON: {reason} (line {line})", path=path, reason=exc.msg,
+               line=exc.lineno)
+        ) from exc
     try:
         return parse_script(data)
     except ScriptError as exc:
-        raise ScriptError(f"{path} is not a valid script: {exc}") from exc
+        raise ScriptError(
+            tr("{path} is not a valid script: {reason}", path=path, reason=exc)
+        ) from exc
 
 
 def play(players: Sequence[str], events: Sequence[Event]) -> GameState:
@@ -76,7 +86,10 @@ def play(players: Sequence[str], events: Sequence[Event]) -> GameState:
         try:
             state = apply(state, event)
         except IllegalMoveError as exc:
-            raise IllegalMoveError(f"event {index} ({event_kind(event)}): {exc}") from exc
+            raise IllegalMoveError(
+                tr("event {index} ({kind}): {reason}", index=index, kind=event_kind(event),
+                   reason=exc)
+            ) from exc
     return state
 
 

@@ -15,6 +15,7 @@ from hostapp.errors import IllegalMoveError, JournalError, ScriptError
 from hostapp.games.arosa.engine import apply
 from hostapp.games.arosa.events import Event, event_from_dict, event_to_dict
 from hostapp.games.arosa.state import GameState, check_players, new_game
+from hostapp.i18n import tr
 from hostapp.journal import Journal
 
 KIND = "arosa"
@@ -57,7 +58,10 @@ class ArosaSession:
         journal = Journal.open(game_id, directory)
         try:
             if journal.kind != KIND:
-                raise JournalError(f"the game {game_id!r} is {journal.kind!r}, not Mord im Arosa")
+                raise JournalError(
+                    tr("the game {game_id!r} is {kind!r}, not Mord im Arosa",
+                       game_id=game_id, kind=journal.kind)
+                )
             state = replay(journal.meta.get("players"), journal.events, journal.path.name)
         except BaseException:
             journal.close()
@@ -96,10 +100,15 @@ def replay(players: object, events: Sequence[object], name: str) -> GameState:
     try:
         state = new_game(players)
     except ScriptError as exc:
-        raise JournalError(f"{name} has no valid seating order: {exc}") from exc
+        raise JournalError(
+            tr("{name} has no valid seating order: {reason}", name=name, reason=exc)
+        ) from exc
     for index, raw in enumerate(events):
         try:
             state = apply(state, event_from_dict(raw, extensions=True))
         except (ScriptError, IllegalMoveError) as exc:
-            raise JournalError(f"{name} cannot be replayed at event {index}: {exc}") from exc
+            raise JournalError(
+                tr("{name} cannot be replayed at event {index}: {reason}",
+                   name=name, index=index, reason=exc)
+            ) from exc
     return state

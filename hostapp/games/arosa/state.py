@@ -23,6 +23,7 @@ from hostapp.games.arosa.rules import (
     PROLOGUE_CLUES,
     VICTIM,
 )
+from hostapp.i18n import tr
 
 Phase = Literal["prologue", "act1", "act2", "over"]
 PHASES: tuple[Phase, ...] = ("prologue", "act1", "act2", "over")
@@ -201,9 +202,13 @@ class GameState:
                 last=None if data.get("last") is None else Outcome.from_json(data["last"]),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise ScriptError(f"not a saved Mord im Arosa state ({exc!r})") from exc
+            raise ScriptError(
+                tr("not a saved Mord im Arosa state ({reason!r})", reason=exc)
+            ) from exc
         if state.phase not in PHASES:
-            raise ScriptError(f"not a saved Mord im Arosa state (phase {state.phase!r})")
+            raise ScriptError(
+                tr("not a saved Mord im Arosa state (phase {phase!r})", phase=state.phase)
+            )
         return state
 
 
@@ -216,18 +221,27 @@ def check_players(players: Any) -> tuple[str, ...]:
         With a sentence naming what is wrong.
     """
     if not isinstance(players, (list, tuple)) or not all(isinstance(p, str) for p in players):
-        raise ScriptError("'players' must be a list of colours")
+        raise ScriptError(tr("'players' must be a list of colours"))
     if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
         raise ScriptError(
-            f"Mord im Arosa is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(players)}"
+            tr(
+                "Mord im Arosa is played by {low} to {high} players, not {n}",
+                low=MIN_PLAYERS,
+                high=MAX_PLAYERS,
+                n=len(players),
+            )
         )
     unknown = [p for p in players if p not in PLAYER_COLORS]
     if unknown:
         raise ScriptError(
-            f"{unknown[0]!r} is not a player colour (choose from {', '.join(PLAYER_COLORS)})"
+            tr(
+                "{colour!r} is not a player colour (choose from {known})",
+                colour=unknown[0],
+                known=", ".join(PLAYER_COLORS),
+            )
         )
     if len(set(players)) != len(players):
-        raise ScriptError("each player colour may be seated only once")
+        raise ScriptError(tr("each player colour may be seated only once"))
     return tuple(players)
 
 

@@ -21,7 +21,7 @@ from dsp.detect.events import Closed, Landing, Lift, Removal
 from hostapp.errors import TowerearError
 from hostapp.games import arosa
 from hostapp.games.arosa import GameState, ThrowRequest
-from hostapp.i18n import tr
+from hostapp.i18n import tr, tr_sentence
 from hostapp.ui.arosa.belief import TowerBelief
 from hostapp.ui.markers import colour_name
 
@@ -369,7 +369,7 @@ class ArosaController(QObject):
         try:
             self._record.undo()
         except TowerearError as exc:
-            self.failed.emit(str(exc))
+            self.failed.emit(tr_sentence(str(exc)))
             return
         self.tower_belief = TowerBelief.from_events(self._record.events())
         self.open_floor = None
@@ -384,7 +384,7 @@ class ArosaController(QObject):
             try:
                 self._record.note(UNLOCK_NOTE, {"do": "debug_unlock"})
             except TowerearError as exc:
-                self.failed.emit(str(exc))
+                self.failed.emit(tr_sentence(str(exc)))
             self.public_log.append(tr("The live view was unlocked."))
             self.changed.emit()
 
@@ -408,7 +408,7 @@ class ArosaController(QObject):
         try:
             self._record.apply(event)
         except TowerearError as exc:
-            self.failed.emit(str(exc))
+            self.failed.emit(tr_sentence(str(exc)))
             return False
         return True
 

@@ -15,7 +15,7 @@ from PyQt6.QtWidgets import (
 )
 
 from hostapp.errors import TowerearError
-from hostapp.i18n import tr
+from hostapp.i18n import tr, tr_sentence
 from hostapp.ui.arosa.controller import ArosaController
 from hostapp.ui.arosa.end_panel import RevealPanel, ScorePanel
 from hostapp.ui.arosa.play_panel import PlayPanel
@@ -139,14 +139,14 @@ class ArosaPage(QWidget):
         try:
             self.controller.new_game(players, victim_thrower, mode)
         except TowerearError as exc:
-            self.context.show_error(str(exc))
+            self.context.show_error(tr_sentence(str(exc)))
 
     def resume(self, game_id: str) -> None:
         """Reopen a game from its journal."""
         try:
             self.controller.resume(game_id)
         except TowerearError as exc:
-            self.context.show_error(str(exc))
+            self.context.show_error(tr_sentence(str(exc)))
 
     def show_reveal(self) -> None:
         """Everything the app tracked (only once the game is over)."""

@@ -41,7 +41,7 @@ from hostapp.calibration.report import grade_level, write_report
 from hostapp.calibration.simulated import SimulatedUser
 from hostapp.calibration.tower_session import TowerCalibration, TowerCalibrationPlan
 from hostapp.errors import TowerearError
-from hostapp.i18n import tr
+from hostapp.i18n import tr, tr_sentence
 from hostapp.paths import data_dir
 from hostapp.ui.context import AppContext
 
@@ -251,7 +251,7 @@ class CalibrationPage(QWidget):
             )
             self.session = TowerCalibration(plan, device, previous=self.profile)
         except (TowerearError, ValueError) as exc:
-            self.context.show_error(str(exc))
+            self.context.show_error(tr_sentence(str(exc)))
             return
         self.user = None
         tower = getattr(self.context.stream.source, "tower", None)
@@ -280,7 +280,9 @@ class CalibrationPage(QWidget):
             profile = self.session.result()
             self.store.save(profile)
         except (TowerearError, OSError) as exc:
-            self.context.show_error(tr("The profile could not be saved: {why}", why=str(exc)))
+            self.context.show_error(
+                tr("The profile could not be saved: {why}", why=tr_sentence(str(exc)))
+            )
             return
         finally:
             self.session = None
@@ -363,7 +365,7 @@ class CalibrationPage(QWidget):
         try:
             self.store.export(self.profile.device_id, path)
         except (TowerearError, OSError) as exc:
-            self.context.show_error(str(exc))
+            self.context.show_error(tr_sentence(str(exc)))
             return
         self.message.setText(tr("Exported to {path}.", path=str(path)))
 
@@ -378,7 +380,7 @@ class CalibrationPage(QWidget):
         try:
             self.profile = self.store.import_file(path, device_id=device)
         except TowerearError as exc:
-            self.context.show_error(str(exc))
+            self.context.show_error(tr_sentence(str(exc)))
             return
         self._show_profile(self.profile)
         self.message.setText(tr("Imported {path}.", path=str(path)))
