@@ -197,7 +197,7 @@ MESSAGES = {
     "Nobody unlocked the live view during the game.": (
         "Niemand hat die Live-Ansicht während des Spiels entsperrt."
     ),
-    "The game is over.": "Das Spiel ist vorbei.",
+    "The game is over.": "Das Spiel ist zu Ende.",
     "Victim found! The floor is a crime scene.": "Opfer gefunden! Die Etage ist ein Tatort.",
     "{who} puts {n} clue(s) on the sheet.": "{who} legt {n} Hinweis(e) auf den Bogen.",
     "{who} takes {n} clue(s) off the sheet.": "{who} nimmt {n} Hinweis(e) vom Bogen.",

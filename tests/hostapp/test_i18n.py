@@ -118,3 +118,22 @@ def test_tr_sentence_in_english_returns_the_input() -> None:
     assert i18n.current_language() == "en"
     for text in ("closed", "the tower is already open at level 5", "anything"):
         assert i18n.tr_sentence(text) == text
+
+
+def test_no_text_has_two_translations() -> None:
+    # The catalogs merge into one dict: a text in two modules with different
+    # German would take whichever module loads last.
+    import importlib
+    import pkgutil
+
+    import hostapp.locale as pkg
+
+    seen: dict[str, tuple[str, str]] = {}
+    clashes = []
+    for info in pkgutil.iter_modules(pkg.__path__):
+        module = importlib.import_module(f"hostapp.locale.{info.name}")
+        for english, german in module.MESSAGES.items():
+            first = seen.setdefault(english, (info.name, german))
+            if first[1] != german:
+                clashes.append(f"{english!r}: {first} vs {(info.name, german)}")
+    assert not clashes, "; ".join(clashes)
