@@ -137,3 +137,30 @@ def test_no_text_has_two_translations() -> None:
             if first[1] != german:
                 clashes.append(f"{english!r}: {first} vs {(info.name, german)}")
     assert not clashes, "; ".join(clashes)
+
+
+def test_every_tr_call_passes_exactly_the_fields_its_text_names() -> None:
+    # A field the call does not pass is a KeyError at the moment the message
+    # is needed (often while raising an error): a crash instead of a sentence.
+    wrong = []
+    for path in sorted((ROOT / "hostapp").rglob("*.py")):
+        if "locale" in path.parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call) or not node.args:
+                continue
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else (
+                func.attr if isinstance(func, ast.Attribute) else "")
+            first = node.args[0]
+            if name != "tr" or not isinstance(first, ast.Constant):
+                continue
+            if not isinstance(first.value, str):
+                continue
+            if any(k.arg is None for k in node.keywords):
+                continue  # **fields: checked where they are built
+            passed = {k.arg for k in node.keywords if k.arg is not None}
+            if _fields(first.value) != passed:
+                where = f"{path.relative_to(ROOT)}:{node.lineno}"
+                wrong.append(f"{where}: {first.value!r} gets {sorted(passed)}")
+    assert not wrong, "; ".join(wrong)
