@@ -33,17 +33,28 @@ def user_sentence(exc: BaseException, log_path: Path | None) -> str:
     return tr("Something went wrong inside towerear; the details are in {where}.", where=where)
 
 
-def show_error_dialog(parent: QWidget | None, sentence: str) -> None:
-    """Show ``sentence`` in a modal warning box.
+def displayed_sentence(sentence: str) -> str:
+    """``sentence`` as a dialog shows it: translated, capitalised, ending in a stop.
 
     An English sentence that never went through :func:`~hostapp.i18n.tr` (a
-    simulator's refusal, say) is translated here by
-    :func:`~hostapp.i18n.tr_sentence`; an already translated one is left as is.
+    simulator's refusal, say) is translated by :func:`~hostapp.i18n.tr_sentence`;
+    an already translated one is left as is. Errors are written like Python's
+    own ("the tower is already open at level 3"), which reads as a fragment
+    in a dialog of its own.
     """
+    text = tr_sentence(sentence).strip()
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    return text if text[-1] in ".!?:)" else text + "."
+
+
+def show_error_dialog(parent: QWidget | None, sentence: str) -> None:
+    """Show ``sentence`` in a modal warning box (as :func:`displayed_sentence`)."""
     box = QMessageBox(parent)
     box.setIcon(QMessageBox.Icon.Warning)
     box.setWindowTitle(tr("towerear"))
-    box.setText(tr_sentence(sentence))
+    box.setText(displayed_sentence(sentence))
     box.setStandardButtons(QMessageBox.StandardButton.Ok)
     box.exec()
 
