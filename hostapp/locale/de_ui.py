@@ -111,6 +111,21 @@ MESSAGES = {
     "Level {level}: lifted / no signal": "Ebene {level}: angehoben / kein Signal",
     "Piezo (ADC codes)": "Piezo (ADC-Werte)",
     "Piezo (±{codes} ADC codes)": "Piezo (±{codes} ADC-Werte)",
+    "{cubes} cubes landed on floor {floor} ({sure} % sure)":
+        "{cubes} Würfel auf Ebene {floor} gelandet ({sure} % sicher)",
+    "a cube landed on floor {floor} ({sure} % sure)":
+        "ein Würfel auf Ebene {floor} gelandet ({sure} % sicher)",
+    "{cubes} cubes left floor {floor} ({sure} % sure)":
+        "{cubes} Würfel von Ebene {floor} weg ({sure} % sicher)",
+    "a cube left floor {floor} ({sure} % sure)":
+        "ein Würfel von Ebene {floor} weg ({sure} % sicher)",
+    "heard only": "nur gehört",
+    "knocked down from floor {floor}": "von Ebene {floor} heruntergestoßen",
+    "knocked down": "heruntergestoßen",
+    "the tower was opened: level {level} lies open":
+        "der Turm wurde geöffnet: Ebene {level} liegt offen",
+    "the tower was closed": "der Turm wurde geschlossen",
+    "a disturbance (not a landing)": "eine Störung (keine Landung)",
     "Load": "Last",
     "g": "g",
     "counts": "Counts",

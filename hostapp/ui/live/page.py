@@ -67,12 +67,44 @@ def _trace(
 
 
 def describe_event(event: Any) -> str:
-    """One line for the events list (the live view may show floors)."""
+    """One short line for the events list, in the UI's language (the live view may show floors)."""
     data = event.to_json() if hasattr(event, "to_json") else {"event": str(event)}
     kind = str(data.get("event", "?"))
-    t = float(data.get("t", 0.0))
-    details = ", ".join(f"{k}={v}" for k, v in data.items() if k not in ("event", "t", "t_decided"))
-    return f"{t:9.3f} s  {kind}  {details}"
+    when = f"{float(data.get('t', 0.0)):7.2f} s  "
+    sure = round(100 * float(data.get("confidence", 0.0)))
+    if kind in ("landing", "removal"):
+        many = int(data["cubes"]) != 1
+        if kind == "landing":
+            text = (
+                tr("{cubes} cubes landed on floor {floor} ({sure} % sure)",
+                   cubes=data["cubes"], floor=data["floor"], sure=sure)
+                if many
+                else tr("a cube landed on floor {floor} ({sure} % sure)",
+                        floor=data["floor"], sure=sure)
+            )
+        else:
+            text = (
+                tr("{cubes} cubes left floor {floor} ({sure} % sure)",
+                   cubes=data["cubes"], floor=data["floor"], sure=sure)
+                if many
+                else tr("a cube left floor {floor} ({sure} % sure)",
+                        floor=data["floor"], sure=sure)
+            )
+        if data.get("source") == "acoustic":
+            text += ", " + tr("heard only")
+        if data.get("knocked_from") is not None:
+            text += ", " + tr("knocked down from floor {floor}", floor=data["knocked_from"])
+        if data.get("knocked"):
+            text += ", " + tr("knocked down")
+    elif kind == "lift":
+        text = tr("the tower was opened: level {level} lies open", level=data["exposed"])
+    elif kind == "closed":
+        text = tr("the tower was closed")
+    elif kind == "disturbance":
+        text = tr("a disturbance (not a landing)")
+    else:
+        text = kind
+    return when + text
 
 
 class LivePlots(QWidget):
@@ -240,6 +272,8 @@ class LivePage(QWidget):
             side.addWidget(label)
         side.addWidget(QLabel(tr("Detected events")))
         self.events_list = QListWidget()
+        # wide enough for a whole line such as "123.45 s  a cube landed on floor 3 (97 % sure)"
+        self.events_list.setMinimumWidth(320)
         self.events_list.setAccessibleName(tr("Detected events"))
         side.addWidget(self.events_list, 1)
         view_layout.addWidget(self.plots, 1)

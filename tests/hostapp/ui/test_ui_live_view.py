@@ -5,13 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from pytestqt.qtbot import QtBot
 from ui_game_driver import set_up_game
 
+from dsp.detect.events import Closed, Disturbance, Landing, Lift, Removal
+from hostapp import i18n
 from hostapp.journal import export_game
 from hostapp.ui.app import build_app
 from hostapp.ui.arosa.journal_adapter import JournalGameStore
-from hostapp.ui.live.page import LivePage
+from hostapp.ui.live.page import LivePage, describe_event
 from hostapp.ui.sources_adapter import FrameSourceAdapter, open_live_source
 from hostapp.ui.streaming import SourceChoice, StreamStatus
 
@@ -45,7 +48,7 @@ def test_live_view_streams_detects_and_locks_during_a_game(
     assert controls is not None and controls.isVisible()
     controls.throw_button.click()  # the simulated tower's hands, as a user clicks them
     qtbot.waitUntil(lambda: live.events_list.count() > 0, timeout=10_000)
-    assert "landing" in live.events_list.item(0).text()  # type: ignore[union-attr]
+    assert "landed on floor" in live.events_list.item(0).text()  # type: ignore[union-attr]
     qtbot.waitUntil(lambda: live.plots.frames_drawn > 3, timeout=5_000)
     # the scopes hold about four seconds of 2 kHz samples around their
     # resting code, each level in its own band (level 3 between 3 and 4)
@@ -105,6 +108,35 @@ def test_live_view_streams_detects_and_locks_during_a_game(
         assert [n["text"] for n in record.notes()] == ["debug views unlocked"]
     finally:
         record.close()
+
+
+@pytest.mark.parametrize(
+    ("event", "english", "german"),
+    [
+        (Landing(12.345, 12.6, 3, 1, 0.971), "a cube landed on floor 3 (97 % sure)",
+         "ein Würfel auf Ebene 3 gelandet (97 % sicher)"),
+        (Landing(1.0, 1.2, 5, 2, 0.5, "acoustic", knocked_from=6),
+         "2 cubes landed on floor 5 (50 % sure), heard only, knocked down from floor 6",
+         "2 Würfel auf Ebene 5 gelandet (50 % sicher), nur gehört, von Ebene 6 heruntergestoßen"),
+        (Removal(2.0, 2.5, 4, 1, 0.9, knocked=True),
+         "a cube left floor 4 (90 % sure), knocked down",
+         "ein Würfel von Ebene 4 weg (90 % sicher), heruntergestoßen"),
+        (Lift(3.0, 3.1, 2), "the tower was opened: level 2 lies open",
+         "der Turm wurde geöffnet: Ebene 2 liegt offen"),
+        (Closed(4.0, 4.1), "the tower was closed", "der Turm wurde geschlossen"),
+        (Disturbance(5.0, 5.1), "a disturbance (not a landing)", "eine Störung (keine Landung)"),
+    ],
+)
+def test_each_event_is_one_readable_line_in_the_ui_language(
+    event: object, english: str, german: str
+) -> None:
+    t = f"{event.t:7.2f} s  "  # type: ignore[attr-defined]
+    assert describe_event(event) == t + english
+    i18n.set_language("de")
+    try:
+        assert describe_event(event) == t + german
+    finally:
+        i18n.set_language("en")
 
 
 def test_the_reveal_lists_the_unlocks(qtbot: QtBot) -> None:
