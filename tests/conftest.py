@@ -19,3 +19,15 @@ def towerear_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     home.mkdir()
     monkeypatch.setenv("TOWEREAR_HOME", str(home))
     yield home
+
+
+@pytest.fixture
+def german() -> Iterator[None]:
+    """The UI language German for one test; English again afterwards."""
+    from hostapp import i18n
+
+    i18n.set_language("de")
+    try:
+        yield
+    finally:
+        i18n.set_language("en")

@@ -18,14 +18,12 @@ def _fields(text: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(text) if name}
 
 
-def _texts_in_code() -> dict[str, str]:
-    """Literal first arguments of ``tr(...)`` and ``self.tr(...)`` calls, with their place."""
-    found: dict[str, str] = {}
+def _tr_calls() -> Iterator[tuple[str, ast.Call, str]]:
+    """Every ``tr("literal", ...)`` call in hostapp (also ``self.tr``): place, call, text."""
     for path in sorted((ROOT / "hostapp").rglob("*.py")):
         if "locale" in path.parts:
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.Call) or not node.args:
                 continue
             func = node.func
@@ -33,7 +31,14 @@ def _texts_in_code() -> dict[str, str]:
                 func.attr if isinstance(func, ast.Attribute) else "")
             first = node.args[0]
             if name == "tr" and isinstance(first, ast.Constant) and isinstance(first.value, str):
-                found.setdefault(first.value, f"{path.relative_to(ROOT)}:{node.lineno}")
+                yield f"{path.relative_to(ROOT)}:{node.lineno}", node, first.value
+
+
+def _texts_in_code() -> dict[str, str]:
+    """Literal first arguments of ``tr(...)`` calls, with their place."""
+    found: dict[str, str] = {}
+    for where, _, text in _tr_calls():
+        found.setdefault(text, where)
     return found
 
 
@@ -58,16 +63,6 @@ def test_switching_language() -> None:
     assert i18n.tr("Level {level} is calibrated.", level=2) == "Level 2 is calibrated."
     with pytest.raises(ValueError, match="unsupported language"):
         i18n.set_language("fr")
-
-
-@pytest.fixture
-def german() -> Iterator[None]:
-    """German for one test; English again afterwards."""
-    i18n.set_language("de")
-    try:
-        yield
-    finally:
-        i18n.set_language("en")
 
 
 def test_tr_sentence_uses_an_exact_key(german: None) -> None:
@@ -143,24 +138,10 @@ def test_every_tr_call_passes_exactly_the_fields_its_text_names() -> None:
     # A field the call does not pass is a KeyError at the moment the message
     # is needed (often while raising an error): a crash instead of a sentence.
     wrong = []
-    for path in sorted((ROOT / "hostapp").rglob("*.py")):
-        if "locale" in path.parts:
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not isinstance(node, ast.Call) or not node.args:
-                continue
-            func = node.func
-            name = func.id if isinstance(func, ast.Name) else (
-                func.attr if isinstance(func, ast.Attribute) else "")
-            first = node.args[0]
-            if name != "tr" or not isinstance(first, ast.Constant):
-                continue
-            if not isinstance(first.value, str):
-                continue
-            if any(k.arg is None for k in node.keywords):
-                continue  # **fields: checked where they are built
-            passed = {k.arg for k in node.keywords if k.arg is not None}
-            if _fields(first.value) != passed:
-                where = f"{path.relative_to(ROOT)}:{node.lineno}"
-                wrong.append(f"{where}: {first.value!r} gets {sorted(passed)}")
+    for where, call, text in _tr_calls():
+        if any(k.arg is None for k in call.keywords):
+            continue  # **fields: checked where they are built
+        passed = {k.arg for k in call.keywords if k.arg is not None}
+        if _fields(text) != passed:
+            wrong.append(f"{where}: {text!r} gets {sorted(passed)}")
     assert not wrong, "; ".join(wrong)

@@ -2,23 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from hostapp import i18n
 from hostapp.errors import JournalError
 from hostapp.journal import Journal
-
-
-@pytest.fixture
-def german() -> Iterator[None]:
-    i18n.set_language("de")
-    try:
-        yield
-    finally:
-        i18n.set_language("en")
 
 
 def test_journal_errors_are_german(tmp_path: Path, german: None) -> None:

@@ -9,21 +9,12 @@ user in English.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
 from dsp.sim import SimulatorError, TowerSimulator, draw_tower
 from hostapp import i18n
-
-
-@pytest.fixture
-def german() -> Iterator[None]:
-    i18n.set_language("de")
-    try:
-        yield
-    finally:
-        i18n.set_language("en")
 
 
 def _open_at_3(sim: TowerSimulator) -> None:

@@ -2,26 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from hostapp import i18n
 from hostapp.calibration.detector_bridge import load_detector_calibration
 from hostapp.calibration.profile import ProfileStore, read_profile
 from hostapp.errors import CalibrationError
 
 DEVICE = "00112233aabbccdd"
-
-
-@pytest.fixture
-def german() -> Iterator[None]:
-    i18n.set_language("de")
-    try:
-        yield
-    finally:
-        i18n.set_language("en")
 
 
 def test_a_missing_profile_is_named_in_german(tmp_path: Path, german: None) -> None:

@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from hostapp import i18n
 from hostapp.errors import JournalError, ScriptError, TowerearError
 from hostapp.games.arosa.script import load_script
 from hostapp.games.arosa.session import replay
 from hostapp.games.export import score_sheet_html
-
-
-@pytest.fixture
-def german() -> Iterator[None]:
-    i18n.set_language("de")
-    try:
-        yield
-    finally:
-        i18n.set_language("en")
 
 
 def test_a_bad_script_is_named_in_german(tmp_path: Path, german: None) -> None:

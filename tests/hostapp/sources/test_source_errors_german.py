@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from hostapp import i18n
 from hostapp.errors import RecordingError, SourceError
 from hostapp.sources.recording_replay import ReplaySource
 from hostapp.sources.serial_port import find_device_port
 from hostapp.sources.sim_device import tower_device
-
-
-@pytest.fixture
-def german() -> Iterator[None]:
-    i18n.set_language("de")
-    try:
-        yield
-    finally:
-        i18n.set_language("en")
 
 
 def test_no_board_is_named_in_german(german: None) -> None:

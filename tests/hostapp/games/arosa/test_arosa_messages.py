@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import string
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,6 @@ import pytest
 import hostapp.games.arosa.engine as engine
 from hostapp.errors import IllegalMoveError
 from hostapp.games.arosa import Throw, apply, new_game
-from hostapp.i18n import set_language
 from hostapp.locale.de_arosa_rules import MESSAGES
 
 
@@ -41,13 +39,6 @@ def test_catalog_covers_exactly_the_engine_messages() -> None:
     assert messages == set(MESSAGES)
     for english, german in MESSAGES.items():
         assert fields(english) == fields(german), english
-
-
-@pytest.fixture
-def german() -> Iterator[None]:
-    set_language("de")
-    yield
-    set_language("en")
 
 
 @pytest.mark.usefixtures("german")

@@ -12,7 +12,6 @@ from PyQt6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 import hostapp
-from hostapp import i18n
 from hostapp.locale.de_cardgames import MESSAGES
 from hostapp.ui.cardgames import CrimeHotelPage, MugshotsPage
 
@@ -48,15 +47,6 @@ def test_every_text_has_german_with_the_same_placeholders() -> None:
     for source, text in literals:
         assert text in MESSAGES, f"{source}: no German for {text!r}"
         assert fields(MESSAGES[text]) == fields(text), text
-
-
-@pytest.fixture
-def german() -> Iterator[None]:
-    i18n.set_language("de")
-    try:
-        yield
-    finally:
-        i18n.set_language("en")
 
 
 @pytest.mark.usefixtures("german")
