@@ -15,6 +15,7 @@ from PyQt6.QtCore import QSize, Qt
 from PyQt6.QtGui import QColor, QFont, QPainter, QPaintEvent, QPen
 from PyQt6.QtWidgets import QSizePolicy, QWidget
 
+from hostapp.games.arosa.colours import colour_word
 from hostapp.i18n import tr
 
 PLAYER_COLOURS = ("yellow", "blue", "brown", "gray", "black", "white")
@@ -46,16 +47,8 @@ STYLES: dict[str, ColourStyle] = {
 
 def colour_name(colour: str) -> str:
     """The translated, capitalised name of a cube colour."""
-    names = {
-        "yellow": tr("Yellow"),
-        "blue": tr("Blue"),
-        "brown": tr("Brown"),
-        "gray": tr("Gray"),
-        "black": tr("Black"),
-        "white": tr("White"),
-        "red": tr("Red"),
-    }
-    return names.get(colour, colour)
+    word = colour_word(colour)
+    return word[:1].upper() + word[1:]
 
 
 def colour_letters(colour: str) -> str:

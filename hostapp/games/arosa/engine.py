@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from hostapp.errors import IllegalMoveError
+from hostapp.games.arosa.colours import colour_word
 from hostapp.games.arosa.events import Action, Cover, Event, Inspect, Suspect, Throw, event_kind
 from hostapp.games.arosa.rules import FLOORS, N_VICTIMS, SHEET_LIMIT, VICTIM
 from hostapp.games.arosa.scoring import Scores, score
@@ -152,19 +153,19 @@ def _throw(table: _Table, event: Throw) -> None:
         raise _illegal(
             "Colours: {color} is not a colour in this game; the players are {players} and "
             "the victims are red.",
-            color=color,
-            players=", ".join(table.players),
+            color=colour_word(color),
+            players=", ".join(colour_word(p) for p in table.players),
         )
     _check_floor(event.floor)
     if table.owed.get(color, 0) == 0:
         if not table.owed:
             raise _illegal(
                 "Throws: no cube is owed now; it is {player}'s turn to investigate.",
-                player=table.players[table.turn],
+                player=colour_word(table.players[table.turn]),
             )
         raise _illegal(
             "Throws: no {color} cube is owed now; the rules demand {owed}.",
-            color=color,
+            color=colour_word(color),
             owed=describe_owed(table.owed),
         )
     table.owed[color] -= 1
@@ -181,7 +182,7 @@ def _throw(table: _Table, event: Throw) -> None:
 
 def describe_owed(owed: Mapping[str, int]) -> str:
     """``{"blue": 2, "red": 1}`` as "2 blue, 1 red"."""
-    return ", ".join(f"{n} {c}" for c, n in owed.items() if n) or tr("nothing")
+    return ", ".join(f"{n} {colour_word(c)}" for c, n in owed.items() if n) or tr("nothing")
 
 
 def _check_action(state: GameState, action: Action) -> None:
@@ -198,12 +199,12 @@ def _check_action(state: GameState, action: Action) -> None:
             owed=describe_owed(state.owed),
         )
     if action.by not in state.players:
-        raise _illegal("Players: {by} is not playing.", by=action.by)
+        raise _illegal("Players: {by} is not playing.", by=colour_word(action.by))
     if action.by != state.investigator:
         raise _illegal(
             "Turn order: it is {player}'s turn to investigate, not {by}'s.",
-            player=state.investigator,
-            by=action.by,
+            player=colour_word(state.investigator),
+            by=colour_word(action.by),
         )
     if state.phase == "act1" and kind != "inspect":
         raise _illegal(
@@ -232,22 +233,24 @@ def _reconcile(table: _Table, floor: int, found: Mapping[str, int]) -> None:
             raise _illegal(
                 "Colours: {color} is not a colour in this game; the players are {players} and "
                 "the victims are red.",
-                color=color,
-                players=", ".join(table.players),
+                color=colour_word(color),
+                players=", ".join(colour_word(p) for p in table.players),
             )
     for color in colors:
         want = found.get(color, 0)
         column = table.tower[color]
         if want < 0:
             raise _illegal(
-                "Cubes: a floor cannot hold {want} {color} cubes.", want=want, color=color
+                "Cubes: a floor cannot hold {want} {color} cubes.",
+                want=want,
+                color=colour_word(color),
             )
         if want > sum(column):
             raise _illegal(
                 "Cubes: only {n} {color} cubes are in the tower, so {want} cannot lie on "
                 "floor {floor}.",
                 n=sum(column),
-                color=color,
+                color=colour_word(color),
                 want=want,
                 floor=floor,
             )

@@ -11,6 +11,7 @@ import pytest
 import hostapp.games.arosa.engine as engine
 from hostapp.errors import IllegalMoveError
 from hostapp.games.arosa import Throw, apply, new_game
+from hostapp.games.arosa.events import Inspect
 from hostapp.locale.de_arosa_rules import MESSAGES
 
 
@@ -45,3 +46,20 @@ def test_catalog_covers_exactly_the_engine_messages() -> None:
 def test_rule_violations_read_in_german() -> None:
     with pytest.raises(IllegalMoveError, match="Etage 9 gibt es nicht"):
         apply(new_game(["blue", "gray"]), Throw("red", 9))
+
+
+@pytest.mark.usefixtures("german")
+def test_colours_in_rule_violations_read_in_german() -> None:
+    with pytest.raises(IllegalMoveError) as refused:
+        apply(new_game(["blue", "white"]), Inspect(by="white", floor=2))
+    assert "noch fällig: 2 Rot, 2 Blau, 2 Weiß" in str(refused.value)
+    with pytest.raises(IllegalMoveError) as refused:
+        apply(new_game(["blue", "white"]), Throw("green", 2))
+    assert "die Spieler sind Blau, Weiß" in str(refused.value)
+    assert "green" in str(refused.value)  # not a colour of the game: as typed
+
+
+def test_colours_in_rule_violations_stay_english_words_in_english() -> None:
+    with pytest.raises(IllegalMoveError) as refused:
+        apply(new_game(["blue", "white"]), Inspect(by="white", floor=2))
+    assert "(still owed: 2 red, 2 blue, 2 white)" in str(refused.value)
