@@ -12,12 +12,21 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 from collections.abc import Sequence
 
 from hostapp import __version__
 from hostapp.errors import TowerearError
+
+# One core is the budget (issue #4 measures throughput on one core), and the
+# matrices here are tiny: numpy's OpenBLAS would otherwise start a thread per
+# core that spins after each call, a quarter more CPU for `towerear detect`
+# and nothing gained. It must be set before numpy loads, which nothing above
+# does; a user's own setting wins.
+for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_threads, "1")
 
 
 def subcommand_names() -> list[str]:

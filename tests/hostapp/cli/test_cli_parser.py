@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+
+import pytest
 
 from hostapp.cli import build_parser, subcommand_names
 
@@ -39,6 +42,26 @@ def test_detect_starts_without_the_game_the_eval_or_the_app() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.splitlines()
     assert out[-1] == "loaded:"
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: OpenBLAS starts no threads")
+def test_the_command_line_runs_numpy_on_one_thread() -> None:
+    # OpenBLAS starts a spinning thread per core unless told before numpy
+    # loads: the command sets it, a user's own setting still wins.
+    code = (
+        "import os, sys\n"
+        "from hostapp.cli import main\n"
+        "import numpy\n"
+        "print(len(os.listdir('/proc/self/task')), os.environ['OPENBLAS_NUM_THREADS'])\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env=env).stdout.split()
+    assert out == ["1", "1"]
+    env["OPENBLAS_NUM_THREADS"] = "2"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env=env).stdout.split()
+    assert out == ["2", "2"]
 
 
 def test_an_unknown_command_names_the_choices() -> None:
