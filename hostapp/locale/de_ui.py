@@ -114,11 +114,11 @@ MESSAGES = {
     "{cubes} cubes landed on floor {floor} ({sure} % sure)":
         "{cubes} Würfel auf Ebene {floor} gelandet ({sure} % sicher)",
     "a cube landed on floor {floor} ({sure} % sure)":
-        "ein Würfel auf Ebene {floor} gelandet ({sure} % sicher)",
+        "Würfel auf Ebene {floor} gelandet ({sure} % sicher)",
     "{cubes} cubes left floor {floor} ({sure} % sure)":
         "{cubes} Würfel von Ebene {floor} weg ({sure} % sicher)",
     "a cube left floor {floor} ({sure} % sure)":
-        "ein Würfel von Ebene {floor} weg ({sure} % sicher)",
+        "Würfel von Ebene {floor} weg ({sure} % sicher)",
     "heard only": "nur gehört",
     "knocked down from floor {floor}": "von Ebene {floor} heruntergestoßen",
     "knocked down": "heruntergestoßen",

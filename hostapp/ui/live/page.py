@@ -273,7 +273,7 @@ class LivePage(QWidget):
         side.addWidget(QLabel(tr("Detected events")))
         self.events_list = QListWidget()
         # wide enough for a whole line such as "123.45 s  a cube landed on floor 3 (97 % sure)"
-        self.events_list.setMinimumWidth(320)
+        self.events_list.setMinimumWidth(350)
         self.events_list.setAccessibleName(tr("Detected events"))
         side.addWidget(self.events_list, 1)
         view_layout.addWidget(self.plots, 1)
