@@ -29,6 +29,8 @@ from hostapp.sources.sim_device import (
 
 # Why 0.6 s: about how long a person takes to read a prompt and reach the tower.
 HUMAN_PAUSE_S = 0.6
+# Why 1 s: putting the lifted modules back down before lifting at another level.
+_CLOSE_THEN_LIFT_S = 1.0
 _TICK_S = 0.05
 
 
@@ -49,10 +51,22 @@ class SimulatedUser:
     reference: ReferenceMass
     second_reference: ReferenceMass | None = None
     pause_s: float = HUMAN_PAUSE_S
+    #: How many scheduled actions the simulator has refused so far (in the app,
+    #: a player's own hands may change the tower before this user's come).
+    refusals: Callable[[], int] | None = None
     _done: set[tuple[UserAction, int, int]] = field(default_factory=set)
+    _refusals_seen: int = 0
 
     def react(self, session: TowerCalibration) -> None:
-        """Look at the session's request; schedule the action a human pause later."""
+        """Look at the session's request; schedule the action a human pause later.
+
+        An action refused when its time came (the tower was opened at another
+        level by hand, say) is tried again, as a person still seeing the
+        prompt would; the session's prompt never changes for it otherwise.
+        """
+        if self.refusals is not None and (refused := self.refusals()) > self._refusals_seen:
+            self._refusals_seen = refused
+            self._done.clear()
         action = session.action
         key = (action, session.level, session.drops_this_level)
         if action is UserAction.WAIT or key in self._done:
@@ -65,6 +79,9 @@ class SimulatedUser:
         # Scheduled in simulator time, so the pause is the same however late
         # the prompt reached this user (a busy UI thread delivers in batches).
         if action is UserAction.OPEN:
+            if sim.exposed is not None and sim.exposed != level:
+                sim.close(at_s=at_s)  # open at another level: put it back first
+                at_s += _CLOSE_THEN_LIFT_S
             sim.lift(exposed=level, at_s=at_s)
         elif action is UserAction.CLOSE:
             sim.close(at_s=at_s)

@@ -256,7 +256,12 @@ class CalibrationPage(QWidget):
         self.user = None
         tower = getattr(self.context.stream.source, "tower", None)
         if self.simulated_user.isChecked() and tower is not None and reference is not None:
-            self.user = SimulatedUser(tower.act, reference, self._reference(self.second_box))
+            self.user = SimulatedUser(
+                tower.act,
+                reference,
+                self._reference(self.second_box),
+                refusals=lambda: len(tower.refused_actions()),
+            )
         self.feeder.consumer = self.session
         self.start_button.setEnabled(False)
         self.abort_button.setEnabled(True)

@@ -7,13 +7,16 @@ each cube's mass, so the session's results are checked against the physics.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pytest
 
+from dsp.sim import SimulatorError, TowerSimulator, draw_tower
 from hostapp.calibration.coins import coin
 from hostapp.calibration.profile import CalibrationProfile, ProfileStore, now_utc
-from hostapp.calibration.simulated import calibrate_simulated
-from hostapp.calibration.tower_session import TowerCalibration, TowerCalibrationPlan
+from hostapp.calibration.simulated import SimulatedUser, calibrate_simulated
+from hostapp.calibration.tower_session import TowerCalibration, TowerCalibrationPlan, UserAction
 from hostapp.errors import CalibrationError
 
 LEVELS = (7, 2)
@@ -78,3 +81,43 @@ def test_previous_profile_of_another_device_is_refused() -> None:
     with pytest.raises(CalibrationError, match="belongs to device ffffffffffffffff"):
         TowerCalibration(TowerCalibrationPlan(reference=coin("eur-1")), "0000000000000000",
                          previous=previous)
+
+
+@dataclass
+class _Asks:
+    """What a session asks of its user, as the simulated user reads it."""
+
+    action: UserAction
+    level: int
+    drops_this_level: int = 0
+
+
+def test_the_simulated_user_tries_again_after_a_refusal() -> None:
+    # The session asks to open level 4; the user's lift is scheduled a human
+    # pause later, but a player lifts at level 2 first, so the lift is
+    # refused when due (the app's tower drops it and counts it). Seeing the
+    # same request again, the user closes the tower and lifts at 4.
+    sim = TowerSimulator(draw_tower(3), seed=3)
+    refused: list[str] = []
+
+    def advance(seconds: float) -> None:
+        while True:
+            try:
+                sim.advance(seconds)
+                return
+            except SimulatorError as exc:
+                refused.append(str(exc))
+
+    user = SimulatedUser(lambda f: f(sim), coin("eur-1"), refusals=lambda: len(refused))
+    asks = _Asks(UserAction.OPEN, 4)
+    user.react(asks)  # type: ignore[arg-type]
+    sim.lift(2)
+    advance(1.0)
+    assert refused and "already open at level 2" in refused[0]
+    assert sim.exposed == 2
+    user.react(asks)  # type: ignore[arg-type]
+    advance(3.0)
+    assert sim.exposed == 4 and len(refused) == 1
+    user.react(asks)  # type: ignore[arg-type]
+    advance(3.0)
+    assert sim.exposed == 4 and len(refused) == 1  # done once, not again

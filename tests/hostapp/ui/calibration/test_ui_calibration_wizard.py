@@ -90,3 +90,23 @@ def test_abort_keeps_nothing(qtbot: QtBot, app_with_sim) -> None:  # type: ignor
     page.abort_button.click()
     assert page.session is None and "unchanged" in page.prompt.text()
     assert ProfileStore().device_ids() == []
+
+
+def test_the_simulated_user_puts_back_a_tower_a_player_left_open_elsewhere(  # type: ignore[no-untyped-def]
+    qtbot: QtBot, app_with_sim
+) -> None:
+    # A player left the tower open at level 2; the wizard asks to open level
+    # 4. The simulated user closes it first and lifts at 4, as a person
+    # would (before, its lift was refused and the wizard waited for ever).
+    app, errors = app_with_sim
+    page = app.window.pages["calibration"]
+    assert isinstance(page, CalibrationPage)
+    qtbot.waitUntil(lambda: page.feeder.device_id is not None, timeout=10_000)
+    tower = app.context.stream.source.tower  # type: ignore[union-attr]
+    tower.act(lambda sim: sim.lift(2))
+    for level, box in enumerate(page.level_boxes):
+        box.setChecked(level == LEVEL)
+    page.simulated_user.setChecked(True)
+    page.start_button.click()
+    qtbot.waitUntil(lambda: tower.act(lambda sim: sim.exposed) == LEVEL, timeout=20_000)
+    assert not errors and not tower.refused_actions()
