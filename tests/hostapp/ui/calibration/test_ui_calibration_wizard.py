@@ -34,19 +34,30 @@ def app_with_sim(qtbot: QtBot, tmp_path: Path):  # type: ignore[no-untyped-def]
     app.close()
 
 
+def _ready_page(qtbot: QtBot, app) -> CalibrationPage:  # type: ignore[no-untyped-def]
+    """The calibration page once the device's HELLO has named it."""
+    page = app.window.pages["calibration"]
+    assert isinstance(page, CalibrationPage)
+    qtbot.waitUntil(lambda: page.feeder.device_id is not None, timeout=10_000)
+    return page
+
+
+def _start_at_level(page: CalibrationPage) -> None:
+    """Start calibrating LEVEL alone, with the simulated user's hands."""
+    for level, box in enumerate(page.level_boxes):
+        box.setChecked(level == LEVEL)
+    page.simulated_user.setChecked(True)
+    page.start_button.click()
+
+
 def test_wizard_calibrates_one_level(  # type: ignore[no-untyped-def]
     qtbot: QtBot, app_with_sim
 ) -> None:
     app, errors = app_with_sim
-    page = app.window.pages["calibration"]
-    assert isinstance(page, CalibrationPage)
-    qtbot.waitUntil(lambda: page.feeder.device_id is not None, timeout=10_000)
+    page = _ready_page(qtbot, app)
     assert "Device" in page.device_label.text()
-    for level, box in enumerate(page.level_boxes):
-        box.setChecked(level == LEVEL)
     page.cubes_box.setValue(3)
-    page.simulated_user.setChecked(True)
-    page.start_button.click()
+    _start_at_level(page)
     assert page.session is not None and not errors
     qtbot.waitUntil(lambda: page.session is None, timeout=150_000)
     assert not errors, errors
@@ -70,8 +81,7 @@ def test_import_of_another_devices_profile_is_refused(  # type: ignore[no-untype
     qtbot: QtBot, app_with_sim, tmp_path: Path
 ) -> None:
     app, errors = app_with_sim
-    page = app.window.pages["calibration"]
-    qtbot.waitUntil(lambda: page.feeder.device_id is not None, timeout=10_000)
+    page = _ready_page(qtbot, app)
     foreign = tmp_path / "foreign.json"
     foreign.write_text(json.dumps({
         "schema_version": 1, "device_id": "ffffffffffffffff",
@@ -83,8 +93,7 @@ def test_import_of_another_devices_profile_is_refused(  # type: ignore[no-untype
 
 def test_abort_keeps_nothing(qtbot: QtBot, app_with_sim) -> None:  # type: ignore[no-untyped-def]
     app, errors = app_with_sim
-    page = app.window.pages["calibration"]
-    qtbot.waitUntil(lambda: page.feeder.device_id is not None, timeout=10_000)
+    page = _ready_page(qtbot, app)
     page.start_button.click()
     assert page.session is not None
     page.abort_button.click()
@@ -99,14 +108,9 @@ def test_the_simulated_user_puts_back_a_tower_a_player_left_open_elsewhere(  # t
     # 4. The simulated user closes it first and lifts at 4, as a person
     # would (before, its lift was refused and the wizard waited for ever).
     app, errors = app_with_sim
-    page = app.window.pages["calibration"]
-    assert isinstance(page, CalibrationPage)
-    qtbot.waitUntil(lambda: page.feeder.device_id is not None, timeout=10_000)
+    page = _ready_page(qtbot, app)
     tower = app.context.stream.source.tower  # type: ignore[union-attr]
     tower.act(lambda sim: sim.lift(2))
-    for level, box in enumerate(page.level_boxes):
-        box.setChecked(level == LEVEL)
-    page.simulated_user.setChecked(True)
-    page.start_button.click()
+    _start_at_level(page)
     qtbot.waitUntil(lambda: tower.act(lambda sim: sim.exposed) == LEVEL, timeout=20_000)
     assert not errors and not tower.refused_actions()
