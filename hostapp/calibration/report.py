@@ -44,22 +44,25 @@ def grade_level(profile: CalibrationProfile, level: int) -> LevelGrade:
     cell = profile.load[level]
     reasons: list[str] = []
     if cell is None:
-        reasons.append("load cell not calibrated")
+        reasons.append(tr("load cell not calibrated"))
     else:
         if cell.counts_per_gram_uncertainty / abs(cell.counts_per_gram) > MAX_SCALE_UNCERTAINTY:
-            reasons.append("scale uncertain (readings unsteady)")
+            reasons.append(tr("scale uncertain (readings unsteady)"))
         if cell.noise_g_rms > MAX_NOISE_G:
-            reasons.append(f"noise {cell.noise_g_rms:.3f} g above {MAX_NOISE_G} g")
+            reasons.append(
+                tr("noise {noise} g above {limit} g",
+                   noise=f"{cell.noise_g_rms:.3f}", limit=MAX_NOISE_G)
+            )
         snr = _cube_snr(cell, profile.cube_mass_g())
         if snr is not None and snr < MIN_CUBE_SNR:
-            reasons.append(f"one cube only {snr:.1f}x the noise")
+            reasons.append(tr("one cube only {snr}x the noise", snr=f"{snr:.1f}"))
         lin = cell.linearity_error_pct
         if lin is not None and abs(lin) > MAX_LINEARITY_PCT:
-            reasons.append(f"nonlinear by {cell.linearity_error_pct:+.2f} %")
+            reasons.append(tr("nonlinear by {error} %", error=f"{lin:+.2f}"))
     if profile.acoustic is not None and sum(profile.acoustic.confusion[level]) > 0:
         rate = profile.acoustic.detection_rate[level]
         if rate < MIN_ACOUSTIC_RATE:
-            reasons.append(f"acoustic detection {100 * rate:.0f} %")
+            reasons.append(tr("acoustic detection {rate} %", rate=f"{100 * rate:.0f}"))
     return LevelGrade(level, not reasons, tuple(reasons))
 
 

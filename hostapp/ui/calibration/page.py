@@ -10,6 +10,7 @@ and how the tests calibrate through the real widgets).
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 from PyQt6.QtCore import Qt, QTimer
@@ -220,9 +221,7 @@ class CalibrationPage(QWidget):
         if self.profile is None:
             text = tr("Device {device}: {why}", device=device, why=why or "")
         else:
-            text = tr(
-                "Device {device}: calibrated {when}.", device=device, when=self.profile.created_utc
-            )
+            text = _calibrated_text(self.profile)
             self._show_profile(self.profile)
         self.device_label.setText(text)
 
@@ -297,13 +296,7 @@ class CalibrationPage(QWidget):
             self.abort_button.setEnabled(False)
         self.profile = profile
         self._show_profile(profile)
-        self.device_label.setText(
-            tr(
-                "Device {device}: calibrated {when}.",
-                device=profile.device_id,
-                when=profile.created_utc,
-            )
-        )
+        self.device_label.setText(_calibrated_text(profile))
         self.message.setText(
             tr("Saved to {path}.", path=str(self.store.path_for(profile.device_id)))
         )
@@ -399,3 +392,13 @@ class CalibrationPage(QWidget):
         name, _ = QFileDialog.getOpenFileName(self, tr("Import profile"), "", "JSON (*.json)")
         if name:
             self.import_from(Path(name))
+
+
+def _calibrated_text(profile: CalibrationProfile) -> str:
+    """"Device ...: calibrated 2026-12-03 20:25 UTC." (the profile's ISO time, readable)."""
+    try:
+        when = datetime.fromisoformat(profile.created_utc).astimezone(UTC)
+        shown = f"{when:%Y-%m-%d %H:%M} UTC"
+    except ValueError:
+        shown = profile.created_utc
+    return tr("Device {device}: calibrated {when}.", device=profile.device_id, when=shown)
