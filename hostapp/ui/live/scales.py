@@ -133,6 +133,7 @@ class LoadScale:
         v = np.asarray(values, dtype=np.float64)
         out = np.empty_like(v)
         spacing = float(np.median(np.diff(times_s))) if len(times_s) > 1 else 0.0
+        # Points in the running median: an odd number, so it is centred.
         points = int(LOAD_SPIKE_MEDIAN_S / spacing) | 1 if spacing > 0 else 1
         for level in range(v.shape[1]):
             low, high = self._follow(level, v[:, level], float(sigma[level]), points)
