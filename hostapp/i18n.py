@@ -146,3 +146,8 @@ def tr_sentence(text: str) -> str:
         return "".join(literal + (values.get(field, "") if field else "")
                        for literal, field in pieces)
     return text
+
+
+def os_reason(exc: OSError) -> str:
+    """Why the operating system refused, in the current language ("Zugriff verweigert")."""
+    return tr_sentence(exc.strerror or str(exc))

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from hostapp.errors import JournalError
-from hostapp.i18n import tr
+from hostapp.i18n import os_reason, tr
 from hostapp.paths import data_dir
 
 SCHEMA_VERSION = 1
@@ -99,7 +99,7 @@ def journal_dir(directory: Path | None = None) -> Path:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise JournalError(
-            tr("cannot use the journal directory: {reason}", reason=exc.strerror)
+            tr("cannot use the journal directory: {reason}", reason=os_reason(exc))
         ) from exc
     return path
 
@@ -315,7 +315,7 @@ class Journal:
             raise JournalError(tr("a game {game_id!r} already exists", game_id=game_id)) from exc
         except OSError as exc:
             raise JournalError(
-                tr("cannot create the journal {path}: {reason}", path=path, reason=exc.strerror)
+                tr("cannot create the journal {path}: {reason}", path=path, reason=os_reason(exc))
             ) from exc
         try:
             _lock(fd, path)
@@ -343,7 +343,7 @@ class Journal:
             raise JournalError(tr("there is no saved game {game_id!r}", game_id=game_id)) from exc
         except OSError as exc:
             raise JournalError(
-                tr("cannot open the journal {path}: {reason}", path=path, reason=exc.strerror)
+                tr("cannot open the journal {path}: {reason}", path=path, reason=os_reason(exc))
             ) from exc
         try:
             _lock(fd, path)
@@ -474,7 +474,7 @@ def _write_all(fd: int, data: bytes, path: Path) -> None:
         os.fsync(fd)
     except OSError as exc:
         raise JournalError(
-            tr("cannot write the journal {name}: {reason}", name=path.name, reason=exc.strerror)
+            tr("cannot write the journal {name}: {reason}", name=path.name, reason=os_reason(exc))
         ) from exc
 
 
@@ -484,7 +484,7 @@ def _read_all(fd: int, path: Path) -> bytes:
         return os.pread(fd, size, 0)
     except OSError as exc:
         raise JournalError(
-            tr("cannot read the journal {name}: {reason}", name=path.name, reason=exc.strerror)
+            tr("cannot read the journal {name}: {reason}", name=path.name, reason=os_reason(exc))
         ) from exc
 
 
@@ -493,7 +493,7 @@ def _read_file(path: Path) -> bytes:
         return path.read_bytes()
     except OSError as exc:
         raise JournalError(
-            tr("cannot read the journal {name}: {reason}", name=path.name, reason=exc.strerror)
+            tr("cannot read the journal {name}: {reason}", name=path.name, reason=os_reason(exc))
         ) from exc
 
 
@@ -571,7 +571,7 @@ def delete_game(game_id: str, directory: Path | None = None) -> None:
         raise JournalError(tr("there is no saved game {game_id!r}", game_id=game_id)) from exc
     except OSError as exc:
         raise JournalError(
-            tr("cannot delete {name}: {reason}", name=path.name, reason=exc.strerror)
+            tr("cannot delete {name}: {reason}", name=path.name, reason=os_reason(exc))
         ) from exc
     try:
         _lock(fd, path)
@@ -579,7 +579,7 @@ def delete_game(game_id: str, directory: Path | None = None) -> None:
         _fsync_dir(path.parent)
     except OSError as exc:
         raise JournalError(
-            tr("cannot delete {name}: {reason}", name=path.name, reason=exc.strerror)
+            tr("cannot delete {name}: {reason}", name=path.name, reason=os_reason(exc))
         ) from exc
     finally:
         os.close(fd)

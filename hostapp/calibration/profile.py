@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from hostapp.errors import CalibrationError
-from hostapp.i18n import tr
+from hostapp.i18n import os_reason, tr
 from hostapp.paths import config_dir
 
 SCHEMA_VERSION = 1
@@ -250,7 +250,7 @@ def read_profile(path: Path) -> CalibrationProfile:
         raise CalibrationError(tr("no calibration profile at {path}", path=path)) from exc
     except OSError as exc:
         raise CalibrationError(
-            tr("cannot read calibration profile {path}: {reason}", path=path, reason=exc.strerror)
+            tr("cannot read calibration profile {path}: {reason}", path=path, reason=os_reason(exc))
         ) from exc
     except UnicodeDecodeError as exc:
         raise CalibrationError(

@@ -13,7 +13,7 @@ from pathlib import Path
 from hostapp.calibration.health import MAX_NOISE_G
 from hostapp.calibration.profile import CalibrationProfile, LoadCellProfile
 from hostapp.errors import CalibrationError
-from hostapp.i18n import tr
+from hostapp.i18n import os_reason, tr
 
 # Why 10: one cube must stand ten noise sigmas above the floor for the
 # detector's cube count to be unambiguous (a 5-sigma decision threshold
@@ -88,7 +88,7 @@ def write_report(profile: CalibrationProfile, directory: Path) -> Path:
             tr(
                 "cannot write the calibration report into {directory}: {reason}",
                 directory=directory,
-                reason=exc.strerror or exc,
+                reason=os_reason(exc),
             )
         ) from exc
 

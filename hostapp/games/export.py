@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from hostapp.errors import TowerearError
-from hostapp.i18n import tr
+from hostapp.i18n import os_reason, tr
 
 
 class ExportError(TowerearError):
@@ -29,7 +29,7 @@ def _write_atomic(path: Path, text: str) -> None:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as exc:
         raise ExportError(
-            tr("Cannot write into {path}: {reason}.", path=path.parent, reason=exc.strerror)
+            tr("Cannot write into {path}: {reason}.", path=path.parent, reason=os_reason(exc))
         ) from exc
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -40,7 +40,7 @@ def _write_atomic(path: Path, text: str) -> None:
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
         raise ExportError(
-            tr("Cannot write {path}: {reason}.", path=path, reason=exc.strerror)
+            tr("Cannot write {path}: {reason}.", path=path, reason=os_reason(exc))
         ) from exc
 
 

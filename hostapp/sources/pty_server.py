@@ -18,7 +18,7 @@ import tty
 from pathlib import Path
 
 from hostapp.errors import SourceError
-from hostapp.i18n import tr
+from hostapp.i18n import os_reason, tr
 from hostapp.sources.sim_device import SimulatedDevice
 
 # Bytes kept for a reader that is not reading (times the pace); beyond this the
@@ -131,7 +131,7 @@ class PtyDeviceServer:
             master, slave = os.openpty()
         except OSError as exc:
             raise SourceError(
-                tr("cannot create a pseudo-terminal: {reason}", reason=exc.strerror)
+                tr("cannot create a pseudo-terminal: {reason}", reason=os_reason(exc))
             ) from exc
         tty.setraw(slave)  # no echo, no newline translation: a byte pipe
         os.set_blocking(master, False)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from hostapp.errors import RecordingError, SourceError
-from hostapp.i18n import tr
+from hostapp.i18n import os_reason, tr
 from hostapp.protocol import FrameDecoder, StreamClock
 from hostapp.sources.base import ByteSource
 
@@ -63,7 +63,7 @@ class ReplaySource(ByteSource):
                 tr(
                     "recording {path} cannot be opened: {reason}",
                     path=self.path,
-                    reason=exc.strerror,
+                    reason=os_reason(exc),
                 )
             ) from exc
         if size == 0:

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from hostapp.errors import JournalError
-from hostapp.journal import Journal
+from hostapp.i18n import os_reason
+from hostapp.journal import Journal, journal_dir
 
 
 def test_journal_errors_are_german(tmp_path: Path, german: None) -> None:
@@ -24,3 +25,16 @@ def test_journal_errors_are_german(tmp_path: Path, german: None) -> None:
         with pytest.raises(JournalError) as info:
             journal.undo()
         assert str(info.value) == "es gibt nichts rückgängig zu machen"
+
+
+def test_the_operating_systems_reason_is_german_too(tmp_path: Path, german: None) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    with pytest.raises(JournalError) as info:
+        journal_dir(blocker / "journals")
+    assert str(info.value).endswith(": ist kein Verzeichnis")
+
+
+def test_an_unknown_reason_is_left_as_the_system_gave_it(german: None) -> None:
+    assert os_reason(OSError(5, "Something odd")) == "Something odd"
+    assert os_reason(OSError("no errno at all")) == "no errno at all"
