@@ -73,23 +73,17 @@ def describe_event(event: Any) -> str:
     when = f"{float(data.get('t', 0.0)):7.2f} s  "
     sure = round(100 * float(data.get("confidence", 0.0)))
     if kind in ("landing", "removal"):
-        many = int(data["cubes"]) != 1
-        if kind == "landing":
-            text = (
-                tr("{cubes} cubes landed on floor {floor} ({sure} % sure)",
-                   cubes=data["cubes"], floor=data["floor"], sure=sure)
-                if many
-                else tr("a cube landed on floor {floor} ({sure} % sure)",
-                        floor=data["floor"], sure=sure)
-            )
+        floor, cubes = data["floor"], int(data["cubes"])
+        if kind == "landing" and cubes == 1:
+            text = tr("a cube landed on floor {floor} ({sure} % sure)", floor=floor, sure=sure)
+        elif kind == "landing":
+            text = tr("{cubes} cubes landed on floor {floor} ({sure} % sure)",
+                      cubes=cubes, floor=floor, sure=sure)
+        elif cubes == 1:
+            text = tr("a cube left floor {floor} ({sure} % sure)", floor=floor, sure=sure)
         else:
-            text = (
-                tr("{cubes} cubes left floor {floor} ({sure} % sure)",
-                   cubes=data["cubes"], floor=data["floor"], sure=sure)
-                if many
-                else tr("a cube left floor {floor} ({sure} % sure)",
-                        floor=data["floor"], sure=sure)
-            )
+            text = tr("{cubes} cubes left floor {floor} ({sure} % sure)",
+                      cubes=cubes, floor=floor, sure=sure)
         if data.get("source") == "acoustic":
             text += ", " + tr("heard only")
         if data.get("knocked_from") is not None:
