@@ -57,13 +57,14 @@ def test_live_view_streams_detects_and_locks_during_a_game(
     assert abs(float(np.median(y)) - 3.5) < 0.05 and 3.0 <= float(y.min()) <= float(y.max()) <= 4.0
     assert -4.1 < float(x.min()) < -2.0 and float(x.max()) <= 0.0
     # once the plate is still, the landing's load step is drawn at least a
-    # quarter of its band high, and the impact's spike stays in the band
+    # fifth of its band high (0.3-0.65 seen; the old scaling, set by the spike,
+    # drew it 0.02-0.03 high), and the impact's spike stays in the band
     level = next(f for f in range(8) if tower.colours_on(f))
     landed = tower.time_s
     qtbot.waitUntil(lambda: tower.time_s > landed + 1.5, timeout=10_000)
     live.plots.refresh()
     x, y = live.plots.load_trace(level)
-    assert float(np.median(y[-10:]) - np.median(y[:20])) > 0.25
+    assert float(np.median(y[-10:]) - np.median(y[:20])) > 0.2
     assert level <= float(y.min()) <= float(y.max()) <= level + 1
     assert all("connected" in label.text() for label in live.level_labels)
     qtbot.waitUntil(lambda: bool(statuses), timeout=3_000)
