@@ -18,6 +18,8 @@ a steady scale is easier to read.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import numpy.typing as npt
 from scipy.ndimage import median_filter
@@ -59,14 +61,12 @@ def noise_sigma(values: npt.ArrayLike) -> npt.NDArray[np.float64]:
     if v.shape[0] < 2:
         return np.zeros(v.shape[1] if v.ndim == 2 else 1)
     steps = np.abs(np.diff(v, axis=0))
-    sigma = np.zeros(steps.shape[1])
-    for k in range(steps.shape[1]):
-        finite = steps[np.isfinite(steps[:, k]), k]
-        if finite.size:
-            # MAD -> sigma for a Gaussian, and a difference of two readings
-            # has sqrt(2) times the noise of one.
-            sigma[k] = 1.4826 * float(np.median(finite)) / np.sqrt(2.0)
-    return sigma
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a column of gaps only
+        middle = np.nanmedian(steps, axis=0)
+    # MAD -> sigma for a Gaussian, and a difference of two readings has
+    # sqrt(2) times the noise of one.
+    return np.nan_to_num(1.4826 * middle / np.sqrt(2.0))
 
 
 class ScopeScale:
