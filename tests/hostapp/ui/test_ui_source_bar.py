@@ -9,6 +9,7 @@ record button must write a recording that reads back.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pytestqt.qtbot import QtBot
@@ -18,11 +19,28 @@ from hostapp.recording import read_recording
 from hostapp.sources.pty_server import PtyDeviceServer
 from hostapp.sources.serial_port import SerialSource
 from hostapp.sources.sim_device import tower_device
-from hostapp.ui.app import build_app
+from hostapp.ui.app import App, build_app
 from hostapp.ui.arosa.journal_adapter import JournalGameStore
 from hostapp.ui.recorder import RawRecorder
+from hostapp.ui.source_bar import SourceBar
 from hostapp.ui.sources_adapter import FrameSourceAdapter
 from hostapp.ui.streaming import SourceChoice
+
+
+def _connected_app(
+    qtbot: QtBot, journal_dir: Path, errors: list[str], choice: SourceChoice, **kwargs: Any
+) -> tuple[App, SourceBar]:
+    """The app on ``choice``, shown, once its source bar says it is connected."""
+    app = build_app(
+        store=JournalGameStore(journal_dir), show_error=errors.append, first_source=choice,
+        **kwargs,
+    )
+    qtbot.addWidget(app.window)
+    app.window.show()
+    bar = app.window.source_bar
+    assert bar is not None
+    qtbot.waitUntil(lambda: ": connected" in bar.state_label.text(), timeout=5_000)
+    return app, bar
 
 
 @pytest.fixture
@@ -43,17 +61,9 @@ def test_unplug_is_shown_and_healed_and_recording_works(
         return FrameSourceAdapter(source, recorder, pty_device.path)
 
     errors: list[str] = []
-    app = build_app(
-        open_source=open_port,
-        store=JournalGameStore(journal_dir),
-        show_error=errors.append,
-        first_source=SourceChoice("device"),
+    app, bar = _connected_app(
+        qtbot, journal_dir, errors, SourceChoice("device"), open_source=open_port
     )
-    qtbot.addWidget(app.window)
-    app.window.show()
-    bar = app.window.source_bar
-    assert bar is not None
-    qtbot.waitUntil(lambda: ": connected" in bar.state_label.text(), timeout=5_000)
     qtbot.waitUntil(lambda: "firmware" in bar.state_label.text(), timeout=5_000)
 
     set_up_game(qtbot, app.window.pages["arosa"], ["yellow", "black"], manual=False)
@@ -89,16 +99,7 @@ def test_two_recordings_started_in_one_second_get_two_files(
 
     monkeypatch.setattr(source_bar.time, "strftime", lambda _fmt: "20261203-120000")
     errors: list[str] = []
-    app = build_app(
-        store=JournalGameStore(journal_dir),
-        show_error=errors.append,
-        first_source=SourceChoice("sim"),
-    )
-    qtbot.addWidget(app.window)
-    app.window.show()
-    bar = app.window.source_bar
-    assert bar is not None
-    qtbot.waitUntil(lambda: ": connected" in bar.state_label.text(), timeout=5_000)
+    app, bar = _connected_app(qtbot, journal_dir, errors, SourceChoice("sim"))
     paths = []
     for _ in range(3):
         bar.record_button.click()  # start
