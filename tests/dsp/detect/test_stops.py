@@ -5,6 +5,7 @@ import numpy as np
 from dsp.detect.grouping import Impact
 from dsp.detect.piezo import TimedImpact
 from dsp.detect.stops import (
+    PassSwings,
     PlateWindow,
     bounced_past,
     fast_arrivals,
@@ -95,3 +96,21 @@ def test_a_plate_is_watched_for_staying_after_the_strike_has_passed_the_converte
     assert (round(start, 6), round(end, 6)) == (5.1, 5.45)
     # Not known yet: as at 80.
     assert stop_held_window(5.0, float("nan")) == (5.05, 5.4)
+
+
+def _passes(like: int, calm: int) -> PassSwings:
+    swings = PassSwings()
+    for k in range(like + calm):
+        swings.note(k % 8, 1.0 + k, like_landing=k < like)
+    return swings
+
+
+def test_stops_are_told_until_a_tenth_of_at_least_five_passes_swung_like_landings() -> None:
+    # Model H: passes there swing a plate like a landing about one time in
+    # ten, while a stop is a few throws in a hundred: three such passes
+    # among 30 already mean most stops found would be passes.
+    assert not _passes(3, 27).stops_told
+    assert _passes(3, 28).stops_told  # under a tenth
+    assert _passes(2, 3).stops_told  # two are not enough, however few the passes
+    assert not _passes(3, 2).stops_told
+    assert _passes(3, 1).stops_told  # not before five passes
