@@ -46,6 +46,7 @@ GENERATORS = {
     "F": TOOLS / "crosscheck_f" / "make_recordings_f.py",
     "G": TOOLS / "crosscheck_g" / "make_recordings_g.py",
     "H": TOOLS / "crosscheck_h" / "make_recordings_h.py",
+    "I": TOOLS / "crosscheck_i" / "make_recordings_i.py",
 }
 
 
