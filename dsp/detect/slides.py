@@ -28,6 +28,7 @@ knock-down stop is inferred from a plate whose load came back.
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import replace
 
 import numpy as np
 
@@ -115,7 +116,10 @@ class SlideSigns:
         known (:meth:`due`).
         """
         key = (step.level, step.t_settled_s)
-        if step.revises or key in self._seen:
+        if step.revises:
+            self._came_back(step, cubes, whole_within, handled_since_s)
+            return
+        if key in self._seen:
             return
         self._seen.append(key)
         if np.isnan(cubes):
@@ -144,6 +148,39 @@ class SlideSigns:
         ):
             return
         self._checks.append(step)
+
+    def _came_back(
+        self, revision: LoadStep, cubes: float, whole_within: float, handled_since_s: float
+    ) -> None:
+        """A second look at a rise of one cube that finds the plate back where it was.
+
+        The cube rested there while its rise was read, then left before the
+        plate was still: it never shows as a fall of its own, only as this
+        revision measuring no change from the load before it came (model I,
+        whose cubes dwell 30-250 ms on each plate they pass). Judged like a
+        fall, from the end of the rise's still window on: a strike heard
+        below by then is the cube that slid on.
+        """
+        rise = self._risen.get(revision.level)
+        if rise is None or rise.t_before_s != revision.t_before_s:
+            return
+        if np.isnan(cubes):
+            back = abs(revision.delta_counts) <= whole_within * abs(rise.delta_counts)
+        else:
+            back = abs(cubes) <= whole_within
+        if (
+            not back
+            or revision.t_before_s - handled_since_s < HANDLING_GUARD_S
+            or revision.t_settled_s > rise.t_settled_s + SLID_WITHIN_S
+        ):
+            return
+        del self._risen[revision.level]
+        # The cube was on the plate through the rise's still window: its
+        # bounces there are over, and what is struck after is below.
+        self._checks.append(replace(
+            revision, t_before_s=rise.t_decided_s + LOOKBACK_S,
+            delta_counts=-rise.delta_counts, revises=False,
+        ))
 
     def count_slide(self) -> None:
         """A fall from :meth:`due` was heard striking below its plate."""

@@ -1,6 +1,7 @@
 """The signs that a tower's cubes rest a moment on a plate and slide on."""
 
 import numpy as np
+import pytest
 
 from dsp.detect.loadcell import LoadStep
 from dsp.detect.slides import SlideSigns
@@ -89,3 +90,50 @@ def test_one_slide_makes_landings_wait_until_a_few_stayed() -> None:
     for _ in range(2 * WARY_HOLDS):
         signs.note_held()
     assert signs.wary
+
+
+def _revision(t_settled: float, delta: float) -> LoadStep:
+    # A second look at the rise of ``_rise`` (same level before), once the plate was still.
+    return LoadStep(level=5, t_before_s=0.95, t_settled_s=t_settled,
+                    t_decided_s=t_settled + 0.05, delta_counts=delta,
+                    before_counts=0.0, after_counts=delta, revises=True)
+
+
+def test_a_cube_read_on_a_plate_that_a_second_look_finds_gone_is_judged_like_a_fall() -> None:
+    # Model I: a cube dwells 30-250 ms on each plate it passes. The fast
+    # view reads it there (a rise of one cube) and it leaves before the
+    # plate is still: the second look measures no change from the load
+    # before it came, and no fall of its own is ever read.
+    signs = SlideSigns()
+    signs.note_step(_step(0.95, 1.0, 1.0), 1.0, 0.25, -np.inf)
+    signs.note_step(_revision(1.3, 0.05), 0.05, 0.25, -np.inf)
+    assert signs.due(1.40, impact_delay_s=0.03) == []
+    [fall] = signs.due(1.50, impact_delay_s=0.03)
+    # Struck below from the end of the rise's still window on (its own
+    # bounces there were before), up to the strike after the plate was still.
+    assert SlideSigns.strike_window(fall) == pytest.approx((1.05, 1.45))
+    assert fall.delta_counts == -1.0 and not fall.revises
+
+
+@pytest.mark.parametrize(
+    ("revised_cubes", "settled_at", "handled_since"),
+    [(0.9, 1.3, -np.inf),  # the plate still holds it: read short, not gone
+     (0.05, 1.9, -np.inf),  # gone only after 0.9 s: knocked down by the next throw
+     (0.05, 1.3, 0.0)],  # the modules were set back a second before: hands
+)
+def test_a_second_look_that_finds_the_cube_still_there_or_late_or_handled_is_no_sign(
+    revised_cubes: float, settled_at: float, handled_since: float
+) -> None:
+    signs = SlideSigns()
+    signs.note_step(_step(0.95, 1.0, 1.0), 1.0, 0.25, handled_since)
+    signs.note_step(_revision(settled_at, revised_cubes), revised_cubes, 0.25, handled_since)
+    assert signs.due(9.0, 0.0) == []
+
+
+def test_a_second_look_at_another_rise_is_no_sign() -> None:
+    signs = SlideSigns()
+    signs.note_step(_step(0.95, 1.0, 1.0), 1.0, 0.25, -np.inf)
+    other = LoadStep(level=5, t_before_s=0.5, t_settled_s=1.3, t_decided_s=1.35,
+                     delta_counts=0.05, before_counts=0.0, after_counts=0.05, revises=True)
+    signs.note_step(other, 0.05, 0.25, -np.inf)
+    assert signs.due(9.0, 0.0) == []
