@@ -4,7 +4,7 @@ In some towers a cube that strikes a plate bounces, slides for a moment
 with its whole weight on the plate, and then either stays or slides into
 the hole (cross-check model B, docs/crosscheck.md: slides of 0.02-0.45 s).
 There the fast view takes those moments for landings, and the plates they
-left for knock-downs. Two signs tell such a tower:
+left for knock-downs. These signs tell such a tower:
 
 - a cube seen settling on a plate (a fast step of about one cube) and
   leaving it (about one cube back) at least ``RESTED_S`` and at most
@@ -18,7 +18,12 @@ left for knock-downs. Two signs tell such a tower:
 - a cube the fast view counted that the settled view then found gone,
   with a strike heard below (``SettledView._came_and_went``): the same
   sign, seen once the plate was still again (model B: 18 and 4 false
-  landings fewer on towers 9-16 and 1-8).
+  landings fewer on towers 9-16 and 1-8);
+- a cube the fast view read on a plate whose second look at that rise
+  (``LoadStep.revises``) finds the plate back where it was, with a strike
+  heard below: the cube left before the plate was still, so no fall of
+  its own was read (:meth:`_came_back`; model I, whose cubes dwell on the
+  plates they pass: 25 and 20 false landings fewer on towers 1-8 and 9-16).
 
 After ``WARY_AFTER`` slides seen the fusion lets landings wait until their
 plate has held the cube a while; after ``SEEN`` (full) signs, also no
