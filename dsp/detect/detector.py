@@ -163,6 +163,7 @@ class Detector:
                     short_window_readings(rate_hz, settled=settled) if short else None
                 ),
                 noisy_cap_cubes=NOISY_CAP_CUBES if settled else None,
+                play_noise=settled,
             )
 
         self.load = view(settled=False)

@@ -26,7 +26,8 @@ on short windows of consecutive readings:
 Noise sigmas come from the calibration or from the first ``tare_time_s`` of
 the stream (the tower should be empty and quiet then, contracts.md section
 3); a cube that lands before that second is over is still a step, decided
-once the noise is known.
+once the noise is known. The settled view's may rise above them while the
+whole tower rocks for most of the last seconds (:mod:`dsp.detect.playnoise`).
 Everything is vectorised per block; results do not depend on how the stream
 is cut into blocks.
 """
@@ -39,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dsp.detect.orderstats import median
+from dsp.detect.playnoise import PlayNoise
 from dsp.detect.ringing import RING_FIT_READINGS, balanced_windows, fitted_windows
 
 # Why 62.5 ms: at the nominal 80 Hz that is 5 readings, enough for a spread
@@ -275,6 +277,10 @@ class LoadChannelProcessor:
         Cap the noise part of the step threshold at this many cubes (never
         under ``NOISY_FLOOR_SIGMAS``), once a cube's size is known: a channel
         whose noise is a good part of a cube must still show one cube.
+    play_noise : bool
+        Judge stillness and steps by the noise the cells show while the
+        tower rocks as a whole, where that is above the tare's
+        (:mod:`dsp.detect.playnoise`; the settled view).
     """
 
     def __init__(
@@ -291,6 +297,7 @@ class LoadChannelProcessor:
         ring_windows: bool = False,
         min_window_readings: int | None = None,
         noisy_cap_cubes: float | None = None,
+        play_noise: bool = False,
     ) -> None:
         if sample_rate_hz <= 0:
             raise ValueError("sample_rate_hz must be positive")
@@ -323,6 +330,9 @@ class LoadChannelProcessor:
         self.sigma = np.full(n, np.nan)
         if noise_counts is not None:
             self.sigma = np.maximum(np.asarray(noise_counts, dtype=np.float64), _MIN_SIGMA_COUNTS)
+        # The noise learnt at the tare (or given); ``sigma`` may rise above it in play.
+        self.tare_sigma = self.sigma.copy()
+        self._play = PlayNoise(n) if play_noise else None
         self._tare_rows: list[np.ndarray] = []
         self._tare_valid: list[np.ndarray] = []
         self._n_tare = 0
@@ -473,6 +483,33 @@ class LoadChannelProcessor:
         fresh = valid if fresh is None else np.asarray(fresh, dtype=bool).reshape(valid.shape)
         if t_s.size == 0:
             return LoadBlockResult([], [])
+        if read_t is None:
+            read_t = np.repeat(t_s[:, None], self.n_channels, axis=1)
+        if self._play is None:
+            return self._process(t_s, values, valid, fresh, read_t)
+        # Each second's readings are judged by the noise of the seconds
+        # before it, however the stream is cut: the block is taken a second
+        # at a time, and up to the end of the tare on its own.
+        cuts = np.flatnonzero(np.diff(PlayNoise.second_of(t_s))) + 1
+        need = self.tare_readings - self._n_tare
+        if not self.noise_ready and 0 < need < t_s.size:
+            cuts = np.union1d(cuts, [need])
+        steps: list[LoadStep] = []
+        connections: list[LoadConnection] = []
+        for a, b in zip(np.r_[0, cuts], np.r_[cuts, t_s.size], strict=True):
+            self._play.begin(int(PlayNoise.second_of(t_s[a : a + 1])[0]))
+            if self.noise_ready:
+                self.sigma = self._play.sigma(self.tare_sigma)
+            part = self._process(t_s[a:b], values[a:b], valid[a:b], fresh[a:b], read_t[a:b])
+            self._play.add(values[a:b], fresh[a:b])
+            steps += part.steps
+            connections += part.connections
+        return LoadBlockResult(steps, connections)
+
+    def _process(
+        self, t_s: np.ndarray, values: np.ndarray, valid: np.ndarray, fresh: np.ndarray,
+        read_t: np.ndarray,
+    ) -> LoadBlockResult:
         connections = self._track_connections(t_s, fresh)
         learning = not self.noise_ready
         if learning:
@@ -484,8 +521,6 @@ class LoadChannelProcessor:
         all_t = np.concatenate([self._hist_t, t_s])
         all_v = np.concatenate([self._hist_v, values])
         all_ok = np.concatenate([self._hist_ok, valid])
-        if read_t is None:
-            read_t = np.repeat(t_s[:, None], self.n_channels, axis=1)
         all_read_t = np.concatenate([self._hist_read_t, read_t])
         w = self.window
         first = max(w - 1, self._hist_t.size)  # windows ending in this block's readings
@@ -528,6 +563,7 @@ class LoadChannelProcessor:
             sigma[:] = _MIN_SIGMA_COUNTS
         sigma[~np.isfinite(sigma)] = median(sigma[~np.isnan(sigma)])
         self.sigma = np.maximum(sigma, _MIN_SIGMA_COUNTS)
+        self.tare_sigma = self.sigma.copy()
         self._tare_rows.clear()
         self._tare_valid.clear()
 

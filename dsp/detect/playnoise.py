@@ -1,0 +1,122 @@
+"""How restless the load cells are while the game is played, not only at the tare.
+
+The load views judge a plate still by the noise its cell showed in the
+first seconds, on an empty, quiet tower. A tower that rocks on its table
+once play begins (a hobbyist's build on a light table: one mode of a few
+hertz that every strike, knock and hand sets going, seen by every cell)
+may never again be that still: its settled view then never finds a still
+window, and cubes on its upper plates go unseen for seconds or for good.
+
+This tracker measures each cell's noise over whole seconds of stream time
+and, once most cells have moved together for most of the last seconds,
+lets the settled view judge stillness and steps by that noise instead.
+A second in which only a few cells moved (plates struck in a quick series,
+a hand on one module) does not count: only a tower moving as a whole
+raises the bar. The noise of a second is known once it is over, and is
+used from the next second on, so the result does not depend on how the
+stream is cut into blocks.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+
+from dsp.detect.orderstats import median
+
+# Why whole seconds: ten readings at the slowest converter (10 a second),
+# enough for a noise estimate from first differences that impacts and steps
+# do not move (a median), and short against how long a tower keeps rocking.
+BUCKET_S = 1.0
+# Why 5 readings: fewer first differences scatter too much for a median.
+_MIN_READINGS = 5
+# Why 20 seconds, and half of them: a tower shaken for a few seconds (a
+# hand steadying it before a lift, a knock on the table: cross-check model
+# C's noisy rooms, 4-23 times the tare's noise on every cell for 5-6 s)
+# must not raise the bar; there, steps decided while it shook were false
+# landings (model C towers 9-16: 17 -> 32 false with 10 seconds, 21 with
+# 20). A rocking tower moves for most of a game.
+BUCKETS = 20
+# Why twice the tare's noise, on more than half the cells: a second's noise
+# from 10 first differences (10 readings a second) scatters by a third, so
+# at 1.5 times one quiet cell in ten seemed to move, and three plates
+# ringing in a quick series with one such cell looked like the whole tower.
+# The rocking of a whole tower reaches every cell, its lower ones least
+# (model I: 1.2-28 times the tare's noise, seven cells of eight over 2).
+MOVING_RATIO = 2.0
+MOVING_SHARE = 0.5
+# Why a third less than measured: the bar rises only as far as the tower
+# clearly moves; a step must still stand out from the rocking by the view's
+# own margin. With the full noise model I's rocking hid more cubes on its
+# lower, quieter plates (towers 1-8: 62.9 against 62.8 % right; C: more
+# false landings).
+DISCOUNT = 1.5
+
+
+class PlayNoise:
+    """Per-second noise of every load cell, and the noise a still plate may show now.
+
+    Parameters
+    ----------
+    n_channels : int
+        Number of load cells.
+    """
+
+    def __init__(self, n_channels: int) -> None:
+        self.n_channels = int(n_channels)
+        self._second: int | None = None
+        self._rows: list[np.ndarray] = []
+        self._fresh: list[np.ndarray] = []
+        self._seconds: deque[np.ndarray] = deque(maxlen=BUCKETS)
+
+    @staticmethod
+    def second_of(t_s: np.ndarray) -> np.ndarray:
+        """The whole second of stream time each reading falls in."""
+        return np.floor(np.asarray(t_s, dtype=np.float64) / BUCKET_S).astype(np.int64)
+
+    def begin(self, second: int) -> None:
+        """Readings of ``second`` come next: the second before is over and measured."""
+        if self._second is not None and second != self._second:
+            self._close()
+        self._second = int(second)
+
+    def add(self, values: np.ndarray, fresh: np.ndarray) -> None:
+        """Readings of the current second (shape ``(m, n_channels)``) and which are fresh."""
+        if len(values):
+            self._rows.append(np.asarray(values, dtype=np.float64))
+            self._fresh.append(np.asarray(fresh, dtype=bool))
+
+    def _close(self) -> None:
+        if not self._rows:
+            return
+        rows = np.concatenate(self._rows)
+        fresh = np.concatenate(self._fresh)
+        self._rows.clear()
+        self._fresh.clear()
+        sigma = np.full(self.n_channels, np.nan)
+        for ch in range(self.n_channels):
+            v = rows[fresh[:, ch], ch]
+            if v.size >= _MIN_READINGS:
+                d = np.diff(v)
+                # As robust_sigma_from_differences: MAD of first differences.
+                sigma[ch] = 1.4826 * float(median(np.abs(d - median(d)))) / np.sqrt(2.0)
+        self._seconds.append(sigma)
+
+    def sigma(self, tare_sigma: np.ndarray) -> np.ndarray:
+        """The noise a still plate may show now: the tare's, or the tower's while it rocks.
+
+        Each past second counts where most cells moved together in it (else
+        at the tare's noise); a cell's noise is the median over the last
+        ``BUCKETS`` seconds, less ``DISCOUNT``, and never under the tare's.
+        """
+        tare = np.asarray(tare_sigma, dtype=np.float64)
+        if len(self._seconds) < BUCKETS // 2 + 1:
+            return tare.copy()
+        seconds = np.array(self._seconds)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            moving = seconds > MOVING_RATIO * tare[None, :]
+        whole_tower = moving.sum(axis=1) > MOVING_SHARE * self.n_channels
+        counted = np.where(whole_tower[:, None] & np.isfinite(seconds), seconds, tare[None, :])
+        play = median(counted, axis=0) / DISCOUNT
+        return np.maximum(tare, np.nan_to_num(play, nan=0.0))
