@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dsp.detect.diffnoise import robust_sigma_from_differences
 from dsp.detect.orderstats import median
 from dsp.detect.playnoise import PlayNoise
 from dsp.detect.ringing import RING_FIT_READINGS, balanced_windows, fitted_windows
@@ -228,29 +229,6 @@ def _window_stats(
         np.minimum(low, rows, out=low)
         total += rows
     return high, low, total / w
-
-
-def robust_sigma_from_differences(values: np.ndarray) -> np.ndarray:
-    """Noise sigma per channel from first differences, immune to a few steps.
-
-    Parameters
-    ----------
-    values : ndarray, shape (n, channels)
-        Readings of channels at rest.
-
-    Returns
-    -------
-    ndarray, shape (channels,)
-        Robust standard deviation of one reading; NaN where ``n < 3``.
-    """
-    values = np.asarray(values, dtype=np.float64)
-    if values.ndim != 2 or values.shape[0] < 3:
-        return np.full(values.shape[-1] if values.ndim == 2 else 0, np.nan)
-    diffs = np.diff(values, axis=0)
-    mad = median(np.abs(diffs - median(diffs, axis=0)), axis=0)
-    # MAD -> sigma for a Gaussian, and a difference of two readings has
-    # sqrt(2) times the sigma of one.
-    return 1.4826 * mad / np.sqrt(2.0)
 
 
 class LoadChannelProcessor:
@@ -488,20 +466,42 @@ class LoadChannelProcessor:
         if self._play is None:
             return self._process(t_s, values, valid, fresh, read_t)
         # Each second's readings are judged by the noise of the seconds
-        # before it, however the stream is cut: the block is taken a second
-        # at a time, and up to the end of the tare on its own.
-        cuts = np.flatnonzero(np.diff(PlayNoise.second_of(t_s))) + 1
+        # before it, however the stream is cut: the block is taken in runs
+        # of seconds with one noise, and up to the end of the tare on its own.
         need = self.tare_readings - self._n_tare
         if not self.noise_ready and 0 < need < t_s.size:
-            cuts = np.union1d(cuts, [need])
+            head = self._process_by_play_noise(
+                t_s[:need], values[:need], valid[:need], fresh[:need], read_t[:need])
+            tail = self._process_by_play_noise(
+                t_s[need:], values[need:], valid[need:], fresh[need:], read_t[need:])
+            return LoadBlockResult(head.steps + tail.steps, head.connections + tail.connections)
+        return self._process_by_play_noise(t_s, values, valid, fresh, read_t)
+
+    def _process_by_play_noise(
+        self, t_s: np.ndarray, values: np.ndarray, valid: np.ndarray, fresh: np.ndarray,
+        read_t: np.ndarray,
+    ) -> LoadBlockResult:
+        assert self._play is not None
+        seconds = PlayNoise.second_of(t_s)
+        edges = np.r_[0, np.flatnonzero(np.diff(seconds)) + 1, t_s.size]
+        # (first row, noise) of each run of seconds judged by one noise.
+        runs: list[tuple[int, np.ndarray | None]] = []
+        ready = self.noise_ready
+        for a, b in zip(edges[:-1], edges[1:], strict=True):
+            self._play.begin(int(seconds[a]))
+            sigma = self._play.sigma(self.tare_sigma) if ready else None
+            self._play.add(values[a:b], fresh[a:b])
+            if not runs or not (
+                sigma is None or runs[-1][1] is None or np.array_equal(sigma, runs[-1][1])
+            ):
+                runs.append((int(a), sigma))
         steps: list[LoadStep] = []
         connections: list[LoadConnection] = []
-        for a, b in zip(np.r_[0, cuts], np.r_[cuts, t_s.size], strict=True):
-            self._play.begin(int(PlayNoise.second_of(t_s[a : a + 1])[0]))
-            if self.noise_ready:
-                self.sigma = self._play.sigma(self.tare_sigma)
+        bounds = [a for a, _ in runs] + [t_s.size]
+        for (a, sigma), b in zip(runs, bounds[1:], strict=True):
+            if sigma is not None:
+                self.sigma = sigma
             part = self._process(t_s[a:b], values[a:b], valid[a:b], fresh[a:b], read_t[a:b])
-            self._play.add(values[a:b], fresh[a:b])
             steps += part.steps
             connections += part.connections
         return LoadBlockResult(steps, connections)

@@ -23,6 +23,7 @@ from collections import deque
 
 import numpy as np
 
+from dsp.detect.diffnoise import robust_sigma_from_differences
 from dsp.detect.orderstats import median
 
 # Why whole seconds: ten readings at the slowest converter (10 a second),
@@ -69,6 +70,9 @@ class PlayNoise:
         self._rows: list[np.ndarray] = []
         self._fresh: list[np.ndarray] = []
         self._seconds: deque[np.ndarray] = deque(maxlen=BUCKETS)
+        # Whether the whole tower moved in each second, judged against ``_flags_for``'s tare.
+        self._whole_tower: deque[bool | None] = deque(maxlen=BUCKETS)
+        self._flags_for = b""
 
     @staticmethod
     def second_of(t_s: np.ndarray) -> np.ndarray:
@@ -94,14 +98,17 @@ class PlayNoise:
         fresh = np.concatenate(self._fresh)
         self._rows.clear()
         self._fresh.clear()
-        sigma = np.full(self.n_channels, np.nan)
-        for ch in range(self.n_channels):
-            v = rows[fresh[:, ch], ch]
-            if v.size >= _MIN_READINGS:
-                d = np.diff(v)
-                # As robust_sigma_from_differences: MAD of first differences.
-                sigma[ch] = 1.4826 * float(median(np.abs(d - median(d)))) / np.sqrt(2.0)
+        if fresh.all():
+            sigma = robust_sigma_from_differences(rows) if len(rows) >= _MIN_READINGS else (
+                np.full(self.n_channels, np.nan))
+        else:
+            sigma = np.full(self.n_channels, np.nan)
+            for ch in range(self.n_channels):
+                v = rows[fresh[:, ch], ch : ch + 1]
+                if v.shape[0] >= _MIN_READINGS:
+                    sigma[ch] = robust_sigma_from_differences(v)[0]
         self._seconds.append(sigma)
+        self._whole_tower.append(None)
 
     def sigma(self, tare_sigma: np.ndarray) -> np.ndarray:
         """The noise a still plate may show now: the tare's, or the tower's while it rocks.
@@ -113,10 +120,18 @@ class PlayNoise:
         tare = np.asarray(tare_sigma, dtype=np.float64)
         if len(self._seconds) < BUCKETS // 2 + 1:
             return tare.copy()
+        if tare.tobytes() != self._flags_for:
+            self._flags_for = tare.tobytes()
+            self._whole_tower = deque([None] * len(self._seconds), maxlen=BUCKETS)
+        for i, flag in enumerate(self._whole_tower):
+            if flag is None:
+                with np.errstate(invalid="ignore"):
+                    moving = np.count_nonzero(self._seconds[i] > MOVING_RATIO * tare)
+                self._whole_tower[i] = bool(moving > MOVING_SHARE * self.n_channels)
+        if not any(self._whole_tower):
+            return tare.copy()
         seconds = np.array(self._seconds)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            moving = seconds > MOVING_RATIO * tare[None, :]
-        whole_tower = moving.sum(axis=1) > MOVING_SHARE * self.n_channels
+        whole_tower = np.array(self._whole_tower, dtype=bool)
         counted = np.where(whole_tower[:, None] & np.isfinite(seconds), seconds, tare[None, :])
         play = median(counted, axis=0) / DISCOUNT
         return np.maximum(tare, np.nan_to_num(play, nan=0.0))
