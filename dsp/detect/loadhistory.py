@@ -279,26 +279,6 @@ class LoadHistory:
         base = float(orderstats.median_of(self._v[before, level].tolist()))
         return float(np.max(np.abs(self._v[during, level] - base)))
 
-    def mean_change(
-        self, level: int, t0_s: float, t1_s: float, base_until_s: float,
-        base_from_s: float = -np.inf,
-    ) -> float:
-        """Mean of ``level``'s readings in ``[t0, t1]``, less its level before ``base_until_s``.
-
-        The level before is the median of the half second before
-        ``base_until_s`` (none before ``base_from_s``). NaN when there are
-        too few valid readings to tell.
-        """
-        if self._t.size == 0:
-            return float("nan")
-        ok = self._ok[:, level]
-        before = self._before(ok, base_until_s, base_from_s)
-        during = ok & (self._t >= t0_s) & (self._t <= t1_s)
-        if before.sum() < 3 or not during.any():
-            return float("nan")
-        base = float(orderstats.median_of(self._v[before, level].tolist()))
-        return float(np.mean(self._v[during, level])) - base
-
     def change(
         self, level: int, t0_s: float, t1_s: float, tail_s: float, base_from_s: float = -np.inf
     ) -> float:

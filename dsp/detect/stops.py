@@ -217,37 +217,6 @@ def plate_window(
     return PlateWindow(since, until, max(settled, default=-np.inf), gained)
 
 
-# Why 0.6 of a cube over 100-200 ms after the strike, on converters of 20
-# readings a second or more: a cube that stops on a plate knocks the cube
-# there down as it lands, and by 100 ms that one has slid into the hole,
-# so the plate no longer carries an extra cube; a cube that bounced or
-# rested there a moment and went on through the hole (cubes dwelling on
-# the plates they pass: models B, F, G, I) still weighs on it, and its
-# plate swings and ends like a stop's. Cross-check towers 1-16 (run 35):
-# false landings G 92 -> 58 and 78 -> 43, F 53 -> 30 and 33 -> 25, B 92 ->
-# 85 and 86 -> 76, I 8 fewer, for 21 right stops lost (model D's towers
-# at 80 readings a second 14: their knocked cubes linger; E 2, F 2, B 2,
-# G 1). From 50 ms on and at half a cube: 30 lost for the same false
-# stops (the blow still in the readings). Slower converters spread the
-# strike's own blow over that time (model D at 10 a second: 31 of its 36
-# right stops would have read half a cube).
-STAYED_FROM_S = 0.1
-STAYED_UNTIL_S = 0.2
-STAYED_CUBES = 0.6
-STAYED_SLOWEST_INTERVAL_S = 1.0 / 20.0
-
-
-def stayed_window(struck_s: float, reading_interval_s: float) -> tuple[float, float] | None:
-    """When a plate first struck at ``struck_s`` carries a thrown cube that rested there a moment.
-
-    ``(from, until)``, or None where the converter is too slow to tell
-    (``STAYED_SLOWEST_INTERVAL_S``, or its rate unknown).
-    """
-    if not reading_interval_s <= STAYED_SLOWEST_INTERVAL_S:
-        return None
-    return struck_s + STAYED_FROM_S, struck_s + STAYED_UNTIL_S
-
-
 # Why three times, and a fifth of at least five: a cube passing an occupied
 # plate that the drop's strikes show it passed (heard below too late for a
 # cube knocked off it, or a single strike just before one below: a hole

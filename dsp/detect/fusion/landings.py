@@ -24,7 +24,6 @@ from dsp.detect.removals import presses_while_open, removal_time
 from dsp.detect.stops import (
     BEFORE_STRIKE_S,
     LOAD_LAG_S,
-    STAYED_CUBES,
     STOP_ALONE_S,
     STOP_SWING_FELL,
     PlateWindow,
@@ -34,7 +33,6 @@ from dsp.detect.stops import (
     fell_from_rest,
     one_hit,
     plate_window,
-    stayed_window,
     stop_held_window,
 )
 from dsp.detect.strikes import (
@@ -502,10 +500,7 @@ class LandingJudge(HandsJudge):
                 continue  # the whole tower swung (a knock on the table): no cube's doing
             if ratio >= needed and empty:
                 passed_empty = True
-            elif (
-                ratio >= needed and ratio >= best_ratio
-                and not self._rested_and_went_on(j, struck[0], unit, window)
-            ):
+            elif ratio >= needed and ratio >= best_ratio:
                 best, best_ratio = j, ratio
         if passed_empty:
             # Bounced on a plate with no cube to knock down, swung it like a
@@ -516,23 +511,6 @@ class LandingJudge(HandsJudge):
             self.stats.stops_not_told += 1
             return None
         return best
-
-    def _rested_and_went_on(
-        self, j: int, struck_s: float, unit: float, window: PlateWindow
-    ) -> bool:
-        """Whether plate ``j`` carried the thrown cube a moment after its first strike there.
-
-        Its load sat ``STAYED_CUBES`` of a cube or more above its level
-        before (``stops.stayed_window``): the cube rested there and went on,
-        where a cube that stops knocks the plate's cube down as it lands.
-        """
-        span = stayed_window(struck_s, self.load_history.reading_interval_s(struck_s))
-        if span is None or not self.scale.knows_sign(j):
-            return False
-        mean = self.load_history.mean_change(
-            j, span[0], span[1], struck_s - BEFORE_STRIKE_S, window.base_from_s
-        )
-        return bool(mean * self.scale.sign[j] >= STAYED_CUBES * unit)
 
     def _swung_alone(
         self, j: int, level: int, window: PlateWindow, until_s: float, ratio: float

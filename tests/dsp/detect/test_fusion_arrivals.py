@@ -12,7 +12,7 @@ from dsp.detect.fusion import Fusion
 from dsp.detect.grouping import Impact
 from dsp.detect.loadcell import LoadConnection, LoadStep
 from dsp.detect.piezo import PlateBusy, TimedImpact
-from dsp.detect.stops import PassSwings, PlateWindow
+from dsp.detect.stops import PassSwings
 
 UNIT = 1000.0
 
@@ -2167,30 +2167,3 @@ def test_a_plate_with_no_size_holds_its_first_cube_until_it_goes_back(
                     delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
     assert fusion.scale.unit(3) is None
     assert fusion._still_holds(step) is holds
-
-
-def test_a_plate_that_carried_the_thrown_cube_a_moment_was_passed_not_stopped_on() -> None:
-    # The thrown cube bounces on plate 5 and the cube below lands on 4 a
-    # fall from rest later, plate 5 swinging like a landing and ending where
-    # it was: a stop, as long as the plate did not carry the thrown cube.
-    t = np.arange(4.0, 6.0, 1 / 80)
-    drop = [_strike(5.00, 5), _strike(5.05, 5), _strike(5.20, 4), _strike(5.25, 4)]
-    knocked_at_once = _plate_holding(1, t, _ringing(t, (5.0,)))
-    knocked_at_once.scale.learn_sign(5, UNIT, cubes_added=True)
-    assert knocked_at_once._stopped_above(4, drop, 4.95, 5.9) == 5
-    # It rested there 180 ms (its weight on the plate) and went on through the hole.
-    values = _ringing(t, (5.0,))
-    values[(t >= 5.0) & (t < 5.18), 5] += UNIT
-    rested = _plate_holding(1, t, values)
-    rested.scale.learn_sign(5, UNIT, cubes_added=True)
-    assert rested._stopped_above(4, drop, 4.95, 5.9) is None
-    # At 10 readings a second the strike's own blow fills that time: not judged so.
-    slow_t = np.arange(4.0, 6.0, 1 / 10)
-    slow = _fusion()
-    slow._levels[5].landing_swings = [2000.0, 2000.0, 2000.0]
-    slow.cubes_on[5] = 1
-    slow_values = _ringing(slow_t, (5.0,))
-    slow_values[(slow_t >= 5.0) & (slow_t < 5.18), 5] += UNIT
-    slow.load_history.add(slow_t, slow_values, np.ones((slow_t.size, 8), bool))
-    slow.scale.learn_sign(5, UNIT, cubes_added=True)
-    assert slow._rested_and_went_on(5, 5.0, UNIT, PlateWindow(4.95, 5.9, -np.inf, False)) is False

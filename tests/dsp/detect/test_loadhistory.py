@@ -266,16 +266,3 @@ def test_changes_of_several_plates_are_each_plates_own_change() -> None:
     # Still ringing by thousands of counts at 1.3 s, plate 0 is read at the
     # load its ring settles to, not at its last readings' mean.
     assert history.change(0, 0.9, 1.3, 0.15) == pytest.approx(9000, abs=300)
-
-
-def test_the_mean_change_is_against_the_half_second_before() -> None:
-    t = np.arange(0.0, 2.0, 1 / 80)
-    values = np.full((t.size, 8), 100.0)
-    values[t >= 1.0, 2] += 1000.0  # a cube rests on plate 2 from 1.0 s ...
-    values[t >= 1.2, 2] -= 1000.0  # ... and goes on at 1.2 s
-    history = LoadHistory(keep_s=5.0)
-    history.add(t, values, np.ones(values.shape, dtype=bool))
-    assert history.mean_change(2, 1.05, 1.15, 0.95) == pytest.approx(1000.0)
-    assert history.mean_change(2, 1.25, 1.5, 0.95) == pytest.approx(0.0)
-    # Nothing read before: nothing to tell.
-    assert np.isnan(history.mean_change(2, 1.05, 1.15, 0.01))

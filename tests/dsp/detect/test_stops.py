@@ -13,7 +13,6 @@ from dsp.detect.stops import (
     fell_from_rest,
     one_hit,
     plate_window,
-    stayed_window,
     stop_held_window,
 )
 
@@ -115,11 +114,3 @@ def test_stops_are_told_until_a_tenth_of_at_least_five_passes_swung_like_landing
     assert _passes(2, 3).stops_told  # two are not enough, however few the passes
     assert not _passes(3, 2).stops_told
     assert _passes(3, 1).stops_told  # not before five passes
-
-
-def test_a_plate_is_looked_at_for_a_resting_cube_only_on_a_fast_converter() -> None:
-    # 100-200 ms after the first strike, at 80 readings a second ...
-    assert stayed_window(5.0, 1 / 80) == (5.1, 5.2)
-    # ... but not where the strike's own blow fills that time, nor at an unknown rate.
-    assert stayed_window(5.0, 1 / 10) is None
-    assert stayed_window(5.0, float("nan")) is None
