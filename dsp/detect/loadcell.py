@@ -491,8 +491,10 @@ class LoadChannelProcessor:
             self._play.begin(int(seconds[a]))
             sigma = self._play.sigma(self.tare_sigma) if ready else None
             self._play.add(values[a:b], fresh[a:b])
-            if not runs or not (
-                sigma is None or runs[-1][1] is None or np.array_equal(sigma, runs[-1][1])
+            # (Before the tare's end no second has a noise: one run.)
+            previous = runs[-1][1] if runs else None
+            if not runs or (
+                sigma is not None and previous is not None and not np.array_equal(sigma, previous)
             ):
                 runs.append((int(a), sigma))
         steps: list[LoadStep] = []
