@@ -39,7 +39,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dsp.detect.diffnoise import robust_sigma_from_differences
 from dsp.detect.orderstats import median
 from dsp.detect.playnoise import PlayNoise
 from dsp.detect.ringing import RING_FIT_READINGS, balanced_windows, fitted_windows
@@ -229,6 +228,29 @@ def _window_stats(
         np.minimum(low, rows, out=low)
         total += rows
     return high, low, total / w
+
+
+def robust_sigma_from_differences(values: np.ndarray) -> np.ndarray:
+    """Noise sigma per channel from first differences, immune to a few steps.
+
+    Parameters
+    ----------
+    values : ndarray, shape (n, channels)
+        Readings of channels at rest.
+
+    Returns
+    -------
+    ndarray, shape (channels,)
+        Robust standard deviation of one reading; NaN where ``n < 3``.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim != 2 or values.shape[0] < 3:
+        return np.full(values.shape[-1] if values.ndim == 2 else 0, np.nan)
+    diffs = np.diff(values, axis=0)
+    mad = median(np.abs(diffs - median(diffs, axis=0)), axis=0)
+    # MAD -> sigma for a Gaussian, and a difference of two readings has
+    # sqrt(2) times the sigma of one.
+    return 1.4826 * mad / np.sqrt(2.0)
 
 
 class LoadChannelProcessor:

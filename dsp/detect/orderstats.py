@@ -37,6 +37,20 @@ def median(values: npt.ArrayLike, axis: int | None = None) -> Any:
     return (np.take(ordered, half - 1, axis=axis) + np.take(ordered, half, axis=axis)) / 2.0
 
 
+def nanmedian_columns(values: np.ndarray) -> np.ndarray:
+    """Median of each column of a 2-D array, NaN left out (NaN where a column has none).
+
+    The numbers ``np.nanmedian(values, axis=0)`` gives, several times
+    faster on the small blocks the detector asks about.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    ordered = np.sort(values, axis=0)  # NaN sort last
+    n = np.count_nonzero(~np.isnan(values), axis=0)
+    low = np.take_along_axis(ordered, np.maximum((n - 1) // 2, 0)[None, :], axis=0)[0]
+    high = np.take_along_axis(ordered, np.maximum(n // 2, 0)[None, :], axis=0)[0]
+    return np.where(n > 0, (low + high) / 2.0, np.nan)
+
+
 def median_of(values: Iterable[Any]) -> Any:
     """``statistics.median(values)``, to the bit: the middle value, or the mean of the two.
 

@@ -23,8 +23,7 @@ from collections import deque
 
 import numpy as np
 
-from dsp.detect.diffnoise import robust_sigma_from_differences
-from dsp.detect.orderstats import median
+from dsp.detect.orderstats import median, nanmedian_columns
 
 # Why whole seconds: ten readings at the slowest converter (10 a second),
 # enough for a noise estimate from first differences that impacts and steps
@@ -32,6 +31,8 @@ from dsp.detect.orderstats import median
 BUCKET_S = 1.0
 # Why 5 readings: fewer first differences scatter too much for a median.
 _MIN_READINGS = 5
+# MAD -> sigma for a Gaussian (as loadcell.robust_sigma_from_differences).
+_MAD_SIGMA = 1.4826
 # Why 20 seconds, and half of them: a tower shaken for a few seconds (a
 # hand steadying it before a lift, a knock on the table: cross-check model
 # C's noisy rooms, 4-23 times the tare's noise on every cell for 5-6 s)
@@ -101,15 +102,19 @@ class PlayNoise:
         fresh = np.concatenate(self._fresh)
         self._rows.clear()
         self._fresh.clear()
-        if fresh.all():
-            sigma = robust_sigma_from_differences(rows) if len(rows) >= _MIN_READINGS else (
-                np.full(self.n_channels, np.nan))
-        else:
-            sigma = np.full(self.n_channels, np.nan)
-            for ch in range(self.n_channels):
-                v = rows[fresh[:, ch], ch : ch + 1]
-                if v.shape[0] >= _MIN_READINGS:
-                    sigma[ch] = robust_sigma_from_differences(v)[0]
+        # Each cell's differences between its consecutive fresh readings (a
+        # converter slower than the messages leaves stale ones between).
+        m = rows.shape[0]
+        last = np.maximum.accumulate(np.where(fresh, np.arange(m)[:, None], -1), axis=0)
+        before = np.vstack([np.full((1, self.n_channels), -1), last[:-1]])
+        cols = np.arange(self.n_channels)[None, :]
+        with np.errstate(invalid="ignore"):
+            diffs = np.where(
+                fresh & (before >= 0), rows - rows[np.maximum(before, 0), cols], np.nan
+            )
+            centre = nanmedian_columns(diffs)
+            sigma = _MAD_SIGMA * nanmedian_columns(np.abs(diffs - centre)) / np.sqrt(2.0)
+        sigma[np.count_nonzero(fresh, axis=0) < _MIN_READINGS] = np.nan
         self._seconds.append(sigma)
         self._whole_tower.append(None)
 

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dsp.detect.orderstats import median, median_of, percentile_along_1
+from dsp.detect.orderstats import median, median_of, nanmedian_columns, percentile_along_1
 
 
 @settings(max_examples=150, deadline=None)
@@ -90,3 +90,19 @@ def test_the_detect_command_imports_no_statistics() -> None:
     code = "import sys, hostapp.cli.detect\nprint('statistics' in sys.modules)\n"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(min_value=1, max_value=12),
+    st.integers(min_value=1, max_value=8),
+    st.integers(min_value=0, max_value=2**32 - 1),
+)
+def test_nanmedian_columns_is_numpys_nanmedian(rows: int, cols: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    values = rng.normal(size=(rows, cols)).round(1)  # ties too
+    values[rng.random((rows, cols)) < 0.3] = np.nan
+    values[:, 0] = np.nan  # a column with nothing in it
+    with np.errstate(invalid="ignore"), pytest.warns(RuntimeWarning):
+        expected = np.nanmedian(values, axis=0)
+    np.testing.assert_array_equal(nanmedian_columns(values), expected)
