@@ -59,6 +59,34 @@ MOVING_SHARE = 0.5
 DISCOUNT = 1.5
 
 
+def fresh_differences(rows: np.ndarray, fresh: np.ndarray) -> np.ndarray:
+    """Each cell's differences between its consecutive fresh readings, NaN elsewhere.
+
+    ``rows`` and ``fresh`` have shape ``(m, n)``; the result too (row ``i``
+    holds the change from the cell's fresh reading before ``i``). A
+    converter slower than the messages leaves stale readings between.
+    """
+    m, n = rows.shape
+    last = np.maximum.accumulate(np.where(fresh, np.arange(m)[:, None], -1), axis=0)
+    before = np.vstack([np.full((1, n), -1), last[:-1]])
+    cols = np.arange(n)[None, :]
+    with np.errstate(invalid="ignore"):
+        return np.where(fresh & (before >= 0), rows - rows[np.maximum(before, 0), cols], np.nan)
+
+
+def second_noise(rows: np.ndarray, fresh: np.ndarray) -> np.ndarray:
+    """Each cell's noise sigma over some readings, from its fresh ones' differences (MAD).
+
+    NaN for a cell with fewer than ``_MIN_READINGS`` fresh readings.
+    """
+    diffs = fresh_differences(np.asarray(rows, dtype=np.float64), np.asarray(fresh, dtype=bool))
+    with np.errstate(invalid="ignore"):
+        centre = nanmedian_columns(diffs)
+        sigma = _MAD_SIGMA * nanmedian_columns(np.abs(diffs - centre)) / np.sqrt(2.0)
+    sigma[np.count_nonzero(fresh, axis=0) < _MIN_READINGS] = np.nan
+    return sigma
+
+
 class PlayNoise:
     """Per-second noise of every load cell, and the noise a still plate may show now.
 
@@ -102,20 +130,7 @@ class PlayNoise:
         fresh = np.concatenate(self._fresh)
         self._rows.clear()
         self._fresh.clear()
-        # Each cell's differences between its consecutive fresh readings (a
-        # converter slower than the messages leaves stale ones between).
-        m = rows.shape[0]
-        last = np.maximum.accumulate(np.where(fresh, np.arange(m)[:, None], -1), axis=0)
-        before = np.vstack([np.full((1, self.n_channels), -1), last[:-1]])
-        cols = np.arange(self.n_channels)[None, :]
-        with np.errstate(invalid="ignore"):
-            diffs = np.where(
-                fresh & (before >= 0), rows - rows[np.maximum(before, 0), cols], np.nan
-            )
-            centre = nanmedian_columns(diffs)
-            sigma = _MAD_SIGMA * nanmedian_columns(np.abs(diffs - centre)) / np.sqrt(2.0)
-        sigma[np.count_nonzero(fresh, axis=0) < _MIN_READINGS] = np.nan
-        self._seconds.append(sigma)
+        self._seconds.append(second_noise(rows, fresh))
         self._whole_tower.append(None)
 
     def sigma(self, tare_sigma: np.ndarray) -> np.ndarray:

@@ -1,0 +1,311 @@
+"""A tower that rocks on its table: how fast it rocks, and a comb that takes it out.
+
+A hobbyist's tower on a light table rocks as a whole in one mode of a few
+hertz, set going by every strike, knock and hand (cross-check model I:
+2.5-8 Hz, half a cube or more on the upper cells, each with its own
+sign). Its cells then never look still, and a cube's step is buried in a
+swing as large as itself. Averaged over exactly one period of the
+rocking, the swing is gone and the step is not: a moving mean over one
+period is a comb with its zeros on the rocking and its harmonics.
+
+:class:`RockingPeriod` finds the period in the spectra of the cells'
+readings, second by second of stream time (a second is measured once it
+is over and used from the next on, as :mod:`dsp.detect.playnoise` does,
+so blocks of any size give the same answer). Each spectrum is taken
+relative to the cells' noise in the stream's first, quiet seconds (the
+converters' own filters, the mains aliased), over the seconds in which
+the cell moved; where most cells share one peak, the tower rocks there.
+A tower once seen rocking keeps its comb. :class:`RockingComb` is the
+moving mean, per cell over its fresh readings. The settled view reads
+its plates through the comb (:class:`dsp.detect.loadcell.LoadChannelProcessor`).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+
+from dsp.detect.orderstats import median
+from dsp.detect.playnoise import fresh_differences, second_noise
+
+# Why 3 seconds: at 10 readings a second a period of 2-4 readings must show
+# several times over to stand out of the noise; three seconds of 80
+# readings hold 8-24 periods of a 2.5-8 Hz rocking.
+ANALYSIS_S = 3
+# Why 1-12 Hz: a tower rocking on a table moves at a few hertz (model I:
+# 2.5-8 Hz); slower motion is drift, creep and hands, faster the plates'
+# own ringing on their cells and the mains aliased (30 Hz at 80 a second).
+MIN_HZ = 1.0
+MAX_HZ = 12.0
+# The grid the spectra are kept on, in hertz.
+GRID_HZ = 0.05
+# Zero padding of each second's spectra (a finer grid for the peak).
+PAD = 4
+# Why a cell counts in a second once it moves at 1.5 times its tare noise:
+# a rocking tower's upper cells swing far while its lowest barely do
+# (model I: 1.2-28 times); a quiet cell's spectrum is only its noise.
+MOVING_RATIO = 1.5
+# Why 60 seconds: long enough to gather a tower's rocking over a dozen
+# throws, short against a session.
+MEMORY_S = 60
+# Why 4 seconds in which a cell moved: model I's towers showed their
+# rocking after a median 21 s of play this way (20 of 32 recordings of
+# towers 1-8; 18 with 8 seconds). No tower of models A and D-H was taken
+# for rocking, two recordings each of B and C were (later, at 9-10 Hz and
+# 2-3 Hz).
+MIN_EVIDENCE = 4.0
+# The peak: the spectrum within PEAK_WIDTH of its frequency is PEAKY times
+# as dense as from FLANK_WIDTH to FLANK_OUT either side (what of that lies
+# in the band). Why a tenth: a 3 s window resolves a third of a hertz,
+# a tenth of a 3 Hz rocking. Why 3 times: at 2.5 five recordings of model
+# C (a hand steadying the tower, with its tremor) and four of B were taken
+# for rocking, at 3 two of each.
+PEAK_WIDTH = 0.1
+FLANK_WIDTH = 0.25
+FLANK_OUT = 0.5
+PEAKY = 3.0
+# Why half the cells: the rocking is one mode of the whole tower, seen by
+# every cell; a plate ringing on its own cell, or two, is not.
+SHARED_BY = 0.5
+# Why 5 readings: fewer first differences say nothing of a spectrum.
+_MIN_READINGS = 5
+# The longest comb kept: a second at 80 readings a second, and then some.
+MAX_COMB_READINGS = 128
+_GRID = np.arange(MIN_HZ, MAX_HZ + GRID_HZ / 2, GRID_HZ)
+
+
+def cell_spectra(rows: np.ndarray, fresh: np.ndarray, per_second: float) -> np.ndarray:
+    """Each cell's power spectrum of its first differences, on ``_GRID``, summing to 1.
+
+    First differences over the fresh readings turn a step into one short
+    blip and take drift out. Frequencies above the readings' Nyquist rate
+    are 0; a cell with fewer than ``_MIN_READINGS`` is NaN.
+    """
+    diffs = fresh_differences(np.asarray(rows, dtype=np.float64), np.asarray(fresh, dtype=bool))
+    n = diffs.shape[1]
+    out = np.full((n, _GRID.size), np.nan)
+    if per_second <= 0:
+        return out
+    size = 1 << int(PAD * diffs.shape[0] - 1).bit_length()
+    hz = np.fft.rfftfreq(size) * per_second
+    inside = _GRID <= 0.5 * per_second
+    for k in range(n):
+        d = diffs[:, k]
+        d = d[np.isfinite(d)]
+        if d.size < _MIN_READINGS:
+            continue
+        power = np.abs(np.fft.rfft(d - d.mean(), size)) ** 2
+        on_grid = np.where(inside, np.interp(_GRID, hz, power), 0.0)
+        total = float(on_grid.sum())
+        out[k] = on_grid / total if total > 0.0 else np.nan
+    return out
+
+
+def smoothed(spectrum: np.ndarray, half_width_hz: float = 0.5) -> np.ndarray:
+    """``spectrum`` (on ``_GRID``) averaged over ``half_width_hz`` either side."""
+    half = max(1, round(half_width_hz / GRID_HZ))
+    kernel = np.ones(2 * half + 1)
+    sums = np.convolve(spectrum, kernel, mode="same")
+    counts = np.convolve(np.ones_like(spectrum), kernel, mode="same")
+    return sums / counts
+
+
+def shared_peak(spectra: np.ndarray, weights: np.ndarray) -> float:
+    """The frequency (Hz) of a peak most cells' spectra share, or NaN.
+
+    ``spectra``: each cell's spectrum on ``_GRID`` (rows summing to 1);
+    ``weights``: how much motion each was gathered over. The peak is the
+    highest point of the weighted mean away from the band's edges (where
+    the tilt of differenced noise, or a step's, piles up), refined by a
+    parabola; a cell shows it where the spectrum within ``PEAK_WIDTH`` of
+    it is ``PEAKY`` times as dense as beyond ``FLANK_WIDTH``.
+    """
+    counted = (weights >= MIN_EVIDENCE) & np.isfinite(spectra).all(axis=1)
+    if np.count_nonzero(counted) < 2:
+        return float("nan")
+    usable = spectra[counted]
+    top = _GRID[np.flatnonzero(usable.sum(axis=0) > 0)[-1]] if usable.any() else 0.0
+    mean = usable.mean(axis=0)
+    interior = (_GRID >= MIN_HZ * (1 + FLANK_OUT)) & (_GRID <= top / (1 + FLANK_WIDTH))
+    if not interior.any():
+        return float("nan")
+    peak = int(np.argmax(np.where(interior, mean, -1.0)))
+    below, at, above = mean[peak - 1], mean[peak], mean[min(peak + 1, mean.size - 1)]
+    curve = below - 2.0 * at + above
+    shift = 0.5 * (below - above) / curve if curve < 0.0 else 0.0
+    f = float(_GRID[peak] + np.clip(shift, -0.5, 0.5) * GRID_HZ)
+    near = np.abs(_GRID - f) <= PEAK_WIDTH * f
+    flank = (
+        (np.abs(_GRID - f) > FLANK_WIDTH * f) & (np.abs(_GRID - f) <= FLANK_OUT * f)
+        & (_GRID <= top) & (_GRID >= MIN_HZ)
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        density = usable[:, near].mean(axis=1) / usable[:, flank].mean(axis=1)
+    if np.count_nonzero(density >= PEAKY) < SHARED_BY * spectra.shape[0]:
+        return float("nan")
+    return f
+
+
+class RockingPeriod:
+    """Whether the tower rocks as a whole, and its period in fresh readings.
+
+    Parameters
+    ----------
+    n_channels : int
+        Number of load cells.
+    """
+
+    def __init__(self, n_channels: int) -> None:
+        self.n_channels = int(n_channels)
+        self._second: int | None = None
+        self._rows: list[np.ndarray] = []
+        self._fresh: list[np.ndarray] = []
+        self._recent: deque[tuple[np.ndarray, np.ndarray]] = deque(maxlen=ANALYSIS_S)
+        # Per closed second: each cell's noise and spectrum (of the seconds up to it).
+        self._seconds: deque[tuple[np.ndarray, np.ndarray]] = deque(maxlen=MEMORY_S)
+        self._per_second = float("nan")
+        self._quiet: np.ndarray | None = None
+        # A tower once seen rocking rocks again with every throw: its comb stays.
+        self._established = 1
+        self._judged_for = b""
+        #: Seconds between a cell's fresh readings (the cells' median), as last measured.
+        self.reading_interval_s = float("nan")
+
+    def begin(self, second: int) -> None:
+        """Readings of ``second`` come next: the second before is over and measured."""
+        if self._second is not None and second != self._second:
+            self._close()
+        self._second = int(second)
+
+    def add(self, values: np.ndarray, fresh: np.ndarray) -> None:
+        """Readings of the current second (shape ``(m, n_channels)``) and which are fresh."""
+        if len(values):
+            self._rows.append(np.asarray(values, dtype=np.float64))
+            self._fresh.append(np.asarray(fresh, dtype=bool))
+
+    def _close(self) -> None:
+        if not self._rows:
+            return
+        rows, fresh = np.concatenate(self._rows), np.concatenate(self._fresh)
+        self._rows.clear()
+        self._fresh.clear()
+        self._recent.append((rows, fresh))
+        noise = second_noise(rows, fresh)
+        # Fresh readings a second (the cells' median).
+        per_second = float(median(np.count_nonzero(fresh, axis=0)))
+        if per_second > 0:
+            self.reading_interval_s = 1.0 / per_second
+            self._per_second = per_second
+        spectra = cell_spectra(
+            np.concatenate([r for r, _ in self._recent]),
+            np.concatenate([f for _, f in self._recent]),
+            per_second,
+        )
+        if self._quiet is None and len(self._recent) == ANALYSIS_S:
+            # The stream's first seconds: the empty, quiet tower the tare
+            # reads. Its cells' mean spectrum is the shape of their noise
+            # (the converters' filters, the differences' tilt, the mains
+            # aliased), which every later spectrum is measured against.
+            quiet = np.nanmean(spectra, axis=0) if np.isfinite(spectra).any() else None
+            if quiet is not None:
+                quiet = smoothed(quiet)
+                self._quiet = np.where(quiet > 0, quiet, np.nan)
+        if self._quiet is not None:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                white = np.nan_to_num(spectra / self._quiet, nan=0.0, posinf=0.0)
+            sums = white.sum(axis=1, keepdims=True)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                spectra = np.where(np.isfinite(spectra) & (sums > 0), white / sums, np.nan)
+            self._seconds.append((noise, spectra))
+        self._judged_for = b""
+
+    def comb_readings(self, tare_sigma: np.ndarray) -> int:
+        """How many fresh readings one period of the rocking spans now (1: never seen rocking).
+
+        Each cell's spectra of the last ``MEMORY_S`` seconds in which it
+        moved (``MOVING_RATIO`` times its tare noise) are summed; where most
+        cells share a peak (:func:`shared_peak`), the tower rocks at it.
+        """
+        tare = np.asarray(tare_sigma, dtype=np.float64)
+        key = tare.tobytes()
+        if key == self._judged_for or not self._seconds:
+            return self._established
+        self._judged_for = key
+        total = np.zeros((self.n_channels, _GRID.size))
+        weights = np.zeros(self.n_channels)
+        for noise, spectra in self._seconds:
+            with np.errstate(invalid="ignore"):
+                moving = (noise > MOVING_RATIO * tare) & np.isfinite(spectra).all(axis=1)
+            total[moving] += spectra[moving]
+            weights += moving
+        with np.errstate(invalid="ignore", divide="ignore"):
+            spectra = total / weights[:, None]
+        f = shared_peak(spectra, weights)
+        if np.isfinite(f) and f > 0 and np.isfinite(self._per_second):
+            self._established = int(min(MAX_COMB_READINGS, max(1, round(self._per_second / f))))
+        return self._established
+
+
+class RockingComb:
+    """Each cell's mean over its last ``length`` fresh readings: the rocking averaged out.
+
+    A stale reading (a converter slower than the messages) holds the mean
+    of the fresh ones before it; an invalid one (a lifted module) passes
+    as it is and starts the cell's mean afresh. Readings are remembered
+    whether or not the comb is on, so it starts with a full period. The
+    means are differences of one running sum per cell, kept from block to
+    block, so blocks of any size give the same numbers to the bit.
+    """
+
+    def __init__(self, n_channels: int) -> None:
+        self.n_channels = int(n_channels)
+        # Each cell's running sums up to its last fresh readings (the first: 0).
+        self._sums: list[np.ndarray] = [np.zeros(1) for _ in range(self.n_channels)]
+        self._held = np.full(self.n_channels, np.nan)
+
+    def apply(
+        self, values: np.ndarray, valid: np.ndarray, fresh: np.ndarray, length: int
+    ) -> np.ndarray:
+        """The readings seen through the comb (``length`` 1: as they are)."""
+        values = np.asarray(values, dtype=np.float64)
+        out = values.copy()
+        length = max(1, int(length))
+        for k in range(self.n_channels):
+            ok = valid[:, k]
+            new = ok & fresh[:, k]
+            sums = self._sums[k]
+            breaks = np.flatnonzero(~ok)
+            # Segments between invalid readings: each starts the mean afresh.
+            starts = np.r_[0, breaks + 1]
+            ends = np.r_[breaks, values.shape[0]]
+            for a, b in zip(starts, ends, strict=True):
+                if a > 0:
+                    sums = np.zeros(1)
+                    self._held[k] = np.nan
+                if b <= a:
+                    continue
+                idx = a + np.flatnonzero(new[a:b])
+                means = np.zeros(0)
+                if idx.size:
+                    # np.cumsum adds in order: the same sums however the stream is cut.
+                    running = np.cumsum(np.r_[sums[-1], values[idx, k]])[1:]
+                    whole = np.r_[sums, running]
+                    at = np.arange(sums.size, whole.size)
+                    span = np.minimum(length, at)
+                    means = (whole[at] - whole[at - span]) / span
+                    sums = whole[-(MAX_COMB_READINGS + 1):]
+                if length == 1:
+                    # As they are (and remembered, the last one to be held).
+                    if idx.size:
+                        self._held[k] = values[idx[-1], k]
+                    continue
+                # Stale readings hold the last fresh mean (or the reading itself before any).
+                order = np.searchsorted(idx, np.arange(a, b), side="right") - 1
+                held = np.where(order >= 0, means[np.maximum(order, 0)] if means.size else 0.0,
+                                self._held[k])
+                out[a:b, k] = np.where(np.isfinite(held), held, values[a:b, k])
+                if means.size:
+                    self._held[k] = means[-1]
+            self._sums[k] = sums
+        return out

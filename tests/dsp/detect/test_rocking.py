@@ -1,0 +1,174 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dsp.detect.loadcell import LoadChannelProcessor, LoadStep
+from dsp.detect.playnoise import fresh_differences
+from dsp.detect.rocking import RockingComb, RockingPeriod
+
+TARE = 40.0  # counts of noise on an empty, quiet tower
+CUBE = 8000.0
+
+
+def _tower(
+    seconds: float, rate: float, *, rock_hz: float, rocking: float, on: slice = slice(None),
+    hum: float = 0.0, seed: int = 3,
+) -> tuple[np.ndarray, np.ndarray]:
+    """A tower read ``rate`` times a second: quiet for 4 s, then rocking.
+
+    Every throw (one each 3 s from 5 s) sets the tower's one mode going
+    (``rock_hz``, decaying over a few seconds, ``rocking`` counts on the
+    cells ``on``, each with its own sign and share) and lands a cube on
+    a plate (7, 6, 5 in turn). ``hum``: the mains aliased onto every cell
+    at 10 Hz, all the time.
+    """
+    rng = np.random.default_rng(seed)
+    t = np.arange(int(seconds * rate)) / rate
+    v = rng.normal(0.0, TARE, (t.size, 8)) + rng.uniform(-1e5, 1e5, 8)
+    gains = rng.uniform(0.5, 1.0, 8) * rng.choice([-1.0, 1.0], 8)
+    sway = np.zeros(t.size)
+    for k, throw in enumerate(np.arange(5.0, seconds - 2.0, 3.0)):
+        after = t >= throw
+        age = t[after] - throw
+        sway[after] += np.exp(-age / 2.5) * np.sin(2 * np.pi * rock_hz * age + k)
+        v[t >= throw + 0.3, 7 - k % 3] += CUBE
+    rocked = rocking * sway[:, None] * gains[None, :]
+    v[:, on] += rocked[:, on]
+    v += hum * np.sin(2 * np.pi * 10.0 * t + rng.uniform(0, 6.3, 8)[:, None]).T
+    return t, v
+
+
+def _combs(t: np.ndarray, v: np.ndarray, cuts: list[int], fresh: np.ndarray | None = None
+           ) -> list[int]:
+    """The comb length the tracker gives at the start of every second, fed in blocks."""
+    tracker = RockingPeriod(8)
+    tare = np.full(8, TARE)
+    fresh = np.ones(v.shape, dtype=bool) if fresh is None else fresh
+    out = []
+    edges = [0, *sorted(set(cuts)), t.size]
+    second = None
+    for a, b in zip(edges[:-1], edges[1:], strict=True):
+        secs = np.floor(t[a:b]).astype(int)
+        for s in np.unique(secs):
+            rows = np.flatnonzero(secs == s) + a
+            if s != second:
+                tracker.begin(int(s))
+                out.append(tracker.comb_readings(tare))
+                second = s
+            tracker.add(v[rows], fresh[rows])
+    return out
+
+
+@pytest.mark.parametrize(("rate", "rock_hz"), [(80.0, 2.7), (80.0, 6.5), (10.0, 3.3)])
+def test_a_rocking_tower_gets_a_comb_one_period_long(rate: float, rock_hz: float) -> None:
+    t, v = _tower(60.0, rate, rock_hz=rock_hz, rocking=4000.0)
+    combs = _combs(t, v, [])
+    assert combs[:8] == [1] * 8  # the quiet start and the first throws: not yet known
+    found = [c for c in combs if c > 1]
+    assert found, "the rocking was never found"
+    assert combs.index(found[0]) <= 25
+    assert abs(found[-1] - rate / rock_hz) <= 1.0
+    # Once found it stays: a rocking tower rocks again with every throw.
+    assert all(c > 1 for c in combs[combs.index(found[0]):])
+
+
+def test_a_quiet_tower_gets_none() -> None:
+    t, v = _tower(60.0, 80.0, rock_hz=2.7, rocking=0.0)
+    assert set(_combs(t, v, [])) == {1}
+
+
+def test_the_mains_on_the_cells_is_no_rocking() -> None:
+    # Hum that was there from the start is part of the cells' noise.
+    t, v = _tower(60.0, 80.0, rock_hz=2.7, rocking=0.0, hum=3 * TARE)
+    assert set(_combs(t, v, [])) == {1}
+
+
+def test_plates_ringing_on_their_own_are_no_rocking() -> None:
+    # Three plates swinging, each at its own rate: not one mode of the tower.
+    t, v = _tower(60.0, 80.0, rock_hz=2.7, rocking=0.0)
+    rng = np.random.default_rng(8)
+    for level, hz in ((5, 3.1), (6, 4.4), (7, 6.2)):
+        for throw in np.arange(5.0, 58.0, 3.0):
+            after = t >= throw
+            age = t[after] - throw
+            v[after, level] += 3000.0 * np.exp(-age / 1.5) * np.sin(2 * np.pi * hz * age
+                                                                    + rng.uniform(0, 6.3))
+    assert set(_combs(t, v, [])) == {1}
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=3199), max_size=8))
+def test_block_sizes_do_not_change_the_comb(cuts: list[int]) -> None:
+    t, v = _tower(40.0, 80.0, rock_hz=2.7, rocking=4000.0)
+    assert _combs(t, v, []) == _combs(t, v, cuts)
+
+
+def test_fresh_differences_skip_stale_readings() -> None:
+    rows = np.array([[1.0, 5.0], [1.0, 7.0], [4.0, 7.0], [4.0, 6.0]])
+    fresh = np.array([[True, True], [False, True], [True, False], [False, True]])
+    d = fresh_differences(rows, fresh)
+    assert np.isnan(d[0]).all()
+    assert np.isnan(d[1, 0]) and d[1, 1] == 2.0
+    assert d[2, 0] == 3.0 and np.isnan(d[2, 1])
+    assert np.isnan(d[3, 0]) and d[3, 1] == -1.0
+
+
+def test_the_comb_is_a_mean_over_the_last_fresh_readings() -> None:
+    comb = RockingComb(1)
+    values = np.arange(1.0, 9.0)[:, None]
+    ok = np.ones((8, 1), dtype=bool)
+    fresh = ok.copy()
+    fresh[4] = False  # a stale reading holds the mean before it
+    out = comb.apply(values, ok, fresh, 3)[:, 0]
+    assert out.tolist() == pytest.approx([1.0, 1.5, 2.0, 3.0, 3.0, 13 / 3, 17 / 3, 7.0])
+    # Off (length 1), the readings pass as they are, and are remembered.
+    assert comb.apply(np.array([[20.0]]), ok[:1], ok[:1], 1)[0, 0] == 20.0
+    assert comb.apply(np.array([[26.0]]), ok[:1], ok[:1], 3)[0, 0] == pytest.approx(18.0)
+
+
+def test_an_invalid_reading_passes_and_starts_the_mean_afresh() -> None:
+    comb = RockingComb(1)
+    values = np.array([[10.0], [20.0], [0.0], [50.0], [70.0]])
+    ok = np.array([[True], [True], [False], [True], [True]])
+    out = comb.apply(values, ok, ok, 4)[:, 0]
+    assert out.tolist() == [10.0, 15.0, 0.0, 50.0, 60.0]
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=199), max_size=8),
+       st.integers(min_value=1, max_value=9))
+def test_block_sizes_do_not_change_the_combs_output(cuts: list[int], length: int) -> None:
+    rng = np.random.default_rng(2)
+    values = np.round(rng.normal(0, 1000, (200, 3)))
+    ok = rng.random((200, 3)) > 0.02
+    fresh = ok & (rng.random((200, 3)) > 0.3)
+    whole = RockingComb(3).apply(values, ok, fresh, length)
+    comb = RockingComb(3)
+    edges = [0, *sorted(set(cuts)), 200]
+    parts = [comb.apply(values[a:b], ok[a:b], fresh[a:b], length)
+             for a, b in zip(edges[:-1], edges[1:], strict=True)]
+    assert np.array_equal(whole, np.concatenate(parts))
+
+
+def _settled_steps(t: np.ndarray, v: np.ndarray, rate: float, *, comb: bool) -> list[LoadStep]:
+    view = LoadChannelProcessor(n_channels=8, sample_rate_hz=rate, stable_window_ms=300.0,
+                                step_sigmas=6.0, play_noise=comb)
+    ok = np.ones(v.shape, dtype=bool)
+    return view.process(t_s=t, values=v, valid=ok).steps
+
+
+def test_the_settled_view_reads_cubes_on_a_rocking_tower_through_the_comb() -> None:
+    t, v = _tower(60.0, 80.0, rock_hz=2.7, rocking=4000.0)
+    landings = np.arange(5.0, 58.0, 3.0) + 0.3
+    expected = [(7 - k % 3, at) for k, at in enumerate(landings)]
+    found = [s for s in _settled_steps(t, v, 80.0, comb=True) if s.t_before_s > 10.0]
+    # Once the rocking is known (a few throws in), every cube, once, on its plate ...
+    assert [(s.level, round(s.delta_counts / CUBE, 1)) for s in found] == [
+        (level, 1.0) for level, at in expected if at > 10.5]
+    # ... timed within the comb's span of its landing, settled within 1.5 s.
+    for step, (_, at) in zip(found, [e for e in expected if e[1] > 10.5], strict=True):
+        assert at - 0.6 <= step.t_before_s <= at
+        assert at <= step.t_settled_s <= at + 1.5
+    # Judged by the tare's noise alone the plates are never still.
+    assert len(_settled_steps(t, v, 80.0, comb=False)) < len(expected) // 2
