@@ -30,6 +30,7 @@ from dsp.detect.loadcell import (
 from dsp.detect.loadfront import LoadFrontEnd, LoadRows
 from dsp.detect.memory import FusionStats
 from dsp.detect.piezo import PiezoChain, PlateBusy, TimedImpact
+from dsp.detect.rocking import RockingPeriod
 
 # Why 2.5 s: the device sends piezo and load interleaved within milliseconds;
 # a stream silent for a second is absent (or stalled) and must not hold back
@@ -76,6 +77,7 @@ class DetectorDiagnostics:
     piezo_dropped_sets: int
     acoustic_learnt: int
     load_rows_dropped: int = 0
+    rocking_hz: float = 0.0  # the tower's rocking, as the settled view combs it out (0: none)
 
 
 class Detector:
@@ -147,6 +149,8 @@ class Detector:
     def _build_load_views(self, rate_hz: float) -> None:
         """The load processors for rows coming ``rate_hz`` a second."""
         cal, n_levels = self.calibration, self.n_levels
+        # The settled views take the same rows: one tracker of the rocking.
+        self.rocking = rocking = RockingPeriod(n_levels)
 
         def view(*, settled: bool, short: bool = False) -> LoadChannelProcessor:
             # The fast view reads ringing plates too; the settled view takes
@@ -164,6 +168,7 @@ class Detector:
                 ),
                 noisy_cap_cubes=NOISY_CAP_CUBES if settled else None,
                 play_noise=settled,
+                rocking=rocking if settled else None,
             )
 
         self.load = view(settled=False)
@@ -436,6 +441,7 @@ class Detector:
             piezo_dropped_sets=self.piezo.dropped_sets,
             load_rows_dropped=self.load_rows_dropped,
             acoustic_learnt=self.acoustic.n_learnt,
+            rocking_hz=self.rocking.rocking_hz,
         )
 
     def learnt_calibration(self) -> DetectorCalibration:

@@ -284,6 +284,9 @@ class LoadChannelProcessor:
         (:mod:`dsp.detect.playnoise`), and read the plates through a comb
         over one period of the rocking while it shows one
         (:mod:`dsp.detect.rocking`; the settled view).
+    rocking : RockingPeriod, optional
+        The tracker of the tower's rocking, shared with another view fed
+        the same rows (else its own).
     """
 
     def __init__(
@@ -301,6 +304,7 @@ class LoadChannelProcessor:
         min_window_readings: int | None = None,
         noisy_cap_cubes: float | None = None,
         play_noise: bool = False,
+        rocking: RockingPeriod | None = None,
     ) -> None:
         if sample_rate_hz <= 0:
             raise ValueError("sample_rate_hz must be positive")
@@ -336,7 +340,7 @@ class LoadChannelProcessor:
         # The noise learnt at the tare (or given); ``sigma`` may rise above it in play.
         self.tare_sigma = self.sigma.copy()
         self._play = PlayNoise(n) if play_noise else None
-        self._rocking = RockingPeriod(n) if play_noise else None
+        self._rocking = (rocking or RockingPeriod(n)) if play_noise else None
         self._comb = RockingComb(n) if play_noise else None
         self._tare_rows: list[np.ndarray] = []
         self._tare_valid: list[np.ndarray] = []
@@ -511,8 +515,9 @@ class LoadChannelProcessor:
         assert self._play is not None and self._rocking is not None and self._comb is not None
         seconds = PlayNoise.second_of(t_s)
         edges = np.r_[0, np.flatnonzero(np.diff(seconds)) + 1, t_s.size]
-        # (first row, noise, comb) of each run of seconds judged alike.
-        runs: list[tuple[int, np.ndarray | None, int]] = []
+        # (first row, noise, comb, seconds between fresh readings) of each
+        # run of seconds judged alike.
+        runs: list[tuple[int, np.ndarray | None, int, float]] = []
         ready = self.noise_ready
         seen = np.empty_like(values)
         for a, b in zip(edges[:-1], edges[1:], strict=True):
@@ -520,8 +525,10 @@ class LoadChannelProcessor:
             self._play.begin(second)
             self._rocking.begin(second)
             sigma = self._play.sigma(self.tare_sigma) if ready else None
-            comb = self._rocking.comb_readings(self.tare_sigma) if ready else 1
-            self._rocking.add(values[a:b], fresh[a:b])
+            comb, interval_s = (
+                self._rocking.comb_at(self.tare_sigma, second) if ready else (1, 0.0)
+            )
+            self._rocking.add(t_s[a:b], values[a:b], fresh[a:b])
             seen[a:b] = self._comb.apply(values[a:b], valid[a:b], fresh[a:b], comb)
             # The noise that is left once the comb has taken the rocking out.
             self._play.add(seen[a:b], fresh[a:b])
@@ -529,13 +536,13 @@ class LoadChannelProcessor:
             if not runs or (
                 sigma is not None
                 and (runs[-1][1] is None or not np.array_equal(sigma, runs[-1][1])
-                     or comb != runs[-1][2])
+                     or (comb, interval_s) != runs[-1][2:])
             ):
-                runs.append((int(a), sigma, comb))
+                runs.append((int(a), sigma, comb, interval_s))
         steps: list[LoadStep] = []
         connections: list[LoadConnection] = []
-        bounds = [a for a, _, _ in runs] + [t_s.size]
-        for (a, sigma, comb), b in zip(runs, bounds[1:], strict=True):
+        bounds = [a for a, _, _, _ in runs] + [t_s.size]
+        for (a, sigma, comb, interval_s), b in zip(runs, bounds[1:], strict=True):
             if sigma is not None:
                 self.sigma = sigma
             part = self._process(t_s[a:b], seen[a:b], valid[a:b], fresh[a:b], read_t[a:b])
@@ -543,7 +550,7 @@ class LoadChannelProcessor:
                 # A mean over the comb's span lags the readings by half of it.
                 # (Measured on model I towers 1-8: 68.1 % right this way, 67.3
                 # taking only the settling as late, by the whole span.)
-                lag_s = 0.5 * (comb - 1) * self._rocking.reading_interval_s
+                lag_s = 0.5 * (comb - 1) * interval_s
                 part.steps[:] = [
                     replace(step, t_before_s=step.t_before_s - lag_s,
                             t_settled_s=step.t_settled_s - lag_s)

@@ -70,6 +70,8 @@ PEAKY = 3.0
 SHARED_BY = 0.5
 # Why 5 readings: fewer first differences say nothing of a spectrum.
 _MIN_READINGS = 5
+# Seconds whose comb is remembered for a second view (its blocks lag by one at most).
+_COMBS_KEPT = 8
 # The longest comb kept: a second at 80 readings a second, and then some.
 MAX_COMB_READINGS = 128
 _GRID = np.arange(MIN_HZ, MAX_HZ + GRID_HZ / 2, GRID_HZ)
@@ -161,28 +163,50 @@ class RockingPeriod:
         self._second: int | None = None
         self._rows: list[np.ndarray] = []
         self._fresh: list[np.ndarray] = []
+        self._last_t = -np.inf
+        # The comb each recent second began with (for a second view).
+        self._combs: dict[int | None, tuple[int, float]] = {}
         self._recent: deque[tuple[np.ndarray, np.ndarray]] = deque(maxlen=ANALYSIS_S)
-        # Per closed second: each cell's noise and spectrum (of the seconds up to it).
-        self._seconds: deque[tuple[np.ndarray, np.ndarray]] = deque(maxlen=MEMORY_S)
-        self._per_second = float("nan")
         self._quiet: np.ndarray | None = None
+        # Closed seconds not yet judged: their analysis window's readings,
+        # each cell's noise, fresh readings a second.
+        self._pending: list[tuple[np.ndarray, np.ndarray, np.ndarray, float]] = []
+        # The judged seconds of the memory (the cells each added, and their
+        # spectra), the sums of those spectra, and how many each cell has.
+        self._memory: deque[tuple[np.ndarray, np.ndarray]] = deque()
+        self._total = np.zeros((self.n_channels, _GRID.size))
+        self._weights = np.zeros(self.n_channels)
+        self._tare_key = b""
         # A tower once seen rocking rocks again with every throw: its comb stays.
         self._established = 1
-        self._judged_for = b""
+        self._established_interval_s = 0.0  # between fresh readings, as then
         #: Seconds between a cell's fresh readings (the cells' median), as last measured.
         self.reading_interval_s = float("nan")
 
     def begin(self, second: int) -> None:
-        """Readings of ``second`` come next: the second before is over and measured."""
-        if self._second is not None and second != self._second:
+        """Readings of ``second`` come next: the second before is over and measured.
+
+        (A second before the newest begun is one another view sharing the
+        tracker has already taken through: nothing to do.)
+        """
+        if self._second is not None and second <= self._second:
+            return
+        if self._second is not None:
             self._close()
         self._second = int(second)
 
-    def add(self, values: np.ndarray, fresh: np.ndarray) -> None:
-        """Readings of the current second (shape ``(m, n_channels)``) and which are fresh."""
-        if len(values):
-            self._rows.append(np.asarray(values, dtype=np.float64))
-            self._fresh.append(np.asarray(fresh, dtype=bool))
+    def add(self, t_s: np.ndarray, values: np.ndarray, fresh: np.ndarray) -> None:
+        """Readings of the current second at times ``t_s`` (shape ``(m, n_channels)``).
+
+        Readings at or before the last one added are already known and
+        left out: two views fed the same rows can share one tracker.
+        """
+        t_s = np.asarray(t_s, dtype=np.float64)
+        new = t_s > self._last_t
+        if new.any():
+            self._rows.append(np.asarray(values, dtype=np.float64)[new])
+            self._fresh.append(np.asarray(fresh, dtype=bool)[new])
+            self._last_t = float(t_s[new][-1])
 
     def _close(self) -> None:
         if not self._rows:
@@ -191,59 +215,102 @@ class RockingPeriod:
         self._rows.clear()
         self._fresh.clear()
         self._recent.append((rows, fresh))
-        noise = second_noise(rows, fresh)
         # Fresh readings a second (the cells' median).
         per_second = float(median(np.count_nonzero(fresh, axis=0)))
         if per_second > 0:
             self.reading_interval_s = 1.0 / per_second
-            self._per_second = per_second
-        spectra = cell_spectra(
-            np.concatenate([r for r, _ in self._recent]),
-            np.concatenate([f for _, f in self._recent]),
-            per_second,
-        )
-        if self._quiet is None and len(self._recent) == ANALYSIS_S:
+        if len(self._recent) < ANALYSIS_S:
+            return
+        window = np.concatenate([r for r, _ in self._recent])
+        window_fresh = np.concatenate([f for _, f in self._recent])
+        if self._quiet is None:
             # The stream's first seconds: the empty, quiet tower the tare
             # reads. Its cells' mean spectrum is the shape of their noise
             # (the converters' filters, the differences' tilt, the mains
             # aliased), which every later spectrum is measured against.
-            quiet = np.nanmean(spectra, axis=0) if np.isfinite(spectra).any() else None
-            if quiet is not None:
-                quiet = smoothed(quiet)
+            spectra = cell_spectra(window, window_fresh, per_second)
+            if np.isfinite(spectra).any():
+                quiet = smoothed(np.nanmean(spectra, axis=0))
                 self._quiet = np.where(quiet > 0, quiet, np.nan)
-        if self._quiet is not None:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                white = np.nan_to_num(spectra / self._quiet, nan=0.0, posinf=0.0)
-            sums = white.sum(axis=1, keepdims=True)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                spectra = np.where(np.isfinite(spectra) & (sums > 0), white / sums, np.nan)
-            self._seconds.append((noise, spectra))
-        self._judged_for = b""
+        self._pending.append((window, window_fresh, second_noise(rows, fresh), per_second))
 
-    def comb_readings(self, tare_sigma: np.ndarray) -> int:
-        """How many fresh readings one period of the rocking spans now (1: never seen rocking).
+    @property
+    def rocking_hz(self) -> float:
+        """How fast the tower rocks, as its comb takes it out (0: never seen rocking)."""
+        if self._established <= 1 or not self._established_interval_s > 0:
+            return 0.0
+        return 1.0 / (self._established * self._established_interval_s)
+
+    def comb_readings(self, tare_sigma: np.ndarray, second: int | None = None) -> int:
+        """How many fresh readings one period of the rocking spans (1: never seen rocking).
+
+        For ``second`` (default: the newest begun), as it was judged when
+        that second began: a view sharing the tracker gets the same comb
+        for the same second, however far the other has gone.
 
         Each cell's spectra of the last ``MEMORY_S`` seconds in which it
         moved (``MOVING_RATIO`` times its tare noise) are summed; where most
         cells share a peak (:func:`shared_peak`), the tower rocks at it.
+        Each second is judged once, and spectra are taken only of cells
+        that moved: a quiet tower costs next to nothing.
         """
+        return self.comb_at(tare_sigma, second)[0]
+
+    def comb_at(self, tare_sigma: np.ndarray, second: int | None = None) -> tuple[int, float]:
+        """:meth:`comb_readings`, and the seconds between fresh readings it was found at."""
+        if second is None:
+            second = self._second
+        if second not in self._combs:
+            self._judge(tare_sigma)
+            self._combs[second] = (self._established, self._established_interval_s)
+            while len(self._combs) > _COMBS_KEPT:
+                del self._combs[next(iter(self._combs))]
+        return self._combs[second]
+
+    def _judge(self, tare_sigma: np.ndarray) -> int:
         tare = np.asarray(tare_sigma, dtype=np.float64)
         key = tare.tobytes()
-        if key == self._judged_for or not self._seconds:
-            return self._established
-        self._judged_for = key
-        total = np.zeros((self.n_channels, _GRID.size))
-        weights = np.zeros(self.n_channels)
-        for noise, spectra in self._seconds:
+        if key != self._tare_key:
+            # Judged by another tare (only ever the tare's own end): afresh.
+            self._tare_key = key
+            self._memory.clear()
+            self._total[:] = 0.0
+            self._weights[:] = 0.0
+        added = False
+        for window, window_fresh, noise, per_second in self._pending:
+            moving = np.zeros(self.n_channels, dtype=bool)
+            spectra = np.zeros((0, _GRID.size))
             with np.errstate(invalid="ignore"):
-                moving = (noise > MOVING_RATIO * tare) & np.isfinite(spectra).all(axis=1)
-            total[moving] += spectra[moving]
-            weights += moving
+                candidates = noise > MOVING_RATIO * tare
+            if candidates.any() and self._quiet is not None:
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    white = np.nan_to_num(
+                        cell_spectra(window[:, candidates], window_fresh[:, candidates],
+                                     per_second) / self._quiet,
+                        nan=0.0, posinf=0.0,
+                    )
+                sums = white.sum(axis=1)
+                usable = sums > 0
+                moving[np.flatnonzero(candidates)[usable]] = True
+                spectra = white[usable] / sums[usable, None]
+            self._memory.append((moving, spectra))
+            self._total[moving] += spectra
+            self._weights += moving
+            added = added or bool(moving.any())
+            if len(self._memory) > MEMORY_S:
+                gone, gone_spectra = self._memory.popleft()
+                self._total[gone] -= gone_spectra
+                self._weights -= gone
+        self._pending.clear()
+        if not added:
+            return self._established
         with np.errstate(invalid="ignore", divide="ignore"):
-            spectra = total / weights[:, None]
-        f = shared_peak(spectra, weights)
-        if np.isfinite(f) and f > 0 and np.isfinite(self._per_second):
-            self._established = int(min(MAX_COMB_READINGS, max(1, round(self._per_second / f))))
+            spectra = self._total / self._weights[:, None]
+        f = shared_peak(spectra, self._weights)
+        per_second = 1.0 / self.reading_interval_s
+        if np.isfinite(f) and f > 0 and per_second > 0:
+            self._established = int(min(MAX_COMB_READINGS, max(1, round(per_second / f))))
+            self._established_interval_s = self.reading_interval_s
         return self._established
 
 
@@ -269,8 +336,26 @@ class RockingComb:
     ) -> np.ndarray:
         """The readings seen through the comb (``length`` 1: as they are)."""
         values = np.asarray(values, dtype=np.float64)
-        out = values.copy()
         length = max(1, int(length))
+        full = MAX_COMB_READINGS + 1
+        if len(values) and valid.all() and fresh.all() and all(
+            sums.size == full for sums in self._sums
+        ):
+            # The usual block: every reading valid and fresh, every cell's
+            # mean long begun. All cells at once, with the same sums.
+            running = np.cumsum(
+                np.concatenate([np.array([sums[-1] for sums in self._sums])[:, None],
+                                values.T], axis=1), axis=1)[:, 1:]
+            whole = np.concatenate([np.array(self._sums), running], axis=1)
+            at = np.arange(full, whole.shape[1])
+            means = (whole[:, at] - whole[:, at - length]) / length
+            self._sums = list(whole[:, -full:])
+            if length == 1:
+                self._held = values[-1].copy()
+                return values.copy()
+            self._held = means[:, -1].copy()
+            return np.ascontiguousarray(means.T)
+        out = values.copy()
         for k in range(self.n_channels):
             ok = valid[:, k]
             new = ok & fresh[:, k]

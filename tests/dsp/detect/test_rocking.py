@@ -3,9 +3,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dsp.detect.detector import Detector
 from dsp.detect.loadcell import LoadChannelProcessor, LoadStep
 from dsp.detect.playnoise import fresh_differences
 from dsp.detect.rocking import RockingComb, RockingPeriod
+from dsp.detect.synthetic import SyntheticTower
 
 TARE = 40.0  # counts of noise on an empty, quiet tower
 CUBE = 8000.0
@@ -56,7 +58,7 @@ def _combs(t: np.ndarray, v: np.ndarray, cuts: list[int], fresh: np.ndarray | No
                 tracker.begin(int(s))
                 out.append(tracker.comb_readings(tare))
                 second = s
-            tracker.add(v[rows], fresh[rows])
+            tracker.add(t[rows], v[rows], fresh[rows])
     return out
 
 
@@ -135,20 +137,44 @@ def test_an_invalid_reading_passes_and_starts_the_mean_afresh() -> None:
     assert out.tolist() == [10.0, 15.0, 0.0, 50.0, 60.0]
 
 
-@settings(max_examples=20, deadline=None)
-@given(st.lists(st.integers(min_value=1, max_value=199), max_size=8),
-       st.integers(min_value=1, max_value=9))
-def test_block_sizes_do_not_change_the_combs_output(cuts: list[int], length: int) -> None:
+def _naive_comb(values: np.ndarray, ok: np.ndarray, fresh: np.ndarray, length: int
+                ) -> np.ndarray:
+    """The comb as its docstring says, one reading at a time (length 1: as they are)."""
+    out = values.astype(float).copy()
+    if length == 1:
+        return out
+    for k in range(values.shape[1]):
+        kept: list[float] = []
+        held = np.nan
+        for i in range(values.shape[0]):
+            if not ok[i, k]:
+                kept, held = [], np.nan
+                continue
+            if fresh[i, k]:
+                kept.append(values[i, k])
+                held = float(np.mean(kept[-length:]))
+            out[i, k] = held if np.isfinite(held) else values[i, k]
+    return out
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=399), max_size=8),
+       st.integers(min_value=1, max_value=40), st.sampled_from([(0.0, 0.0), (0.02, 0.3)]))
+def test_block_sizes_do_not_change_the_combs_output(
+    cuts: list[int], length: int, damage: tuple[float, float]
+) -> None:
+    # Whole blocks of fresh readings take a path of their own: both give the same.
     rng = np.random.default_rng(2)
-    values = np.round(rng.normal(0, 1000, (200, 3)))
-    ok = rng.random((200, 3)) > 0.02
-    fresh = ok & (rng.random((200, 3)) > 0.3)
+    values = np.round(rng.normal(0, 1000, (400, 3)))
+    ok = rng.random((400, 3)) >= damage[0]
+    fresh = ok & (rng.random((400, 3)) >= damage[1])
     whole = RockingComb(3).apply(values, ok, fresh, length)
     comb = RockingComb(3)
-    edges = [0, *sorted(set(cuts)), 200]
+    edges = [0, *sorted(set(cuts)), 400]
     parts = [comb.apply(values[a:b], ok[a:b], fresh[a:b], length)
              for a, b in zip(edges[:-1], edges[1:], strict=True)]
     assert np.array_equal(whole, np.concatenate(parts))
+    assert np.allclose(whole, _naive_comb(values, ok, fresh, length), rtol=0, atol=1e-9)
 
 
 def _settled_steps(t: np.ndarray, v: np.ndarray, rate: float, *, comb: bool) -> list[LoadStep]:
@@ -172,3 +198,51 @@ def test_the_settled_view_reads_cubes_on_a_rocking_tower_through_the_comb() -> N
         assert at <= step.t_settled_s <= at + 1.5
     # Judged by the tare's noise alone the plates are never still.
     assert len(_settled_steps(t, v, 80.0, comb=False)) < len(expected) // 2
+
+
+def _rocking_session(load_rate_hz: float) -> tuple[SyntheticTower, np.ndarray]:
+    """60 s of throws 3 s apart on a tower that rocks at 3.3 Hz after each; its load counts."""
+    tower = SyntheticTower(duration_s=60.0, seed=7, load_rate_hz=load_rate_hz)
+    rng = np.random.default_rng(7)
+    throws = np.arange(5.0, 56.0, 3.0)
+    for t in throws:
+        tower.throw(float(t), int(rng.choice([5, 6, 7])))
+    load = tower.load_counts().astype(np.float64)
+    gains = rng.uniform(0.3, 0.6, 8) * rng.choice([-1.0, 1.0], 8) * np.linspace(0.5, 1.0, 8)
+    sway = np.zeros(tower.load_t_s.size)
+    for k, throw in enumerate(throws):
+        age = tower.load_t_s - throw
+        on = age >= 0
+        sway[on] += np.exp(-age[on] / 2.5) * np.sin(2 * np.pi * 3.3 * age[on] + k)
+    cube = float(np.abs(np.diff(load, axis=0)).max())
+    return tower, np.round(load + cube * sway[:, None] * gains[None, :])
+
+
+def _detect_rocking(tower: SyntheticTower, load: np.ndarray, cuts: list[int]
+                    ) -> tuple[Detector, list]:
+    det = Detector(piezo_rate_hz=2000.0, load_rate_hz=tower.load_rate_hz)
+    piezo = tower.piezo_codes()
+    per_s = int(tower.load_rate_hz)
+    edges = [0, *sorted(set(cuts) | set(range(0, load.shape[0], per_s))), load.shape[0]]
+    out: list = []
+    for a, b in zip(edges[:-1], edges[1:], strict=True):
+        if b <= a:
+            continue
+        t0 = 0.0 if a == 0 else float(tower.load_t_s[a - 1])
+        t1 = float(tower.load_t_s[b - 1])
+        out += det.feed_piezo(t0, piezo[int(t0 * 2000) : int(t1 * 2000)])
+        out += det.feed_load(tower.load_t_s[a:b], load[a:b], tower.load_valid[a:b])
+    return det, out + det.finish()
+
+
+@settings(max_examples=3, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=599), min_size=5, max_size=30))
+def test_the_detector_on_a_rocking_tower_gives_one_answer_however_the_stream_is_cut(
+    cuts: list[int],
+) -> None:
+    # At 10 readings a second both settled views (long and short windows)
+    # share one tracker of the rocking.
+    tower, load = _rocking_session(10.0)
+    det, whole = _detect_rocking(tower, load, [])
+    assert abs(det.diagnostics().rocking_hz - 3.3) < 0.3
+    assert _detect_rocking(tower, load, cuts)[1] == whole
