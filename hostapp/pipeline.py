@@ -407,6 +407,11 @@ class LivePipeline:
         detector = self.pipeline.detector
         return tuple(sorted(detector.fusion.deaf_discs.deaf)) if detector else ()
 
+    def rocking_hz(self) -> float:
+        """How fast the tower rocks on its table, as the detector combs it out (0: it does not)."""
+        detector = self.pipeline.detector
+        return detector.rocking.rocking_hz if detector else 0.0
+
     def feed(self, messages: Iterable[object]) -> list[Event]:
         """Feed messages in arrival order; returns the events they decided."""
         stamped: list[_Stamped] = []

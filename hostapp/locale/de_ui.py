@@ -1,6 +1,11 @@
 """German texts of the desktop app's window, source bar, live view and Mord im Arosa screens."""
 
 MESSAGES = {
+    "The tower rocks on its table (about {hz:.1f} times a second): landings come late "
+    "or are missed while it does. Stand it on a firm, heavy table with a felt pad under it.":
+        "Der Turm schaukelt auf seinem Tisch (etwa {hz:.1f}-mal pro Sekunde): Landungen "
+        "kommen spät oder gehen verloren, solange er das tut. Stell ihn auf einen festen, "
+        "schweren Tisch mit einer Filzunterlage.",
     "The contact microphones of levels {levels} hear none of their plates' landings. "
     "Check their wires and glue.":
         "Die Kontaktmikrofone der Ebenen {levels} hören keine Landung auf ihren Böden. "

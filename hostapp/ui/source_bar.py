@@ -68,14 +68,22 @@ _DEAF_DISCS = (
 )
 
 
+_ROCKING = (
+    "The tower rocks on its table (about {hz:.1f} times a second): landings come late "
+    "or are missed while it does. Stand it on a firm, heavy table with a felt pad under it."
+)
+
+
 def warning_line(status: StreamStatus) -> str:
-    """What the detector found wrong with the sensors ("" when nothing)."""
+    """What the detector found wrong with the sensors or the tower ("" when nothing)."""
     parts = [
         tr(texts[len(levels) > 1], levels=", ".join(str(level) for level in levels))
         for levels, texts in ((status.silent_cells, _SILENT_CELLS),
                               (status.deaf_discs, _DEAF_DISCS))
         if levels
     ]
+    if status.rocking_hz > 0:
+        parts.append(tr(_ROCKING, hz=status.rocking_hz))
     return " ".join(parts)
 
 

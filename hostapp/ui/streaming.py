@@ -65,6 +65,9 @@ class Detector(Protocol):
     def deaf_discs(self) -> tuple[int, ...]:
         """Levels whose contact microphones hear none of their plate's landings."""
 
+    def rocking_hz(self) -> float:
+        """How fast the tower rocks on its table (0: it does not)."""
+
 
 @dataclass(frozen=True)
 class SourceHealth:
@@ -105,6 +108,7 @@ class StreamStatus:
     messages_per_s: float
     silent_cells: tuple[int, ...] = ()
     deaf_discs: tuple[int, ...] = ()
+    rocking_hz: float = 0.0
 
 
 class DetectionWorker(threading.Thread):
@@ -134,6 +138,7 @@ class DetectionWorker(threading.Thread):
         self.messages_seen = 0
         self.silent_cells: tuple[int, ...] = ()
         self.deaf_discs: tuple[int, ...] = ()
+        self.rocking_hz = 0.0
 
     def run(self) -> None:
         while not self._stopping.is_set():
@@ -147,8 +152,10 @@ class DetectionWorker(threading.Thread):
                 self.detector_errors += 1
                 events = []
             silent, deaf = self._detector.silent_cells(), self._detector.deaf_discs()
+            rocking = self._detector.rocking_hz()
             with self._lock:
                 self.silent_cells, self.deaf_discs = silent, deaf
+                self.rocking_hz = rocking
                 overflow = len(self._messages) + len(batch) - (self._messages.maxlen or 0)
                 if overflow > 0:
                     self.dropped_for_ui += overflow
@@ -351,5 +358,6 @@ class StreamHub(QObject):
                 messages_per_s=self._rate,
                 silent_cells=self._worker.silent_cells if self._worker is not None else (),
                 deaf_discs=self._worker.deaf_discs if self._worker is not None else (),
+                rocking_hz=self._worker.rocking_hz if self._worker is not None else 0.0,
             )
         )
