@@ -342,6 +342,9 @@ class LoadChannelProcessor:
         self._play = PlayNoise(n) if play_noise else None
         self._rocking = (rocking or RockingPeriod(n)) if play_noise else None
         self._comb = RockingComb(n) if play_noise else None
+        # The second the play noise now gathers, and the comb it is seen through.
+        self._play_second: int | None = None
+        self._play_comb = 1
         self._tare_rows: list[np.ndarray] = []
         self._tare_valid: list[np.ndarray] = []
         self._n_tare = 0
@@ -522,12 +525,18 @@ class LoadChannelProcessor:
         seen = np.empty_like(values)
         for a, b in zip(edges[:-1], edges[1:], strict=True):
             second = int(seconds[a])
-            self._play.begin(second)
             self._rocking.begin(second)
+            if second != self._play_second:
+                # A second seen without the comb was the readings themselves:
+                # its noise is the tracker's.
+                self._play.begin(second, self._rocking.noise_of(self._play_second)
+                                 if self._play_comb == 1 else None)
+                self._play_second = second
             sigma = self._play.sigma(self.tare_sigma) if ready else None
             comb, interval_s = (
                 self._rocking.comb_at(self.tare_sigma, second) if ready else (1, 0.0)
             )
+            self._play_comb = comb
             self._rocking.add(t_s[a:b], values[a:b], fresh[a:b])
             seen[a:b] = self._comb.apply(values[a:b], valid[a:b], fresh[a:b], comb)
             # The noise that is left once the comb has taken the rocking out.

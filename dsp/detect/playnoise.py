@@ -111,10 +111,14 @@ class PlayNoise:
         """The whole second of stream time each reading falls in."""
         return np.floor(np.asarray(t_s, dtype=np.float64) / BUCKET_S).astype(np.int64)
 
-    def begin(self, second: int) -> None:
-        """Readings of ``second`` come next: the second before is over and measured."""
+    def begin(self, second: int, noise_before: np.ndarray | None = None) -> None:
+        """Readings of ``second`` come next: the second before is over and measured.
+
+        ``noise_before``: that second's noise where the caller has it
+        already (:func:`second_noise` of the very same readings).
+        """
         if self._second is not None and second != self._second:
-            self._close()
+            self._close(noise_before)
         self._second = int(second)
 
     def add(self, values: np.ndarray, fresh: np.ndarray) -> None:
@@ -123,14 +127,14 @@ class PlayNoise:
             self._rows.append(np.asarray(values, dtype=np.float64))
             self._fresh.append(np.asarray(fresh, dtype=bool))
 
-    def _close(self) -> None:
+    def _close(self, noise: np.ndarray | None = None) -> None:
         if not self._rows:
             return
-        rows = np.concatenate(self._rows)
-        fresh = np.concatenate(self._fresh)
+        if noise is None:
+            noise = second_noise(np.concatenate(self._rows), np.concatenate(self._fresh))
         self._rows.clear()
         self._fresh.clear()
-        self._seconds.append(second_noise(rows, fresh))
+        self._seconds.append(noise)
         self._whole_tower.append(None)
 
     def sigma(self, tare_sigma: np.ndarray) -> np.ndarray:

@@ -91,16 +91,26 @@ def cell_spectra(rows: np.ndarray, fresh: np.ndarray, per_second: float) -> np.n
         return out
     size = 1 << int(PAD * diffs.shape[0] - 1).bit_length()
     hz = np.fft.rfftfreq(size) * per_second
+    # Linear interpolation onto the grid (as np.interp), for all cells at once.
     inside = _GRID <= 0.5 * per_second
-    for k in range(n):
-        d = diffs[:, k]
-        d = d[np.isfinite(d)]
-        if d.size < _MIN_READINGS:
-            continue
-        power = np.abs(np.fft.rfft(d - d.mean(), size)) ** 2
-        on_grid = np.where(inside, np.interp(_GRID, hz, power), 0.0)
-        total = float(on_grid.sum())
-        out[k] = on_grid / total if total > 0.0 else np.nan
+    below = np.clip(np.searchsorted(hz, _GRID, side="right") - 1, 0, hz.size - 2)
+    weight = np.clip((_GRID - hz[below]) / (hz[below + 1] - hz[below]), 0.0, 1.0)
+    finite = np.isfinite(diffs)
+    counts = np.count_nonzero(finite, axis=0)
+    # Cells whose fresh readings fall alike (all, when every reading is
+    # fresh) are taken together; others one by one.
+    groups: dict[bytes, list[int]] = {}
+    for k in np.flatnonzero(counts >= _MIN_READINGS):
+        groups.setdefault(finite[:, k].tobytes(), []).append(int(k))
+    for cells in groups.values():
+        rows_of = finite[:, cells[0]]
+        d = diffs[rows_of][:, cells]
+        power = np.abs(np.fft.rfft(d - d.mean(axis=0), size, axis=0)) ** 2
+        on_grid = power[below] * (1.0 - weight)[:, None] + power[below + 1] * weight[:, None]
+        on_grid[~inside] = 0.0
+        total = on_grid.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[cells] = np.where(total > 0.0, on_grid / total, np.nan).T
     return out
 
 
@@ -166,6 +176,8 @@ class RockingPeriod:
         self._last_t = -np.inf
         # The comb each recent second began with (for a second view).
         self._combs: dict[int | None, tuple[int, float]] = {}
+        # Each recent closed second's noise (the same readings' for a view whose comb was off).
+        self._noises: dict[int | None, np.ndarray] = {}
         self._recent: deque[tuple[np.ndarray, np.ndarray]] = deque(maxlen=ANALYSIS_S)
         self._quiet: np.ndarray | None = None
         # Closed seconds not yet judged: their analysis window's readings,
@@ -215,6 +227,10 @@ class RockingPeriod:
         self._rows.clear()
         self._fresh.clear()
         self._recent.append((rows, fresh))
+        noise = second_noise(rows, fresh)
+        self._noises[self._second] = noise
+        while len(self._noises) > _COMBS_KEPT:
+            del self._noises[next(iter(self._noises))]
         # Fresh readings a second (the cells' median).
         per_second = float(median(np.count_nonzero(fresh, axis=0)))
         if per_second > 0:
@@ -232,7 +248,11 @@ class RockingPeriod:
             if np.isfinite(spectra).any():
                 quiet = smoothed(np.nanmean(spectra, axis=0))
                 self._quiet = np.where(quiet > 0, quiet, np.nan)
-        self._pending.append((window, window_fresh, second_noise(rows, fresh), per_second))
+        self._pending.append((window, window_fresh, noise, per_second))
+
+    def noise_of(self, second: int | None) -> np.ndarray | None:
+        """Each cell's noise (:func:`second_noise`) in a recent closed second, if known."""
+        return self._noises.get(second)
 
     @property
     def rocking_hz(self) -> float:
@@ -302,8 +322,10 @@ class RockingPeriod:
                 self._total[gone] -= gone_spectra
                 self._weights -= gone
         self._pending.clear()
-        if not added:
-            return self._established
+        if not added or np.count_nonzero(self._weights >= MIN_EVIDENCE) < (
+            SHARED_BY * self.n_channels
+        ):
+            return self._established  # (too few cells yet to share a peak)
         with np.errstate(invalid="ignore", divide="ignore"):
             spectra = self._total / self._weights[:, None]
         f = shared_peak(spectra, self._weights)
@@ -338,23 +360,25 @@ class RockingComb:
         values = np.asarray(values, dtype=np.float64)
         length = max(1, int(length))
         full = MAX_COMB_READINGS + 1
-        if len(values) and valid.all() and fresh.all() and all(
-            sums.size == full for sums in self._sums
-        ):
-            # The usual block: every reading valid and fresh, every cell's
-            # mean long begun. All cells at once, with the same sums.
-            running = np.cumsum(
-                np.concatenate([np.array([sums[-1] for sums in self._sums])[:, None],
-                                values.T], axis=1), axis=1)[:, 1:]
-            whole = np.concatenate([np.array(self._sums), running], axis=1)
-            at = np.arange(full, whole.shape[1])
-            means = (whole[:, at] - whole[:, at - length]) / length
-            self._sums = list(whole[:, -full:])
-            if length == 1:
-                self._held = values[-1].copy()
-                return values.copy()
-            self._held = means[:, -1].copy()
-            return np.ascontiguousarray(means.T)
+        if len(values) and valid.all() and fresh.all():
+            # The usual block: every reading valid and fresh. The cells whose
+            # sums are as long (all, once each mean is long begun) at once.
+            out = np.empty_like(values)
+            sizes = np.array([sums.size for sums in self._sums])
+            for size in np.unique(sizes):
+                cells = np.flatnonzero(sizes == size)
+                kept = np.array([self._sums[k] for k in cells])
+                running = np.cumsum(
+                    np.concatenate([kept[:, -1:], values[:, cells].T], axis=1), axis=1)[:, 1:]
+                whole = np.concatenate([kept, running], axis=1)
+                at = np.arange(size, whole.shape[1])
+                span = np.minimum(length, at)
+                means = (whole[:, at] - whole[:, at - span]) / span
+                for row, cell in enumerate(cells):
+                    self._sums[int(cell)] = whole[row, -full:]
+                out[:, cells] = values[:, cells] if length == 1 else means.T
+            self._held = out[-1].copy()
+            return out
         out = values.copy()
         for k in range(self.n_channels):
             ok = valid[:, k]
@@ -362,8 +386,8 @@ class RockingComb:
             sums = self._sums[k]
             breaks = np.flatnonzero(~ok)
             # Segments between invalid readings: each starts the mean afresh.
-            starts = np.r_[0, breaks + 1]
-            ends = np.r_[breaks, values.shape[0]]
+            starts = np.concatenate([[0], breaks + 1])
+            ends = np.concatenate([breaks, [values.shape[0]]])
             for a, b in zip(starts, ends, strict=True):
                 if a > 0:
                     sums = np.zeros(1)
@@ -374,8 +398,8 @@ class RockingComb:
                 means = np.zeros(0)
                 if idx.size:
                     # np.cumsum adds in order: the same sums however the stream is cut.
-                    running = np.cumsum(np.r_[sums[-1], values[idx, k]])[1:]
-                    whole = np.r_[sums, running]
+                    running = np.cumsum(np.concatenate([sums[-1:], values[idx, k]]))[1:]
+                    whole = np.concatenate([sums, running])
                     at = np.arange(sums.size, whole.size)
                     span = np.minimum(length, at)
                     means = (whole[at] - whole[at - span]) / span
