@@ -50,10 +50,11 @@ MOVING_RATIO = 1.5
 # throws, short against a session.
 MEMORY_S = 60
 # Why 4 seconds in which a cell moved: model I's towers showed their
-# rocking after a median 21 s of play this way (20 of 32 recordings of
+# rocking after a median 21-27 s of play this way (20 of 32 recordings of
 # towers 1-8; 18 with 8 seconds). No tower of models A and D-H was taken
-# for rocking, two recordings each of B and C were (later, at 9-10 Hz and
-# 2-3 Hz).
+# for rocking, a few recordings of B and C were (later, at 9-10 Hz and
+# 2-3 Hz). With 2 the rocking came sooner (16 s) but model C's false
+# landings went 16 -> 28 on towers 1-8 (before runs were looked at).
 MIN_EVIDENCE = 4.0
 # The peak: the spectrum within PEAK_WIDTH of its frequency is PEAKY times
 # as dense as from FLANK_WIDTH to FLANK_OUT either side (what of that lies
@@ -65,6 +66,17 @@ PEAK_WIDTH = 0.1
 FLANK_WIDTH = 0.25
 FLANK_OUT = 0.5
 PEAKY = 3.0
+# Why runs of seconds with 2 or more cells moving, and 10 s at most: after
+# a throw a rocking tower rocks for a few seconds and calms (model I:
+# runs of 2-6 s, 4-14 s on a tower that rocks between throws); a hand
+# steadying the tower moves every cell for as long as it stays, with a
+# tremor of its own (model C's noisy rooms: 7-11 Hz for 3-12 s; runs of
+# 10-16 s). A run counts once it has ended. Without this two of model
+# C's towers 25-32 were taken for rocking in noisy rooms, and their false
+# landings went 43 -> 66; with it model I lost 2.3 of the comb's 8
+# points (its towers that rock between throws), and at 6 s 2.6.
+RUN_CELLS = 2
+MAX_RUN_S = 10
 # Why half the cells: the rocking is one mode of the whole tower, seen by
 # every cell; a plate ringing on its own cell, or two, is not.
 SHARED_BY = 0.5
@@ -186,6 +198,8 @@ class RockingPeriod:
         # The judged seconds of the memory (the cells each added, and their
         # spectra), the sums of those spectra, and how many each cell has.
         self._memory: deque[tuple[np.ndarray, np.ndarray]] = deque()
+        # The seconds of a run in which several cells moved, held until it ends.
+        self._run: list[tuple[np.ndarray, np.ndarray]] = []
         self._total = np.zeros((self.n_channels, _GRID.size))
         self._weights = np.zeros(self.n_channels)
         self._tare_key = b""
@@ -287,6 +301,17 @@ class RockingPeriod:
                 del self._combs[next(iter(self._combs))]
         return self._combs[second]
 
+    def _remember(self, moving: np.ndarray, spectra: np.ndarray) -> bool:
+        """Add one second's spectra to the memory's sums (the oldest leaves); whether any."""
+        self._memory.append((moving, spectra))
+        self._total[moving] += spectra
+        self._weights += moving
+        if len(self._memory) > MEMORY_S:
+            gone, gone_spectra = self._memory.popleft()
+            self._total[gone] -= gone_spectra
+            self._weights -= gone
+        return bool(moving.any())
+
     def _judge(self, tare_sigma: np.ndarray) -> int:
         tare = np.asarray(tare_sigma, dtype=np.float64)
         key = tare.tobytes()
@@ -294,6 +319,7 @@ class RockingPeriod:
             # Judged by another tare (only ever the tare's own end): afresh.
             self._tare_key = key
             self._memory.clear()
+            self._run = []
             self._total[:] = 0.0
             self._weights[:] = 0.0
         added = False
@@ -313,14 +339,16 @@ class RockingPeriod:
                 usable = sums > 0
                 moving[np.flatnonzero(candidates)[usable]] = True
                 spectra = white[usable] / sums[usable, None]
-            self._memory.append((moving, spectra))
-            self._total[moving] += spectra
-            self._weights += moving
-            added = added or bool(moving.any())
-            if len(self._memory) > MEMORY_S:
-                gone, gone_spectra = self._memory.popleft()
-                self._total[gone] -= gone_spectra
-                self._weights -= gone
+            if np.count_nonzero(candidates) >= RUN_CELLS:
+                self._run.append((moving, spectra))
+                continue
+            # The run of seconds in which several cells moved has ended: a
+            # short one (a throw's rocking dying down) counts, a long one
+            # (a hand steadying the tower, with its tremor) does not.
+            held = self._run if len(self._run) <= MAX_RUN_S else []
+            for entry in [*held, (moving, spectra)]:
+                added = self._remember(*entry) or added
+            self._run = []
         self._pending.clear()
         if not added or np.count_nonzero(self._weights >= MIN_EVIDENCE) < (
             SHARED_BY * self.n_channels
