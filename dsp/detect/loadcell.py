@@ -557,8 +557,9 @@ class LoadChannelProcessor:
             part = self._process(t_s[a:b], seen[a:b], valid[a:b], fresh[a:b], read_t[a:b])
             if comb > 1:
                 # A mean over the comb's span lags the readings by half of it.
-                # (Measured on model I towers 1-8: 68.1 % right this way, 67.3
-                # taking only the settling as late, by the whole span.)
+                # (Measured on model I towers 1-8 with the comb's first
+                # version: 68.1 % right this way, 67.3 taking only the
+                # settling as late, by the whole span.)
                 lag_s = 0.5 * (comb - 1) * interval_s
                 part.steps[:] = [
                     replace(step, t_before_s=step.t_before_s - lag_s,

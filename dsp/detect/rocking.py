@@ -14,8 +14,10 @@ is over and used from the next on, as :mod:`dsp.detect.playnoise` does,
 so blocks of any size give the same answer). Each spectrum is taken
 relative to the cells' noise in the stream's first, quiet seconds (the
 converters' own filters, the mains aliased), over the seconds in which
-the cell moved; where most cells share one peak, the tower rocks there.
-A tower once seen rocking keeps its comb. :class:`RockingComb` is the
+the cell moved (a long run of seconds in which the whole tower moved is
+a hand steadying it, not rocking, and does not count); where most cells
+share one peak, the tower rocks there. A tower once seen rocking keeps
+its comb. :class:`RockingComb` is the
 moving mean, per cell over its fresh readings. The settled view reads
 its plates through the comb (:class:`dsp.detect.loadcell.LoadChannelProcessor`).
 """
@@ -283,8 +285,10 @@ class RockingPeriod:
         for the same second, however far the other has gone.
 
         Each cell's spectra of the last ``MEMORY_S`` seconds in which it
-        moved (``MOVING_RATIO`` times its tare noise) are summed; where most
-        cells share a peak (:func:`shared_peak`), the tower rocks at it.
+        moved (``MOVING_RATIO`` times its tare noise) are summed, those of
+        a run of seconds in which several cells moved once it has ended
+        and only if it was short (``MAX_RUN_S``); where most cells share a
+        peak (:func:`shared_peak`), the tower rocks at it.
         Each second is judged once, and spectra are taken only of cells
         that moved: a quiet tower costs next to nothing.
         """
