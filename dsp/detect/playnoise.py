@@ -87,6 +87,30 @@ def second_noise(rows: np.ndarray, fresh: np.ndarray) -> np.ndarray:
     return sigma
 
 
+class SecondRows:
+    """The readings of the second of stream time now gathered, block by block."""
+
+    def __init__(self) -> None:
+        self.second: int | None = None
+        self._rows: list[np.ndarray] = []
+        self._fresh: list[np.ndarray] = []
+
+    def add(self, values: np.ndarray, fresh: np.ndarray) -> None:
+        """More readings of the second (shape ``(m, n_channels)``) and which are fresh."""
+        if len(values):
+            self._rows.append(np.asarray(values, dtype=np.float64))
+            self._fresh.append(np.asarray(fresh, dtype=bool))
+
+    def take(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """All the second's readings and fresh flags, now let go (None: there were none)."""
+        if not self._rows:
+            return None
+        taken = np.concatenate(self._rows), np.concatenate(self._fresh)
+        self._rows.clear()
+        self._fresh.clear()
+        return taken
+
+
 class PlayNoise:
     """Per-second noise of every load cell, and the noise a still plate may show now.
 
@@ -98,9 +122,7 @@ class PlayNoise:
 
     def __init__(self, n_channels: int) -> None:
         self.n_channels = int(n_channels)
-        self._second: int | None = None
-        self._rows: list[np.ndarray] = []
-        self._fresh: list[np.ndarray] = []
+        self._gathered = SecondRows()
         self._seconds: deque[np.ndarray] = deque(maxlen=BUCKETS)
         # Whether the whole tower moved in each second, judged against ``_flags_for``'s tare.
         self._whole_tower: deque[bool | None] = deque(maxlen=BUCKETS)
@@ -117,24 +139,19 @@ class PlayNoise:
         ``noise_before``: that second's noise where the caller has it
         already (:func:`second_noise` of the very same readings).
         """
-        if self._second is not None and second != self._second:
+        if self._gathered.second is not None and second != self._gathered.second:
             self._close(noise_before)
-        self._second = int(second)
+        self._gathered.second = int(second)
 
     def add(self, values: np.ndarray, fresh: np.ndarray) -> None:
         """Readings of the current second (shape ``(m, n_channels)``) and which are fresh."""
-        if len(values):
-            self._rows.append(np.asarray(values, dtype=np.float64))
-            self._fresh.append(np.asarray(fresh, dtype=bool))
+        self._gathered.add(values, fresh)
 
     def _close(self, noise: np.ndarray | None = None) -> None:
-        if not self._rows:
+        taken = self._gathered.take()
+        if taken is None:
             return
-        if noise is None:
-            noise = second_noise(np.concatenate(self._rows), np.concatenate(self._fresh))
-        self._rows.clear()
-        self._fresh.clear()
-        self._seconds.append(noise)
+        self._seconds.append(second_noise(*taken) if noise is None else noise)
         self._whole_tower.append(None)
 
     def sigma(self, tare_sigma: np.ndarray) -> np.ndarray:

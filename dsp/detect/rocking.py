@@ -29,7 +29,7 @@ from collections import deque
 import numpy as np
 
 from dsp.detect.orderstats import median
-from dsp.detect.playnoise import fresh_differences, second_noise
+from dsp.detect.playnoise import SecondRows, fresh_differences, second_noise
 
 # Why 3 seconds: at 10 readings a second a period of 2-4 readings must show
 # several times over to stand out of the noise; three seconds of 80
@@ -184,9 +184,7 @@ class RockingPeriod:
 
     def __init__(self, n_channels: int) -> None:
         self.n_channels = int(n_channels)
-        self._second: int | None = None
-        self._rows: list[np.ndarray] = []
-        self._fresh: list[np.ndarray] = []
+        self._gathered = SecondRows()
         self._last_t = -np.inf
         # The comb each recent second began with (for a second view).
         self._combs: dict[int | None, tuple[int, float]] = {}
@@ -217,11 +215,11 @@ class RockingPeriod:
         (A second before the newest begun is one another view sharing the
         tracker has already taken through: nothing to do.)
         """
-        if self._second is not None and second <= self._second:
+        if self._gathered.second is not None and second <= self._gathered.second:
             return
-        if self._second is not None:
+        if self._gathered.second is not None:
             self._close()
-        self._second = int(second)
+        self._gathered.second = int(second)
 
     def add(self, t_s: np.ndarray, values: np.ndarray, fresh: np.ndarray) -> None:
         """Readings of the current second at times ``t_s`` (shape ``(m, n_channels)``).
@@ -232,19 +230,17 @@ class RockingPeriod:
         t_s = np.asarray(t_s, dtype=np.float64)
         new = t_s > self._last_t
         if new.any():
-            self._rows.append(np.asarray(values, dtype=np.float64)[new])
-            self._fresh.append(np.asarray(fresh, dtype=bool)[new])
+            self._gathered.add(np.asarray(values)[new], np.asarray(fresh)[new])
             self._last_t = float(t_s[new][-1])
 
     def _close(self) -> None:
-        if not self._rows:
+        taken = self._gathered.take()
+        if taken is None:
             return
-        rows, fresh = np.concatenate(self._rows), np.concatenate(self._fresh)
-        self._rows.clear()
-        self._fresh.clear()
+        rows, fresh = taken
         self._recent.append((rows, fresh))
         noise = second_noise(rows, fresh)
-        self._noises[self._second] = noise
+        self._noises[self._gathered.second] = noise
         while len(self._noises) > _COMBS_KEPT:
             del self._noises[next(iter(self._noises))]
         # Fresh readings a second (the cells' median).
@@ -277,8 +273,8 @@ class RockingPeriod:
             return 0.0
         return 1.0 / (self._established * self._established_interval_s)
 
-    def comb_readings(self, tare_sigma: np.ndarray, second: int | None = None) -> int:
-        """How many fresh readings one period of the rocking spans (1: never seen rocking).
+    def comb_at(self, tare_sigma: np.ndarray, second: int | None = None) -> tuple[int, float]:
+        """Fresh readings in one period of the rocking (1: none seen), and their interval then.
 
         For ``second`` (default: the newest begun), as it was judged when
         that second began: a view sharing the tracker gets the same comb
@@ -292,12 +288,8 @@ class RockingPeriod:
         Each second is judged once, and spectra are taken only of cells
         that moved: a quiet tower costs next to nothing.
         """
-        return self.comb_at(tare_sigma, second)[0]
-
-    def comb_at(self, tare_sigma: np.ndarray, second: int | None = None) -> tuple[int, float]:
-        """:meth:`comb_readings`, and the seconds between fresh readings it was found at."""
         if second is None:
-            second = self._second
+            second = self._gathered.second
         if second not in self._combs:
             self._judge(tare_sigma)
             self._combs[second] = (self._established, self._established_interval_s)

@@ -59,7 +59,7 @@ def _combs(t: np.ndarray, v: np.ndarray, cuts: list[int], fresh: np.ndarray | No
             rows = np.flatnonzero(secs == s) + a
             if s != second:
                 tracker.begin(int(s))
-                out.append(tracker.comb_readings(tare))
+                out.append(tracker.comb_at(tare)[0])
                 second = s
             tracker.add(t[rows], v[rows], fresh[rows])
     return out
