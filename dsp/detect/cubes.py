@@ -77,6 +77,21 @@ _MATCHED_SPREAD = 1.35
 # Why 3: two cells of a mixed set agree within 1.35 by chance about one time
 # in four; three rarely do.
 _MATCHED_LEVELS = 3
+# Why four levels, 15 % and steps 1.5 times apart (session 34): a plate
+# that is still only between cubes (a quick series onto the top plate of a
+# rocking tower, model I) learns its size from steps of two to four cubes,
+# each taken for one, and none of them ever a single cube to show it
+# (``learnt_from_several``). Where four or more levels agree on a cube (a
+# matched set) and the plate's own size is two to four of theirs, its size
+# is that share: only if its own steps disagree by half or more, since one
+# cell twice as sensitive as its set, reading cubes of two kinds (model E:
+# cells +-30 %, the heavier cube 1.25-1.6 times the lighter), reads each
+# within that. Model I towers 1-8 / 9-16: sizes of several cubes on 19 ->
+# 11 plates, right 66.08 -> 67.42 % and 64.33 -> 64.72 %; model E, with
+# every step counted however far apart: 9 landings fewer right.
+_MULTIPLE_LEVELS = 4
+_MULTIPLE_SHARE = 0.15
+_MULTIPLE_SPREAD = 1.5
 
 
 class CubeScale:
@@ -130,12 +145,45 @@ class CubeScale:
     def _unit(self, level: int) -> float | None:
         own = self._history[level]
         if len(own) >= (_TRUST_SAMPLES if self._given is not None else 1):
-            return float(median_of(own))
+            size = float(median_of(own))
+            if self._given is None:
+                size /= self._several_of_the_matched(level, size)
+            return size
         if self._given is not None:
             return float(self._given[level])
         if self._unmatched[level]:
             return None
         return self._matched_pool()
+
+    def _several_of_the_matched(self, level: int, size: float) -> int:
+        """How many cubes ``size`` holds, where most levels agree on a cube a whole share of it."""
+        own = self._history[level]
+        if len(own) < 2 or max(own) < _MULTIPLE_SPREAD * min(own):
+            return 1
+        pool = self._largest_agreeing(without=level)
+        if pool is None:
+            return 1
+        m = int(round(size / pool))
+        if 2 <= m <= _SEVERAL_MOST and abs(size / (m * pool) - 1.0) <= _MULTIPLE_SHARE:
+            return m
+        return 1
+
+    def _largest_agreeing(self, without: int) -> float | None:
+        """Median size of the largest group of levels (but ``without``) that agree.
+
+        Within :data:`_MATCHED_SPREAD`; None unless ``_MULTIPLE_LEVELS`` do.
+        """
+        learnt = sorted(
+            float(median_of(h)) for k, h in enumerate(self._history) if h and k != without
+        )
+        best: list[float] = []
+        for i, low in enumerate(learnt):
+            group = [x for x in learnt[i:] if x <= _MATCHED_SPREAD * low]
+            if len(group) > len(best):
+                best = group
+        if len(best) < _MULTIPLE_LEVELS:
+            return None
+        return float(median_of(best))
 
     def _matched_pool(self) -> float | None:
         return self._agreed_size(_MATCHED_LEVELS)
@@ -167,7 +215,10 @@ class CubeScale:
         for level in range(self.n_levels):
             own = self._history[level]
             if len(own) >= _TRUST_SAMPLES:
-                out[level] = float(median_of(own))
+                size = float(median_of(own))
+                if self._given is None:
+                    size /= self._several_of_the_matched(level, size)
+                out[level] = size
             elif self._given is not None:
                 out[level] = float(self._given[level])
             elif pool is not None and not self._unmatched[level]:

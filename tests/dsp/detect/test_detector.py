@@ -456,3 +456,31 @@ def test_a_noisy_cell_shows_its_cubes_once_two_levels_agree_on_a_cube() -> None:
     assert np.isnan(scale.units()[5]) and scale.cap_units()[5] == 9250.0
     scale.learn(3, 20000.0, 1)  # a mixed set: nothing is lent
     assert np.isnan(scale.cap_units()[5])
+
+
+def test_a_plate_whose_steps_held_several_cubes_counts_by_the_matched_cells_cube() -> None:
+    # Quick series onto the top plate: it was still only between cubes two,
+    # three or four apart, each step taken for one; five matched cells read
+    # a cube as about 10,000 counts.
+    scale = CubeScale(n_levels=8)
+    for level, size in enumerate((9600.0, 10400.0, 9900.0, 10200.0, 9800.0)):
+        scale.learn(level, size, 1)
+    for cubes in (3, 2, 4, 3):
+        scale.learn(7, cubes * 9900.0, 1)
+    assert scale.unit(7) == pytest.approx(29700.0 / 3)
+    assert scale.trusted_units()[7] == pytest.approx(29700.0 / 3)
+    # A cell twice as sensitive whose steps agree (one cube each) keeps its own.
+    scale.learn(6, 20000.0, 1)
+    scale.learn(6, 21000.0, 1)
+    assert scale.unit(6) == 20500.0
+    # Nor where the cells do not agree (a mixed kit), or the sizes are given.
+    mixed = CubeScale(n_levels=8)
+    for level, size in enumerate((5000.0, 9000.0, 16000.0, 30000.0)):
+        mixed.learn(level, size, 1)
+    for cubes in (3, 2, 4):
+        mixed.learn(7, cubes * 9000.0, 1)
+    assert mixed.unit(7) == 27000.0
+    given = CubeScale(n_levels=8, cube_counts=(10000.0,) * 7 + (30000.0,))
+    for cubes in (3, 2, 4):
+        given.learn(7, cubes * 10000.0, 1)
+    assert given.unit(7) == 30000.0
