@@ -142,6 +142,8 @@ class FusionBase:
         self.pass_swings = PassSwings()
         self._impacts: deque[TimedImpact] = deque()
         self._pending_steps: list[LoadStep] = []
+        # Settled rises waiting to see their cube stay (``SettledView``).
+        self._settled_waiting: list[LoadStep] = []
         # Fast steps queued to be looked at again later (``_look_again``).
         self._looks: dict[LoadStep, Look] = {}
         self._recent_steps: deque[tuple[LoadStep, int]] = deque()  # (step, signed cubes)

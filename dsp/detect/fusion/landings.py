@@ -46,7 +46,7 @@ from dsp.detect.strikes import (
     run_ends,
     strikes_on,
 )
-from dsp.detect.trust import drop_loudness_db
+from dsp.detect.trust import REREAD_TAIL_S, drop_loudness_db
 
 # Why 0.35 s: a cube bounces on the plate it stops on for up to about a
 # third of a second after the strike it was first heard by; a strike there
@@ -105,6 +105,14 @@ _HISTORY_SWINGS = 15
 # levels: 4890-8283 counts a cube); a kit of mixed cells (ten times apart)
 # rarely meets it by chance, and then only with separate drops heard.
 _FIRST_SEVERAL_SPREAD = 1.5
+# Why half a cube seen come and under a third left (session 34): a landing
+# decided once its plate is back where it was before the cube came (the
+# readings at the decision time, within a third of the step) was a cube
+# that rested a moment and went on, wherever the decision came from (a
+# second look, a knock-down's landing, the settled view); the readings must
+# have shown the cube arrive, half of it or more, by the step's settling.
+_CAME_SHARE = 0.5
+_GONE_SHARE = 0.3
 
 
 class LandingJudge(HandsJudge):
@@ -228,6 +236,19 @@ class LandingJudge(HandsJudge):
             out += self._landings(part, m, confidence, now_s, settled=settled)
         return out
 
+    def _gone_again(self, step: LoadStep, now_s: float) -> bool:
+        """Whether the plate is back where it was before ``step`` by ``now_s``: the cube went on."""
+        history = self.load_history
+        came = history.change(
+            step.level, step.t_before_s, step.t_settled_s + REREAD_TAIL_S, REREAD_TAIL_S
+        )
+        held = history.change(step.level, step.t_before_s, now_s, REREAD_TAIL_S)
+        size = abs(step.delta_counts)
+        return bool(
+            np.isfinite(came) and np.isfinite(held)
+            and abs(came) >= _CAME_SHARE * size and abs(held) <= _GONE_SHARE * size
+        )
+
     def _landings(
         self, step: LoadStep, n: int, confidence: float, now_s: float, *, settled: bool = False,
         learn: bool = True,
@@ -237,6 +258,8 @@ class LandingJudge(HandsJudge):
         ``learn=False``: a cube of the other kind, whose size the level does not learn.
         """
         level = step.level
+        if self._gone_again(step, now_s):
+            return []
         rested_by = step.t_settled_s
         start = None
         seen = (

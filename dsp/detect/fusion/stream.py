@@ -144,6 +144,7 @@ class Fusion(SettledView):
         while ready := [s for s in self._pending_steps if now_s >= s.t_decided_s + self.hold_s]:
             out.extend(self._resolve_steps(ready))
         self._check_slides(now_s)
+        out.extend(self.decide_settled_waiting(now_s))
         if self._looks:
             # Those dropped with a disturbance or a lift are not looked at again.
             pending = set(self._pending_steps)
@@ -178,6 +179,9 @@ class Fusion(SettledView):
         heard = self.silent_cells.next_due()
         if heard is not None:
             times.append(heard)
+        waiting = self.settled_waiting_due()
+        if waiting is not None:
+            times.append(waiting)
         return min(times) if times else None
 
     def _drop_over_s(self) -> float:

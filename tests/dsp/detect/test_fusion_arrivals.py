@@ -2167,3 +2167,55 @@ def test_a_plate_with_no_size_holds_its_first_cube_until_it_goes_back(
                     delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
     assert fusion.scale.unit(3) is None
     assert fusion._still_holds(step) is holds
+
+
+def _settled_rise(leaves_at: float | None) -> tuple[Fusion, LoadStep]:
+    """The settled view's rise of one cube on plate 5, still from 1.0 s; gone at ``leaves_at``."""
+    fusion, _ = _rests_a_moment(leaves_at)
+    fusion.slide_signs.slides_seen = 2  # a tower whose cubes were seen to slide on
+    rise = LoadStep(level=5, t_before_s=0.95, t_settled_s=1.0, t_decided_s=1.3,
+                    delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
+    return fusion, rise
+
+
+def _advance_to(fusion: Fusion, start: float, until: float) -> list:
+    out: list = []
+    for now in np.arange(start, until, 0.05):
+        out += fusion.advance(float(now))
+    return out
+
+
+def test_where_cubes_slide_the_settled_view_too_waits_until_its_plate_has_held_the_cube() -> None:
+    # The plate still holds it 0.6 s after it fell still: a landing, decided then.
+    fusion, rise = _settled_rise(leaves_at=None)
+    assert fusion.add_settled_step(rise) == []
+    out = _advance_to(fusion, 1.3, 2.0)
+    assert _landings(out) == [(5, 1, 0.95)] and out[0].t_decided == pytest.approx(1.6)
+    # The cube rolled on into the hole 0.45 s after the plate fell still: none.
+    fusion, rise = _settled_rise(leaves_at=1.45)
+    assert fusion.add_settled_step(rise) == []
+    assert _landings(_advance_to(fusion, 1.3, 2.0)) == []
+    assert fusion.slide_signs.slides_seen == 3 and fusion.accounted[5] == 0.0
+    # Or the settled view saw it leave before the wait was over: neither counts.
+    fusion, rise = _settled_rise(leaves_at=1.2)
+    assert fusion.add_settled_step(rise) == []
+    fall = LoadStep(level=5, t_before_s=1.18, t_settled_s=1.25, t_decided_s=1.5,
+                    delta_counts=-UNIT, before_counts=UNIT, after_counts=0.0)
+    assert fusion.add_settled_step(fall) == []
+    assert _landings(_advance_to(fusion, 1.5, 2.0)) == []
+    assert fusion.cubes_on[5] == 0
+    # In a tower whose cubes were never seen to slide, the settled view decides at once.
+    fusion, rise = _settled_rise(leaves_at=None)
+    fusion.slide_signs.slides_seen = 0
+    assert _landings(fusion.add_settled_step(rise)) == [(5, 1, 0.95)]
+
+
+def test_a_landing_is_not_reported_once_its_plate_is_back_where_it_was() -> None:
+    # The fast view decides the rise only when the cube has already left
+    # (it rested 0.3 s on the plate, the decision came 0.4 s on).
+    fusion, step = _rests_a_moment(leaves_at=1.3)
+    late = replace(step, t_decided_s=1.4)
+    assert _landings(_decide(fusion, late, 1.8)) == []
+    # Still there when decided: a landing.
+    fusion, step = _rests_a_moment(leaves_at=None)
+    assert _landings(_decide(fusion, replace(step, t_decided_s=1.4), 1.8)) == [(5, 1, 0.95)]
