@@ -47,6 +47,7 @@ Stages
 - :mod:`~dsp.detect.stops`: a thrown cube that stopped on a plate, knocking its cube down.
 - :mod:`~dsp.detect.trust`: whether a load step is a cube's, by ear and by its plate's swing.
 - :mod:`~dsp.detect.slides`: signs of a tower whose cubes rest a moment and slide on.
+- :mod:`~dsp.detect.flatdiscs`: whether the discs tell the plates apart (strikes stand out).
 - :mod:`~dsp.detect.dropgap`: how long a silence ends a drop heard without load cells.
 - :mod:`~dsp.detect.deadcells`: load cells that read nothing; their levels' cubes heard.
 - :mod:`~dsp.detect.deafdiscs`: contact microphones that hear none of their plate's landings.

@@ -19,6 +19,7 @@ from dsp.detect.deadcells import SilentCells
 from dsp.detect.deafdiscs import DeafDiscs
 from dsp.detect.dropgap import DropGap
 from dsp.detect.events import Disturbance, Event, Landing
+from dsp.detect.flatdiscs import FlatDiscs
 from dsp.detect.loadcell import LoadStep
 from dsp.detect.loadhistory import LoadCoverage, LoadHistory
 from dsp.detect.memory import Drop, FusionStats, LevelMemory, Look
@@ -140,6 +141,7 @@ class FusionBase:
         self.slide_signs = SlideSigns()
         #: How far cubes seen passing occupied plates swung them (``stops.PassSwings``).
         self.pass_swings = PassSwings()
+        self.flat_discs = FlatDiscs()
         self._impacts: deque[TimedImpact] = deque()
         self._pending_steps: list[LoadStep] = []
         # Settled rises waiting to see their cube stay (``SettledView``).

@@ -25,7 +25,7 @@ from dsp.detect.fusion.landings import LandingJudge
 from dsp.detect.loadcell import LoadStep
 from dsp.detect.memory import Look
 from dsp.detect.slides import SlideSigns
-from dsp.detect.trust import REREAD_AFTER_S, hands_rumbling
+from dsp.detect.trust import REREAD_AFTER_S
 
 # Why 2: a cube shakes its own plate; two or more other plates restless
 # while it settles means hands or the table moved the tower.
@@ -190,7 +190,7 @@ class FastView(LandingJudge):
             return False
         if not shaken_too:
             return (
-                not hands_rumbling(self._impacts, step)
+                not self._hands_rumbling(step)
                 and self._heard_a_drop(step)
                 and not self._first_cube_unswung(step)
             )
@@ -199,7 +199,7 @@ class FastView(LandingJudge):
         start = step.t_before_s - _DROP_GAP_GUARD_S
         if any(start <= t <= step.t_settled_s for t in self._wide_impact_t):
             return False
-        if hands_rumbling(self._impacts, step):
+        if self._hands_rumbling(step):
             return False
         if self._piezo_present(step.t_before_s) and (
             self.scale.unit(step.level) is None or not self.scale.knows_sign(step.level)

@@ -19,6 +19,7 @@ from dsp.detect.strikes import heard_on
 from dsp.detect.trust import (
     REREAD_TAIL_S,
     cube_like,
+    hands_rumbling,
     pressed_not_struck,
     swung_at_least,
     swung_less_than,
@@ -391,6 +392,13 @@ class HandsJudge(FusionBase):
             stepped += int(abs(change) >= bar)
         return stepped >= _WITH_TOWER_PLATES
 
+    def _hands_rumbling(self, step: LoadStep) -> bool:
+        """Whether hands rumbled on the tower as ``step`` came (``trust.hands_rumbling``).
+
+        Never on a tower whose discs hear every strike alike (``FlatDiscs``).
+        """
+        return not self.flat_discs.flat and hands_rumbling(self._impacts, step)
+
     def _shaken_by_hands(self, step: LoadStep) -> bool:
         """Whether hands shook the tower as this plate moved: heard, but no strike a cube's.
 
@@ -409,6 +417,7 @@ class HandsJudge(FusionBase):
         return (
             bool(drop)
             and step.busy_levels >= 1
+            and not self.flat_discs.flat
             and not any(cube_like(imp) for imp in drop)
         )
 

@@ -236,6 +236,8 @@ class SettledView(FastView):
             return self._at_rest(learnt_late)
         now_s = step.t_decided_s
         confidence = count_confidence(residual)
+        if n == 1 and not self._tower_open and (drop := self._unclaimed_drop(step)):
+            self.flat_discs.note(stood_out=any(cube_like(imp) for imp in drop))
         if n > 0 and self._under_hands(step):
             # Nobody throws while the tower is open or being opened or closed:
             # hands gripping it, the modules set back with a thump; nor is a

@@ -86,7 +86,7 @@ class Fusion(SettledView):
                 if self._is_wide(imp):
                     self._wide_impact_t.append(imp.t_s)
                     continue
-            if self._is_wide(imp):
+            if self._is_wide(imp) and not (self.flat_discs.flat and self._load_present(imp.t_s)):
                 self._wide_impact_t.append(imp.t_s)
                 out.extend(self._disturbance(imp.t_s, known))
             elif not self._load_present(imp.t_s):

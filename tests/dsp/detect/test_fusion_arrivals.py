@@ -7,7 +7,8 @@ import pytest
 
 from dsp.detect.acoustic import AcousticLevelModel
 from dsp.detect.cubes import CubeScale
-from dsp.detect.events import Landing, Removal
+from dsp.detect.events import Disturbance, Landing, Removal
+from dsp.detect.flatdiscs import FlatDiscs
 from dsp.detect.fusion import Fusion
 from dsp.detect.grouping import Impact
 from dsp.detect.loadcell import LoadConnection, LoadStep
@@ -2219,3 +2220,40 @@ def test_a_landing_is_not_reported_once_its_plate_is_back_where_it_was() -> None
     # Still there when decided: a landing.
     fusion, step = _rests_a_moment(leaves_at=None)
     assert _landings(_decide(fusion, replace(step, t_decided_s=1.4), 1.8)) == [(5, 1, 0.95)]
+
+
+def test_on_a_tower_whose_discs_hear_every_strike_alike_flat_strikes_are_no_hands() -> None:
+    # Discs on the module walls: every throw sounds alike on all of them.
+    rumble = [_rumble(0.96 + 0.05 * i, i % 8) for i in range(6)]
+    wide = TimedImpact(0.9, Impact(frame=0, channels=tuple(range(8)), peaks=np.full(8, 50.0),
+                                   floor=np.ones(8)))
+
+    def settled(flat_landings: int) -> tuple[list[int], bool]:
+        fusion = _fusion()
+        for _ in range(flat_landings):
+            fusion.flat_discs.note(stood_out=False)
+        knocked = any(isinstance(e, Disturbance) for e in fusion.add_impacts([wide]))
+        fusion.add_impacts(rumble)
+        return _landings_of(_landings(fusion.add_settled_step(_settling_with((1, 6))))), knocked
+
+    # Until the tower has shown it, flat strikes are hands, a wide one a knock.
+    assert settled(6) == ([], True)
+    # Eight one-cube changes in a row (this one the eighth) whose drops stood
+    # out on no disc: flat strikes say nothing.
+    assert settled(7) == ([3], True)
+    assert settled(8) == ([3], False)
+
+
+def test_flat_discs_are_told_by_most_of_the_last_twenty_one_cube_drops() -> None:
+    discs = FlatDiscs()
+    for _ in range(7):
+        discs.note(stood_out=False)
+    assert not discs.flat  # too few yet
+    discs.note(stood_out=False)
+    assert discs.flat
+    for _ in range(8):
+        discs.note(stood_out=True)  # 8 of 16 flat
+    assert not discs.flat
+    for _ in range(4):
+        discs.note(stood_out=False)  # 12 of 20
+    assert discs.flat
