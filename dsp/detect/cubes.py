@@ -215,10 +215,7 @@ class CubeScale:
         for level in range(self.n_levels):
             own = self._history[level]
             if len(own) >= _TRUST_SAMPLES:
-                size = float(median_of(own))
-                if self._given is None:
-                    size /= self._several_of_the_matched(level, size)
-                out[level] = size
+                out[level] = self._cached_units()[level]  # its own, as :meth:`unit` reads it
             elif self._given is not None:
                 out[level] = float(self._given[level])
             elif pool is not None and not self._unmatched[level]:
