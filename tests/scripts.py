@@ -12,7 +12,15 @@ from typing import Any
 
 import numpy as np
 
-from hostapp.protocol import DecoderStats, Frame, FrameDecoder, cobs_decode
+from hostapp.protocol import (
+    DecoderStats,
+    Frame,
+    FrameDecoder,
+    Load,
+    Piezo,
+    cobs_decode,
+    unwrap_t_us,
+)
 
 TOOLS = Path(__file__).resolve().parents[1] / "tools"
 
@@ -95,6 +103,16 @@ def decode_in_odd_chunks(data: bytes, chunk: int = 3001) -> tuple[list[Frame], D
     for i in range(0, len(data), chunk):
         frames += decoder.feed(data[i:i + chunk])
     return frames, decoder.stats
+
+
+def stream_timed(frames: list[Frame]) -> tuple[list[tuple[float, Piezo]], list[tuple[float, Load]]]:
+    """PIEZO and LOAD messages with their stream times (contracts.md section 2)."""
+    data = [f.msg for f in frames if isinstance(f.msg, Piezo | Load)]
+    t_us = unwrap_t_us(np.array([m.t_us for m in data], np.int64))
+    stream = ((t_us - t_us[0]) / 1e6).tolist()
+    piezos = [(s, m) for s, m in zip(stream, data, strict=True) if isinstance(m, Piezo)]
+    loads = [(s, m) for s, m in zip(stream, data, strict=True) if isinstance(m, Load)]
+    return piezos, loads
 
 
 def check_seqs_consecutive(frames: list[Frame]) -> None:

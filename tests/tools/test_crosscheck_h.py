@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hostapp.protocol import DecoderStats, Hello, Load, Piezo, Status, unwrap_t_us
+from hostapp.protocol import DecoderStats, Hello, Load, Piezo, Status
 from tests.scripts import (
     TOOLS,
     check_command_line,
@@ -23,6 +23,7 @@ from tests.scripts import (
     check_wire_encoder,
     decode_in_odd_chunks,
     load_script,
+    stream_timed,
 )
 
 SCRIPT = TOOLS / "crosscheck_h" / "make_recordings_h.py"
@@ -77,11 +78,9 @@ def recordings(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int]
     for scenario, seed, duration in RECORDINGS:
         bin_path, truth_path = gen.make_recording(seed, scenario, duration, out)
         frames, stats = decode_in_odd_chunks(bin_path.read_bytes())
-        data = [f.msg for f in frames if isinstance(f.msg, Piezo | Load)]
-        t_us = unwrap_t_us(np.array([m.t_us for m in data], np.int64))
-        stream = (t_us - t_us[0]) / 1e6
-        loads = [m for m in data if isinstance(m, Load)]
-        load_t = np.array([s for s, m in zip(stream, data, strict=True) if isinstance(m, Load)])
+        piezos, timed_loads = stream_timed(frames)
+        loads = [m for _, m in timed_loads]
+        load_t = np.array([s for s, _ in timed_loads])
         try:
             check_seqs_consecutive(frames)
             seqs_ok = True
@@ -90,7 +89,7 @@ def recordings(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int]
         result[(scenario, seed)] = Decoded(
             json.loads(truth_path.read_text()), gen.Tower(seed), stats,
             next(f.msg for f in frames if isinstance(f.msg, Hello)),
-            [m for m in data if isinstance(m, Piezo)], loads,
+            [m for _, m in piezos], loads,
             [f.msg for f in frames if isinstance(f.msg, Status)], seqs_ok, load_t,
             np.array([m.valid for m in loads]), np.array([m.values for m in loads], np.int64))
     return result

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hostapp.protocol import DecoderStats, Hello, Load, Piezo, unwrap_t_us
+from hostapp.protocol import DecoderStats, Hello
 from tests.scripts import (
     TOOLS,
     check_command_line,
@@ -24,6 +24,7 @@ from tests.scripts import (
     check_wire_encoder,
     decode_in_odd_chunks,
     load_script,
+    stream_timed,
 )
 
 SCRIPT = TOOLS / "crosscheck_j" / "make_recordings_j.py"
@@ -58,16 +59,13 @@ def recordings(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Decoded]:
         bin_path, truth_path = gen.make_recording(seed, scenario, duration, out)
         frames, stats = decode_in_odd_chunks(bin_path.read_bytes())
         check_seqs_consecutive(frames)
-        data = [f.msg for f in frames if isinstance(f.msg, Piezo | Load)]
-        t_us = unwrap_t_us(np.array([m.t_us for m in data], np.int64))
-        stream = (t_us - t_us[0]) / 1e6
-        loads = [m for m in data if isinstance(m, Load)]
-        piezos = [(s, m) for s, m in zip(stream, data, strict=True) if isinstance(m, Piezo)]
+        piezos, timed_loads = stream_timed(frames)
+        loads = [m for _, m in timed_loads]
         result[scenario] = Decoded(
             json.loads(truth_path.read_text()), gen.Tower(seed), stats,
             next(f.msg for f in frames if isinstance(f.msg, Hello)),
             {len(m.samples) for _, m in piezos[:-1]},
-            np.array([s for s, m in zip(stream, data, strict=True) if isinstance(m, Load)]),
+            np.array([s for s, _ in timed_loads]),
             np.array([m.valid for m in loads]), np.array([m.values for m in loads], np.int64),
             float(piezos[0][0]), np.concatenate([m.samples for _, m in piezos]))
     return result
