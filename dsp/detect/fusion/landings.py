@@ -112,7 +112,7 @@ _FIRST_SEVERAL_SPREAD = 1.5
 # second look, a knock-down's landing, the settled view); the readings must
 # have shown the cube arrive, half of it or more, by the step's settling.
 _CAME_SHARE = 0.5
-_GONE_SHARE = 0.3
+GONE_SHARE = 0.3
 
 
 class LandingJudge(HandsJudge):
@@ -246,7 +246,7 @@ class LandingJudge(HandsJudge):
         size = abs(step.delta_counts)
         return bool(
             np.isfinite(came) and np.isfinite(held)
-            and abs(came) >= _CAME_SHARE * size and abs(held) <= _GONE_SHARE * size
+            and abs(came) >= _CAME_SHARE * size and abs(held) <= GONE_SHARE * size
         )
 
     def _landings(

@@ -16,11 +16,12 @@ import numpy as np
 from dsp.detect.events import Event, Landing, Removal
 from dsp.detect.fusion.base import DEFAULT_WIDE_IMPACT_CHANNELS, FAST_MAX_RESIDUAL
 from dsp.detect.fusion.fastview import RING_MAX_RESIDUAL, FastView, count_confidence
+from dsp.detect.fusion.landings import GONE_SHARE
 from dsp.detect.loadcell import LoadStep
 from dsp.detect.removals import grabs
 from dsp.detect.slides import STRIKE_S
 from dsp.detect.topmodule import FELL_AFTER_S, lifted_at, lifted_with_a_knock, taken_by_hand
-from dsp.detect.trust import REREAD_TAIL_S, cube_like
+from dsp.detect.trust import cube_like
 
 # Why 6: a share of a plate's size tells that it was learnt from several
 # cubes only while the tower is not shaken as a whole; a hand steadying it
@@ -101,7 +102,6 @@ _FIRST_CUBE_NOISES = 10.0
 # 197 -> 172 (with ``LandingJudge._gone_again``); 0.9 s took 20 more and
 # doubled the latency (p95 0.66 -> 1.35 s).
 _SETTLED_HOLD_S = 0.6
-_WENT_AGAIN_SHARE = 0.3
 
 
 class SettledView(FastView):
@@ -140,7 +140,7 @@ class SettledView(FastView):
         """Whether ``step`` brought the plate back to where it was before ``rise``."""
         before = self.accounted[rise.level]
         gained = rise.after_counts - before
-        return bool(abs(step.after_counts - before) <= _WENT_AGAIN_SHARE * abs(gained))
+        return bool(abs(step.after_counts - before) <= GONE_SHARE * abs(gained))
 
     def settled_waiting_due(self) -> float | None:
         """When the first settled rise waiting to see its cube stay is decided."""
@@ -151,8 +151,7 @@ class SettledView(FastView):
         out: list[Event] = []
         for w in [w for w in self._settled_waiting if w.t_decided_s <= now_s]:
             self._settled_waiting.remove(w)
-            held = self.load_history.change(w.level, w.t_before_s, w.t_decided_s, REREAD_TAIL_S)
-            if np.isfinite(held) and abs(held) <= _WENT_AGAIN_SHARE * abs(w.delta_counts):
+            if self._gone_again(w, w.t_decided_s):
                 # Gone before it was decided: it slid on (accounted stays).
                 self.slide_signs.count_slide()
             else:
