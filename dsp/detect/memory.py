@@ -68,6 +68,8 @@ class LevelMemory:
     doubted: list[LoadStep] = field(default_factory=list)
     #: The last doubted step that only its measure made suspect.
     remeasurable: LoadStep | None = None
+    #: The last rise whose landing waited to see its cube stay (``SlideSigns.wary``).
+    waiting: LoadStep | None = None
     #: The last fast step of part of a cube, with the fast step before it
     #: (``last_fast`` then): the next may be the rest of the same arrival.
     part: tuple[LoadStep, tuple[float, bool] | None] | None = None

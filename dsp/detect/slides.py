@@ -7,8 +7,9 @@ There the fast view takes those moments for landings, and the plates they
 left for knock-downs. These signs tell such a tower:
 
 - a cube seen settling on a plate (a fast step of about one cube) and
-  leaving it (about one cube back) at least ``RESTED_S`` and at most
-  ``SLID_WITHIN_S`` after it settled, in a closed tower not handled for
+  leaving it (as much back) at least ``RESTED_S`` (or, having come and
+  gone like a cube, ``BRIEFLY_RESTED_S``) and at most ``SLID_WITHIN_S``
+  after it settled, in a closed tower not handled for
   ``HANDLING_GUARD_S``, as a strike is heard below it (the fusion judges
   that once the impacts up to ``STRIKE_S`` after are known: :meth:`due`);
 - a cube that bounced on a plate with no cube on it, swung it like a
@@ -75,6 +76,35 @@ HANDLING_GUARD_S = 2.0
 # Why 64 and 16: the steps of the last few seconds are all that is ever paired.
 _STEPS_KEPT = 64
 _CHECKS_KEPT = 16
+# Why these: a cube that rolls 30-250 ms on a plate before it drops into
+# the hole (model J) rests there less than ``RESTED_S`` as often as not.
+# Such a rest of ``BRIEFLY_RESTED_S`` or more is a sign when the cube came
+# like one (its rise took more than one reading of 80 a second: it
+# bounced) and left at once (within ``LEFT_WITHIN_S``: it dropped). A
+# strike's jolt rises and falls within a reading; a hand lets go of a plate
+# over several (model A's false signs of 50-100 ms all did one or the
+# other; model J: 19 and 21 false landings fewer on towers 1-8 and 9-16).
+BRIEFLY_RESTED_S = 0.05
+ROSE_OVER_S = 0.025
+LEFT_WITHIN_S = 0.05
+# Why 0.6-1.6 cubes: where a cube rests decides how much of its weight its
+# cell sees (the plate also rests on the rims of its opening: model J,
+# 45-100 %), so a cube that rests a moment at the rim reads off the plate's
+# size; the fall that matches its rise is what tells the slide. A hand's
+# press (a third of a cube) or two cubes stay out.
+ABOUT_ONE = (0.6, 1.6)
+
+
+def _left_at_once(rise: LoadStep, fall: LoadStep) -> bool:
+    """Whether a cube that rested less than ``RESTED_S`` left like a cube, not a jolt.
+
+    A jolt's spike rises within one reading; a hand lets go of a plate over
+    several. A cube bounces a while before it rests, and leaves at once.
+    """
+    return (
+        rise.t_settled_s - rise.t_before_s >= ROSE_OVER_S
+        and fall.t_settled_s - fall.t_before_s <= LEFT_WITHIN_S
+    )
 
 
 class SlideSigns:
@@ -113,10 +143,11 @@ class SlideSigns:
     ) -> None:
         """Take a fast step of ``cubes`` (signed) as it is decided.
 
-        ``whole_within``: how far from a whole cube a step of one may read;
+        ``whole_within``: how far (a share of the fall) a fall may read off
+        the rise it undoes;
         ``handled_since_s``: when the tower was last opened or closed (inf
         while it stands open). A rise of about a cube is remembered; a fall
-        of about a cube on the same plate soon after it is a cube that may
+        as large on the same plate soon after it is a cube that may
         have slid on, queued to be judged once the strikes after it are
         known (:meth:`due`).
         """
@@ -135,11 +166,17 @@ class SlideSigns:
             # on its towers 1-8 and 9-16 (model C's 9-16: 31 -> 28). Of
             # either sign: a cell wired the other way reads its first cube
             # as a fall in counts (model B: 132 -> 119 and 132 -> 127).
-            self._risen[step.level] = step
+            # Where landings wait to see their cube stay (:attr:`wary`), a
+            # plate's first cube that slid on was never counted, so its size
+            # is still unknown when it leaves: the step back the other way
+            # is its fall.
+            rise = self._risen.get(step.level)
+            if rise is None or (rise.delta_counts > 0) == (step.delta_counts > 0):
+                self._risen[step.level] = step
+                return
+        elif not ABOUT_ONE[0] <= abs(cubes) <= ABOUT_ONE[1]:
             return
-        if not abs(abs(cubes) - 1.0) <= whole_within:
-            return
-        if cubes > 0:
+        elif cubes > 0:
             self._risen[step.level] = step
             return
         rise = self._risen.pop(step.level, None)
@@ -148,8 +185,9 @@ class SlideSigns:
             or not abs(rise.delta_counts + step.delta_counts)
             <= whole_within * abs(step.delta_counts)
             or step.t_before_s - handled_since_s < HANDLING_GUARD_S
-            or not rise.t_settled_s + RESTED_S <= step.t_before_s
+            or not rise.t_settled_s + BRIEFLY_RESTED_S <= step.t_before_s
             <= rise.t_settled_s + SLID_WITHIN_S
+            or not (rise.t_settled_s + RESTED_S <= step.t_before_s or _left_at_once(rise, step))
         ):
             return
         self._checks.append(step)

@@ -24,7 +24,7 @@ from dsp.detect.fusion.hands import (
 from dsp.detect.fusion.landings import LandingJudge
 from dsp.detect.loadcell import LoadStep
 from dsp.detect.memory import Look
-from dsp.detect.slides import SlideSigns
+from dsp.detect.slides import SLID_WITHIN_S, SlideSigns
 from dsp.detect.trust import REREAD_AFTER_S
 
 # Why 2: a cube shakes its own plate; two or more other plates restless
@@ -171,6 +171,7 @@ class FastView(LandingJudge):
             self.slide_signs.note_held()
             return False
         # Nothing is decided before the plate has held the cube long enough.
+        self._levels[step.level].waiting = first
         at_s = max(now_s + _SLIDE_LOOK_S, first.t_settled_s + _SLIDE_HOLD_S)
         self._look_again(step, Look(first, until_calm=False), at_s - self.hold_s)
         return True
@@ -339,6 +340,24 @@ class FastView(LandingJudge):
             self._levels[step.level].last_fast = (step.t_decided_s, True)
         return out
 
+    def _left_while_waiting(self, step: LoadStep) -> bool:
+        """Whether ``step`` takes away a cube whose landing waits to see it stay.
+
+        Where cubes slide on, a landing waits (:meth:`_slides_on`), so the
+        plate does not yet account for the cube when it leaves: its fall
+        would vote the cell wired the other way, and be reported as a
+        landing (model J: a gentle throw's cube that rested on four plates
+        in turn, each fall a landing).
+        """
+        rise = self._levels[step.level].waiting
+        return (
+            rise is not None
+            and rise.delta_counts * step.delta_counts < 0
+            and abs(rise.delta_counts + step.delta_counts)
+            <= FAST_MAX_RESIDUAL * abs(rise.delta_counts)
+            and step.t_before_s - rise.t_settled_s <= SLID_WITHIN_S
+        )
+
     def _fast_step_event(self, step: LoadStep, now_s: float) -> list[Event]:
         memory = self._levels[step.level]
         step = self._joined_with_part(step)
@@ -365,7 +384,11 @@ class FastView(LandingJudge):
         # votes even, one that slid on turned the cell around and was
         # reported as a landing, 20 false landings on towers 1-16).
         n, residual = self.scale.count(step.level, step.delta_counts)
-        if n != 0 and residual <= FAST_MAX_RESIDUAL and not 0 < -n <= self.cubes_on[step.level]:
+        if (
+            n != 0 and residual <= FAST_MAX_RESIDUAL
+            and not 0 < -n <= self.cubes_on[step.level]
+            and not self._left_while_waiting(step)
+        ):
             self.scale.learn_sign(step.level, step.delta_counts, cubes_added=True)
             n, residual = self.scale.count(step.level, step.delta_counts)
         if n == 1 and self.scale.unit(step.level) is None:

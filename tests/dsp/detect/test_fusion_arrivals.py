@@ -1356,9 +1356,10 @@ def test_cubes_that_leave_a_plate_they_had_just_settled_on_tell_a_tower_whose_cu
     fusion.add_impacts([_strike(1.5, 4)])
     fusion.advance(1.6)
     assert fusion.stats.slides_seen == 0
-    # A plate read a cube for 50 ms, then none: the jolt of a strike.
+    # A plate read a cube for 50 ms, risen within one reading, then none:
+    # the jolt of a strike (a cube that bounced there rises over several).
     fusion, step = _rests_a_moment(None)
-    _decide(fusion, step, 1.04)
+    _decide(fusion, replace(step, t_before_s=0.9875), 1.04)
     jolt = replace(gone, t_before_s=1.05, t_settled_s=1.07, t_decided_s=1.12)
     _decide(fusion, jolt, 1.2)
     fusion.add_impacts([_strike(1.1, 4)])
@@ -2257,3 +2258,32 @@ def test_flat_discs_are_told_by_most_of_the_last_twenty_one_cube_drops() -> None
     for _ in range(4):
         discs.note(stood_out=False)  # 12 of 20
     assert discs.flat
+
+
+def test_where_cubes_slide_a_cube_that_left_while_its_landing_waited_is_no_landing() -> None:
+    # Model J: a gentle throw's cube rests a moment on plate after plate. Its
+    # landing waits; when it leaves, the plate has not counted it, so its
+    # fall must not be taken for a cube on a cell wired the other way (no
+    # landing here has told the plate's sign yet).
+    values = np.zeros((_T.size, 8))
+    values[(_T >= 1.0) & (_T < 1.28), 5] = UNIT
+    values[(_T >= 1.28) & (_T < 1.3), 5] = -UNIT  # the plate springs back as it lets go
+    fusion = _fusion(values)
+    for level in (0, 1, 2, 3, 4, 6, 7):  # landings elsewhere swung their plates by two cubes
+        fusion._levels[level].landing_swings = [2 * UNIT] * 5
+    fusion.add_impacts([_strike(0.95, 5)])
+    step = LoadStep(level=5, t_before_s=0.95, t_settled_s=1.0, t_decided_s=1.0625,
+                    delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
+    fusion.slide_signs.slides_seen = 2
+    assert not fusion.scale.knows_sign(5)
+    out = fusion.add_load([step], [], step.t_decided_s)
+    gone = LoadStep(level=5, t_before_s=1.28, t_settled_s=1.30, t_decided_s=1.35,
+                    delta_counts=-UNIT, before_counts=UNIT, after_counts=0.0)
+    for now in np.arange(step.t_decided_s, 1.35, 0.05):
+        out += fusion.advance(float(now))
+    out += fusion.add_load([gone], [], gone.t_decided_s)
+    fusion.add_impacts([_strike(1.41, 4)])
+    for now in np.arange(1.35, 2.0, 0.05):
+        out += fusion.advance(float(now))
+    assert _landings(out) == []
+    assert not fusion.scale.knows_sign(5)
