@@ -11,7 +11,8 @@ whole and no cube is ever seen (cross-check, session 25: 0 landings of 20).
 
 The plate did not move in that moment as far as anyone can tell: the
 reading is its last fresh one, held for at most ``HOLD_READINGS`` of the
-converter's intervals. A module lifted off the tower sends nothing for much
+converter's intervals (its own, where it converts slower than the others:
+``SLOWEST_INTERVAL_S``). A module lifted off the tower sends nothing for much
 longer, and is left as the gap it is (``dsp.detect.loadcell`` times its
 disconnection from its last fresh reading).
 """
@@ -26,6 +27,13 @@ import numpy as np
 # nominal) and the poll's timing. A lift keeps a channel silent for
 # seconds: the hold covers its first reading or two, never a whole window.
 HOLD_READINGS = 1.25
+# Why 0.15 s: a converter of its own, slower than the others, is held over
+# its own interval (the last one between its fresh readings): an HX711 whose
+# RATE pin was left low converts 10 times a second among boards at 80, and
+# without its hold its windows are never whole (cross-check model K, tower
+# 16: no landing on its plate). 10 a second, a few percent off, is the
+# slowest an HX711 runs; a module lifted off is silent for seconds.
+SLOWEST_INTERVAL_S = 0.15
 
 
 class StaleReadingHold:
@@ -48,6 +56,8 @@ class StaleReadingHold:
         self._fresh_t = np.full(int(n_channels), -np.inf)
         self._fresh_v = np.zeros(int(n_channels))
         self._fresh_read_t = np.full(int(n_channels), np.nan)
+        # The interval before each channel's last fresh reading (0: none yet).
+        self._interval = np.zeros(int(n_channels))
         #: Readings filled so far (all channels).
         self.held = 0
 
@@ -75,11 +85,7 @@ class StaleReadingHold:
         """
         t_s, values, valid, read_t = load_rows(t_s, values, valid, read_t)
         n = values.shape[1]
-        if t_s.size == 0 or valid.all():
-            if t_s.size:
-                self._fresh_t[:] = t_s[-1]
-                self._fresh_v[:] = values[-1]
-                self._fresh_read_t[:] = read_t[-1]
+        if t_s.size == 0:
             return values, valid, read_t
         m = t_s.size
         cols = np.arange(n)[None, :]
@@ -89,11 +95,21 @@ class StaleReadingHold:
         fresh_t = np.where(seen, t_s[at], self._fresh_t[None, :])
         fresh_v = np.where(seen, values[at, cols], self._fresh_v[None, :])
         fresh_read_t = np.where(seen, read_t[at, cols], self._fresh_read_t[None, :])
-        fill = ~valid & (t_s[:, None] - fresh_t <= self.hold_s)
+        # Each fresh reading's interval from the one before it, and each
+        # row's: its last fresh reading's.
+        before_t = np.vstack([self._fresh_t[None, :], fresh_t[:-1]])
+        since = t_s[:, None] - before_t
+        own = np.where(np.isfinite(since), since, 0.0)
+        interval = np.where(seen, own[at, cols], self._interval[None, :])
+        hold = np.maximum(self.hold_s, HOLD_READINGS * np.minimum(interval, SLOWEST_INTERVAL_S))
+        fill = ~valid & (t_s[:, None] - fresh_t <= hold)
         self.held += int(np.count_nonzero(fill))
         self._fresh_t = fresh_t[-1].copy()
         self._fresh_v = fresh_v[-1].copy()
         self._fresh_read_t = fresh_read_t[-1].copy()
+        self._interval = interval[-1].copy()
+        if not fill.any():
+            return values, valid, read_t
         return (
             np.where(fill, fresh_v, values), valid | fill, np.where(fill, fresh_read_t, read_t)
         )

@@ -10,7 +10,7 @@ from dsp.detect.detector import Detector
 from dsp.detect.events import Closed, Landing, Lift
 from dsp.detect.loadcell import LoadChannelProcessor
 from dsp.detect.loadfront import LoadFrontEnd
-from dsp.detect.stale import HOLD_READINGS, StaleReadingHold
+from dsp.detect.stale import HOLD_READINGS, SLOWEST_INTERVAL_S, StaleReadingHold
 from dsp.detect.synthetic import SyntheticTower
 from tests.dsp.detect.broken_tower import tower_with_a_lift
 
@@ -100,6 +100,30 @@ def test_a_stale_reading_is_held_briefly_and_a_lift_is_left_a_gap() -> None:
     assert held_ok[6, 1] and held_v[6, 1] == 205.0
     assert not held_ok[7:, 1].any() and (held_v[7:, 1] == 0).all()
     assert hold.held == 2
+
+
+def test_a_converter_slower_than_the_others_is_held_over_its_own_interval() -> None:
+    # Model K, tower 16: one HX711 with its RATE pin low converts 10 times a
+    # second among seven at 80. Each reading of it holds until its next one
+    # (it never leaves a gap in a window); lifted, it is a gap within 1.25
+    # of its interval.
+    hold = StaleReadingHold(n_channels=2, reading_interval_s=0.0125)
+    t = np.arange(160) * 0.0125
+    values = np.column_stack([np.full(160, 100.0), 200.0 + np.arange(160) // 8])
+    fresh = np.ones((160, 2), dtype=bool)
+    fresh[:, 1] = np.arange(160) % 8 == 0
+    fresh[120:, 1] = False  # lifted at 1.5 s: its last reading was at 1.4 s
+    held_v, held_ok, _ = hold.process(t, np.where(fresh, values, 0.0), fresh)
+    assert held_ok[:, 0].all()
+    # From its second reading on, when its interval is known.
+    assert held_ok[8:122, 1].all() and not held_ok[123:, 1].any()
+    assert not held_ok[2:8, 1].any()
+    np.testing.assert_array_equal(held_v[8:120, 1], values[8:120, 1])
+    assert SLOWEST_INTERVAL_S >= 0.1 / 0.96 and HOLD_READINGS * SLOWEST_INTERVAL_S < 0.25
+    # A channel's first reading is held for the nominal interval only.
+    hold = StaleReadingHold(n_channels=1, reading_interval_s=0.0125)
+    _, ok, _ = hold.process(t[:8], np.full((8, 1), 5.0), (np.arange(8) == 0)[:, None])
+    assert ok[:2, 0].all() and not ok[2:, 0].any()
 
 
 @settings(max_examples=25, deadline=None)
