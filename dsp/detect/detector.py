@@ -280,7 +280,7 @@ class Detector:
         fast_steps, settled_steps = result.steps, settled.steps
         if self.spikes is not None and self.load_short and self.load_settled_short:
             # Steps begun once short windows are safe come from the short views.
-            self.spikes.process(t_s, values, rows.fresh)
+            self.spikes.process(t_s, values, rows.valid, rows.fresh)
             since, until = self.spikes.short_windows_since_s, self.spikes.short_windows_until_s
             short = self.load_short.process(**rows.given())
             settled_short = self.load_settled_short.process(**rows.given())
