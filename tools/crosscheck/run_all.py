@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Measure ``towerear detect`` on all the cross-check models (A-K) with one command.
+"""Measure ``towerear detect`` on all the cross-check models (A-L) with one command.
 
 Makes the recordings of each model once (towers 1-8 and 9-16, the four
 scenarios, 120 s each, about 23 h of stream; kept in ``--sets`` for the
@@ -49,6 +49,7 @@ GENERATORS = {
     "I": TOOLS / "crosscheck_i" / "make_recordings_i.py",
     "J": TOOLS / "crosscheck_j" / "make_recordings_j.py",
     "K": TOOLS / "crosscheck_k" / "make_recordings_k.py",
+    "L": TOOLS / "crosscheck_l" / "make_recordings_l.py",
 }
 
 
