@@ -20,6 +20,17 @@ from dsp.detect.stale import load_rows
 # at a slow converter (10 a second) the stream's first 1.6 s, still within
 # the tare, wait for it.
 CADENCE_ROWS = 16
+# Why 5 fresh readings, for most channels, or 2 s: a poll many times faster
+# than the converters (a timer at HELLO's 80 Hz over HX711s strapped to 10
+# a second, their boards' default) gives each channel a fresh reading in
+# every eighth row only, so 16 rows show each converter once or twice and
+# its interval not at all: the processors then took a single conversion,
+# held over eight rows, for a stable window, and every spike for a step
+# (cross-check model L: no landing found). Five readings show four
+# intervals; half the channels may be dead. The stream's first 2 s lie in
+# its tare, while the tower is empty and quiet.
+CADENCE_FRESH = 5
+CADENCE_LONGEST_S = 2.0
 # Why 15 %: HX711 oscillators run within a few percent of their nominal
 # rate, and a device sending LOAD once per conversion round comes at that
 # rate; rows coming 15 % or more faster than each channel's fresh
@@ -37,6 +48,26 @@ CADENCE_TOLERANCE = 0.15
 # right at 1.25 and 1.5; no grid at 2 left the 10 Hz tower 11 landings
 # fewer and the 80 Hz ones 0.45 s more p95 latency.
 REGRID_RATIO = 1.6
+
+
+def cadence_rows(t_s: np.ndarray, fresh: np.ndarray) -> int | None:
+    """How many of a stream's first rows show its cadence (None: not yet).
+
+    The first ``CADENCE_ROWS`` rows, or more until most channels have
+    given ``CADENCE_FRESH`` fresh readings, or the rows span
+    ``CADENCE_LONGEST_S``. Depends on the rows only, not on the blocks
+    they came in.
+    """
+    t_s = np.asarray(t_s, dtype=np.float64).reshape(-1)
+    if t_s.size < CADENCE_ROWS:
+        return None
+    fresh = np.asarray(fresh, dtype=bool).reshape(t_s.size, -1)
+    counts = np.cumsum(fresh, axis=0)
+    enough = np.median(counts, axis=1) >= CADENCE_FRESH
+    enough |= t_s - t_s[0] >= CADENCE_LONGEST_S
+    enough[: CADENCE_ROWS - 1] = False
+    hits = np.flatnonzero(enough)
+    return int(hits[0]) + 1 if hits.size else None
 
 
 def load_cadence(t_s: np.ndarray, fresh: np.ndarray) -> tuple[float, float]:
@@ -60,14 +91,20 @@ def load_cadence(t_s: np.ndarray, fresh: np.ndarray) -> tuple[float, float]:
     fresh = np.asarray(fresh, dtype=bool).reshape(t_s.size, -1)
     row = float(median(np.diff(t_s))) if t_s.size >= 3 else float("nan")
     # Each channel's mean interval: on a poll a quarter faster than the
-    # converter, most of its fresh readings still come a poll apart.
+    # converter, most of its fresh readings still come a poll apart. Not
+    # from its first fresh reading where it has four or more: the first
+    # poll carries the conversion made before it, up to an interval early.
     per_channel = [
         float(np.ptp(times) / (times.size - 1))
         for ch in range(fresh.shape[1])
-        if (times := t_s[fresh[:, ch]]).size >= 3
+        if (times := _after_first(t_s[fresh[:, ch]])).size >= 3
     ]
     conversion = float(median(per_channel)) if per_channel else float("nan")
     return row, conversion
+
+
+def _after_first(times: np.ndarray) -> np.ndarray:
+    return times[1:] if times.size >= 4 else times
 
 
 class LoadRegrid:

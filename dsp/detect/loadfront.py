@@ -4,8 +4,8 @@ A device sends LOAD rows at a cadence of its own: once per conversion round
 (at HELLO's rate, or a few percent off it), or on a timer faster than its
 converters, with stale channels flagged (:mod:`dsp.detect.cadence`). The
 processors count their windows in rows, as consecutive conversions.
-:class:`LoadFrontEnd` keeps the stream's first ``CADENCE_ROWS`` rows until
-they show its cadence, then gives every row on: put on the converters' grid
+:class:`LoadFrontEnd` keeps the stream's first rows until they show its
+cadence (``cadence.cadence_rows``), then gives every row on: put on the converters' grid
 when polled well faster (``REGRID_RATIO``), with stale readings held
 (:class:`dsp.detect.stale.StaleReadingHold`), and tells the rate the rows
 come at, for which the processors are built.
@@ -18,10 +18,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from dsp.detect.cadence import (
-    CADENCE_ROWS,
     CADENCE_TOLERANCE,
     REGRID_RATIO,
     LoadRegrid,
+    cadence_rows,
     load_cadence,
 )
 from dsp.detect.stale import StaleReadingHold, load_rows
@@ -104,7 +104,8 @@ class LoadFrontEnd:
         t_s, values, fresh, _ = load_rows(t_s, values, valid)
         if self._first is not None:
             self._first.append((t_s, values, fresh))
-            if sum(t.size for t, _, _ in self._first) < CADENCE_ROWS:
+            t_all = np.concatenate([t for t, _, _ in self._first])
+            if cadence_rows(t_all, np.concatenate([f for _, _, f in self._first])) is None:
                 return None
             return self.flush()
         return self._rows(t_s, values, fresh)
@@ -118,8 +119,10 @@ class LoadFrontEnd:
         t_s = np.concatenate([t for t, _, _ in first])
         values = np.concatenate([v for _, v, _ in first])
         fresh = np.concatenate([f for _, _, f in first])
-        # From the first rows only, however many came in the blocks so far.
-        self._take_cadence(t_s[:CADENCE_ROWS], fresh[:CADENCE_ROWS])
+        # From the first rows that show it only, however many came in the
+        # blocks so far (all of them at the stream's end).
+        shown = cadence_rows(t_s, fresh) or t_s.size
+        self._take_cadence(t_s[:shown], fresh[:shown])
         return self._rows(t_s, values, fresh)
 
     def _take_cadence(self, t_s: np.ndarray, fresh: np.ndarray) -> None:

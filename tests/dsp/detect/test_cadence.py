@@ -1,11 +1,13 @@
 """LOAD rows polled faster than the converters convert, and stale readings among them."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dsp.detect.cadence import LoadRegrid, load_cadence
+from dsp.detect.cadence import CADENCE_ROWS, LoadRegrid, cadence_rows, load_cadence
 from dsp.detect.detector import Detector
 from dsp.detect.events import Closed, Landing, Lift
 from dsp.detect.loadcell import LoadChannelProcessor
@@ -13,6 +15,7 @@ from dsp.detect.loadfront import LoadFrontEnd
 from dsp.detect.stale import HOLD_READINGS, SLOWEST_INTERVAL_S, StaleReadingHold
 from dsp.detect.synthetic import SyntheticTower
 from tests.dsp.detect.broken_tower import tower_with_a_lift
+from tests.scripts import TOOLS, load_script
 
 
 def polled(tower: SyntheticTower, poll_hz: float, seed: int = 1
@@ -41,8 +44,8 @@ def _session() -> SyntheticTower:
 
 
 def _detect(tower: SyntheticTower, load: tuple[np.ndarray, np.ndarray, np.ndarray],
-            block_s: float = 0.5) -> list:
-    det = Detector(piezo_rate_hz=2000.0, load_rate_hz=tower.load_rate_hz)
+            block_s: float = 0.5, hello_rate_hz: float | None = None) -> list:
+    det = Detector(piezo_rate_hz=2000.0, load_rate_hz=hello_rate_hz or tower.load_rate_hz)
     piezo = tower.piezo_codes()
     t_l, v_l, ok_l = load
     out: list = []
@@ -68,6 +71,69 @@ def test_a_device_polling_faster_than_its_converters_gives_every_landing(factor:
         assert -0.2 < e.t - x.t_rest_s < 0.1
     assert [(round(e.t, 1), e.exposed) for e in events if isinstance(e, Lift)] == [(24.0, 2)]
     assert [round(e.t, 1) for e in events if isinstance(e, Closed)] == [27.0]
+
+
+def _slow_session() -> SyntheticTower:
+    """Throws 1.5-2.5 s apart onto random levels, HX711s at 10 readings a second."""
+    tower = SyntheticTower(duration_s=30.0, seed=5, load_rate_hz=10.0)
+    rng = np.random.default_rng(5)
+    t = 3.0
+    while t < 27.0:
+        tower.throw(t, int(rng.integers(0, 8)))
+        t += float(rng.uniform(1.5, 2.5))
+    return tower
+
+
+def test_converters_at_10_a_second_polled_on_an_80_hz_timer_give_every_landing() -> None:
+    # HX711 boards strapped to 10 readings a second (their default) under a
+    # firmware that sends LOAD at HELLO's 80 Hz: a fresh reading in every
+    # eighth row. From 16 rows the cadence was unknown; the processors took
+    # one conversion held over eight rows for a stable window: no landing.
+    tower = _slow_session()
+    load = polled(tower, 80.0)
+    events = _detect(tower, load, hello_rate_hz=80.0)
+    landings = [e for e in events if isinstance(e, Landing)]
+    assert [e.floor for e in landings] == [x.level for x in tower.landings]
+    for e, x in zip(landings, tower.landings, strict=True):
+        assert e.cubes == 1
+        assert -0.3 < e.t - x.t_rest_s < 0.3  # a reading is 0.1 s
+    assert _detect(tower, load, 0.07, hello_rate_hz=80.0) == events
+
+
+def test_model_l_whose_firmware_polls_10_a_second_converters_at_80_hz(tmp_path: Path) -> None:
+    # Cross-check model L (written apart from the detector), tower 1: every
+    # HX711 at 10 readings a second, settling over four conversions, polled
+    # at HELLO's 80 Hz. Before the cadence waited for the converters to show
+    # their interval, none of its landings was found.
+    from hostapp.cli.detect import detect_recording
+
+    gen = load_script(TOOLS / "crosscheck_l" / "make_recordings_l.py", "crosscheck_l_for_cadence")
+    score = load_script(TOOLS / "crosscheck" / "score.py", "crosscheck_score_for_cadence")
+    bin_path, truth_path = gen.make_recording(1, "single", 30.0, tmp_path)
+    result = detect_recording(bin_path)
+    found = score.score_one(score.read_truth(truth_path), score.DetectRun(result.events, 0, 1.0),
+                            tolerance_s=0.5)
+    assert found["n_truth"] >= 4 and found["right"] == found["n_truth"]
+    assert found["false"] <= 1
+
+
+def test_the_cadence_waits_for_most_converters_to_show_their_interval() -> None:
+    fast = SyntheticTower(duration_s=3.0, seed=2)
+    t, _, fresh = polled(fast, 100.0)
+    assert cadence_rows(t[:15], fresh[:15]) is None
+    assert cadence_rows(t, fresh) == CADENCE_ROWS
+    slow = SyntheticTower(duration_s=4.0, seed=2, load_rate_hz=10.0)
+    t, _, fresh = polled(slow, 80.0)
+    shown = cadence_rows(t, fresh)
+    assert shown is not None and 24 < shown <= 48  # five readings of most channels
+    assert np.median(fresh[:shown].sum(axis=0)) == 5
+    assert cadence_rows(t[: shown - 1], fresh[: shown - 1]) is None
+    row_s, conversion_s = load_cadence(t[:shown], fresh[:shown])
+    assert row_s == pytest.approx(0.0125, rel=0.02)
+    assert conversion_s == pytest.approx(0.1, rel=0.1)
+    # Channels that never send still leave it known after 2 s.
+    quiet = np.zeros_like(fresh)
+    assert t[cadence_rows(t, quiet) - 1] - t[0] == pytest.approx(2.0, abs=0.0125)
 
 
 def test_blocks_of_any_size_give_the_same_events_on_a_fast_poll() -> None:
