@@ -43,6 +43,7 @@ from dsp.detect.orderstats import median
 from dsp.detect.playnoise import PlayNoise
 from dsp.detect.ringing import RING_FIT_READINGS, balanced_windows, fitted_windows
 from dsp.detect.rocking import RockingComb, RockingPeriod
+from dsp.detect.stale import SLOWEST_INTERVAL_S
 
 # Why 62.5 ms: at the nominal 80 Hz that is 5 readings, enough for a spread
 # test and a mean good to a small fraction of a cube; tuned on towers 1-4
@@ -59,6 +60,15 @@ DEFAULT_STEP_SIGMAS = 12.0
 # Why 100 ms: single missing readings (an HX711 timeout) are not a lifted
 # module; a lift keeps the channel silent for seconds.
 DEFAULT_DISCONNECT_MS = 100.0
+# Why two of its own intervals: a converter slower than the stream (an
+# HX711 at 10 readings a second among boards at 80, polled at 80 Hz) is
+# fresh every 0.1 s, longer than the 100 ms that tell a lifted module: it
+# was taken off and put back at every conversion, and every landing fell
+# within the handling guard (cross-check model L, tower 9: no cube size
+# learnt, 183 landings missed). Its interval is the last one between two
+# fresh readings, up to ``stale.SLOWEST_INTERVAL_S`` (a longer gap is no
+# conversion's).
+DISCONNECT_OWN_INTERVALS = 2.0
 # Why 1 s: the contract promises an empty, quiet tower for the first seconds;
 # one second gives 80 readings per channel for the noise estimate.
 DEFAULT_TARE_TIME_S = 1.0
@@ -389,6 +399,8 @@ class LoadChannelProcessor:
         self._invalid_run = np.zeros(n, dtype=np.int64)
         self._invalid_since = np.full(n, np.nan)
         self._fresh_t = np.full(n, -np.inf)
+        # Each channel's interval between its last two fresh readings (0: not yet).
+        self._own_interval = np.zeros(n)
         self._valid_since = np.full(n, np.nan)
         # Disconnection times not yet followed by a stable window: the first
         # stable window after one re-learns the level instead of comparing.
@@ -939,6 +951,8 @@ class LoadChannelProcessor:
                 col, times = col[first:], t_s[first:]
             if self.connected[ch] and col.all():
                 self._invalid_run[ch] = 0
+                self._note_interval(ch, times[-2] if times.size >= 2 else self._fresh_t[ch],
+                                    times[-1])
                 self._fresh_t[ch] = times[-1]
                 continue
             if not self.connected[ch] and not col.any():
@@ -951,6 +965,10 @@ class LoadChannelProcessor:
             for a, b in zip(starts, ends, strict=True):
                 if col[a]:
                     self._invalid_run[ch] = 0
+                    if self.connected[ch]:
+                        self._note_interval(
+                            ch, times[b - 2] if b - a >= 2 else self._fresh_t[ch], times[b - 1]
+                        )
                     self._fresh_t[ch] = times[b - 1]
                     if not self.connected[ch]:
                         self.connected[ch] = True
@@ -966,7 +984,10 @@ class LoadChannelProcessor:
                     # as long without a fresh one: a device polling faster
                     # than its converters sends runs of stale readings too.
                     reached = max(a, a + (need - before) - 1)
-                    late = times[reached:b] - self._fresh_t[ch] >= self._disconnect_s
+                    silent_s = max(
+                        self._disconnect_s, DISCONNECT_OWN_INTERVALS * self._own_interval[ch]
+                    )
+                    late = times[reached:b] - self._fresh_t[ch] >= silent_s
                     if late.any():
                         self.connected[ch] = False
                         decided = times[reached + int(np.argmax(late))]
@@ -978,6 +999,12 @@ class LoadChannelProcessor:
                         )
         out.sort(key=lambda c: (c.t_decided_s, c.level))
         return out
+
+    def _note_interval(self, ch: int, before_s: float, fresh_s: float) -> None:
+        """Fresh readings at ``before_s`` and ``fresh_s``: the interval of its converter."""
+        gap = fresh_s - before_s
+        if 0.0 < gap <= SLOWEST_INTERVAL_S:
+            self._own_interval[ch] = gap
 
     def _gaps_before(self, all_t: np.ndarray) -> np.ndarray:
         """How many gaps of lost readings lie before each reading (a window spans none)."""

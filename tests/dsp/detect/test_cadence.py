@@ -282,3 +282,34 @@ def test_a_stream_shorter_than_its_cadence_is_given_at_its_end() -> None:
     rows = front.flush()
     assert rows is not None and rows.t_s.size == 5 and front.rate_hz == 80.0
     assert front.flush() is None
+
+
+def test_a_converter_slower_than_the_stream_is_no_module_lifted_at_each_reading() -> None:
+    # One HX711 at 10 readings a second (its interval 0.105 s: its oscillator
+    # a little slow) in a stream polled at 80 Hz: fresh in every eighth or
+    # ninth row, longer apart than the 100 ms that tell a lifted module. It
+    # was taken off and put back at every conversion (cross-check model L,
+    # tower 9); lifted for real, it is off within two of its intervals.
+    proc = LoadChannelProcessor(n_channels=2, sample_rate_hz=80.0)
+    t = np.arange(1, 1201) / 80.0
+    conversions = np.arange(0.0, 15.0, 0.105)
+    newest = np.searchsorted(conversions, t, side="right") - 1
+    fresh = np.ones((t.size, 2), dtype=bool)
+    fresh[:, 1] = np.diff(np.concatenate([[-1], newest])) > 0
+    fresh[(t >= 11.0) & (t < 13.0), :] = False  # both modules lifted for 2 s
+    rng = np.random.default_rng(3)
+    values = np.where(fresh, 1e5 + rng.normal(0.0, 30.0, (t.size, 2)), 0.0)
+    hold = StaleReadingHold(n_channels=2, reading_interval_s=1 / 80.0)
+    connections = []
+    for a in range(0, t.size, 37):
+        held_v, held_ok, _ = hold.process(t[a : a + 37], values[a : a + 37], fresh[a : a + 37])
+        connections += proc.process(t_s=t[a : a + 37], values=held_v, valid=held_ok,
+                                    fresh=fresh[a : a + 37]).connections
+    assert sorted((c.connected, c.level) for c in connections) == [
+        (False, 0), (False, 1), (True, 0), (True, 1)
+    ]
+    for c in connections:
+        assert abs(c.t_s - (13.0 if c.connected else 11.0)) <= 0.105 + 1 / 80.0
+    slow_off = next(c for c in connections if c.level == 1 and not c.connected)
+    last_fresh = t[fresh[:, 1] & (t < 11.0)][-1]
+    assert slow_off.t_decided_s - last_fresh <= 2.0 * 0.105 + 1 / 80.0
