@@ -24,6 +24,7 @@ from dsp.detect.cadence import (
     cadence_rows,
     load_cadence,
 )
+from dsp.detect.slowchannels import SlowChannelBridge
 from dsp.detect.stale import StaleReadingHold, load_rows
 
 
@@ -93,6 +94,9 @@ class LoadFrontEnd:
         # one row per conversion round, each made as it is sent).
         self._polled_late_s = 0.0
         self._first: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = []
+        # Draws slow channels' readings between their conversions, once the
+        # rows' interval is known.
+        self.bridge: SlowChannelBridge | None = None
 
     @property
     def measuring(self) -> bool:
@@ -111,7 +115,12 @@ class LoadFrontEnd:
         return self._rows(t_s, values, fresh)
 
     def flush(self) -> LoadRows | None:
-        """The first rows, however few, once no more will come (or enough came)."""
+        """The first rows, however few, once no more will come (or enough came).
+
+        At the stream's end: also the rows kept for slow channels.
+        """
+        if self._first is None and self.bridge is not None:
+            return self._given(self.bridge.flush())
         if not self._first:
             self._first = None
             return None
@@ -138,6 +147,7 @@ class LoadFrontEnd:
         if abs(1.0 / (self.rate_hz * row_s) - 1.0) > CADENCE_TOLERANCE:
             self.rate_hz = 1.0 / row_s
             self.stale = StaleReadingHold(n_channels=self.n_channels, reading_interval_s=row_s)
+        self.bridge = SlowChannelBridge(n_channels=self.n_channels, row_interval_s=row_s)
 
     def _rows(self, t_s: np.ndarray, values: np.ndarray, fresh: np.ndarray) -> LoadRows | None:
         read_t = np.repeat(t_s[:, None] - self._polled_late_s, values.shape[1], axis=1)
@@ -146,4 +156,10 @@ class LoadFrontEnd:
         if t_s.size == 0:
             return None
         values, valid, read_t = self.stale.process(t_s, values, fresh, read_t)
-        return LoadRows(t_s, values, valid, fresh, read_t)
+        if self.bridge is None:
+            return LoadRows(t_s, values, valid, fresh, read_t)
+        return self._given(self.bridge.process(t_s, values, valid, fresh, read_t))
+
+    @staticmethod
+    def _given(rows: tuple[np.ndarray, ...]) -> LoadRows | None:
+        return LoadRows(*rows) if rows[0].size else None
