@@ -63,7 +63,14 @@ class SlowChannelBridge:
         read_t: np.ndarray,
     ) -> tuple[np.ndarray, ...]:
         """Feed rows; the rows ready, as ``(t_s, values, valid, fresh, read_t)``."""
-        for k in range(np.asarray(t_s).size):
+        t_s = np.asarray(t_s, dtype=np.float64)
+        if not self._rows and not (self._interval >= self.slow_s).any():
+            # No channel slow so far: the block as it came, unless one turns
+            # out slow in it (then row by row, from the block's start).
+            at_once = self._fast_block(t_s, np.asarray(values), np.asarray(fresh))
+            if at_once:
+                return t_s, np.asarray(values, dtype=np.float64), valid, fresh, read_t
+        for k in range(t_s.size):
             self._t.append(float(t_s[k]))
             self._rows.append((values[k].astype(np.float64), valid[k].copy(), fresh[k].copy(),
                                read_t[k].copy()))
@@ -119,6 +126,27 @@ class SlowChannelBridge:
             if fresh[ch]:
                 return t, float(values[ch])
         return None
+
+    def _fast_block(self, t_s: np.ndarray, values: np.ndarray, fresh: np.ndarray) -> bool:
+        """Take a block's fresh readings at once if no channel is slow in it (else leave all)."""
+        n = self._fresh_t.size
+        fresh_t = self._fresh_t.copy()
+        fresh_v = self._fresh_v.copy()
+        interval = self._interval.copy()
+        for ch in range(n):
+            times = t_s[fresh[:, ch]]
+            if times.size == 0:
+                continue
+            gaps = np.diff(np.concatenate([[fresh_t[ch]], times]))
+            kept = gaps[gaps <= SLOWEST_INTERVAL_S]
+            if (kept >= self.slow_s).any():
+                return False
+            if kept.size:
+                interval[ch] = kept[-1]
+            fresh_t[ch] = times[-1]
+            fresh_v[ch] = values[fresh[:, ch], ch][-1]
+        self._fresh_t, self._fresh_v, self._interval = fresh_t, fresh_v, interval
+        return True
 
     def _note_fresh(self, t: float, values: np.ndarray, fresh: np.ndarray) -> None:
         for ch in np.flatnonzero(fresh):
