@@ -35,6 +35,20 @@ def load_script(path: Path, name: str) -> ModuleType:
     return module
 
 
+def detect_model_l(seed: int, scenario: str, duration_s: float, out: Path) -> dict[str, Any]:
+    """Make one cross-check model L recording in ``out``, detect it, and score it."""
+    from hostapp.cli.detect import detect_recording
+
+    gen = load_script(TOOLS / "crosscheck_l" / "make_recordings_l.py", "crosscheck_l_for_detect")
+    score = load_script(TOOLS / "crosscheck" / "score.py", "crosscheck_score_for_detect")
+    bin_path, truth_path = gen.make_recording(seed, scenario, duration_s, out)
+    result = detect_recording(bin_path)
+    found: dict[str, Any] = score.score_one(
+        score.read_truth(truth_path), score.DetectRun(result.events, 0, 1.0), tolerance_s=0.5
+    )
+    return found
+
+
 def check_wire_encoder(gen: ModuleType) -> None:
     """A cross-check generator's own CRC and COBS follow contracts.md and our decoder reads them.
 

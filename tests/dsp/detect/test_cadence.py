@@ -15,7 +15,7 @@ from dsp.detect.loadfront import LoadFrontEnd
 from dsp.detect.stale import HOLD_READINGS, SLOWEST_INTERVAL_S, StaleReadingHold
 from dsp.detect.synthetic import SyntheticTower
 from tests.dsp.detect.broken_tower import tower_with_a_lift
-from tests.scripts import TOOLS, load_script
+from tests.scripts import detect_model_l
 
 
 def polled(tower: SyntheticTower, poll_hz: float, seed: int = 1
@@ -105,14 +105,7 @@ def test_model_l_whose_firmware_polls_10_a_second_converters_at_80_hz(tmp_path: 
     # HX711 at 10 readings a second, settling over four conversions, polled
     # at HELLO's 80 Hz. Before the cadence waited for the converters to show
     # their interval, none of its landings was found.
-    from hostapp.cli.detect import detect_recording
-
-    gen = load_script(TOOLS / "crosscheck_l" / "make_recordings_l.py", "crosscheck_l_for_cadence")
-    score = load_script(TOOLS / "crosscheck" / "score.py", "crosscheck_score_for_cadence")
-    bin_path, truth_path = gen.make_recording(1, "single", 30.0, tmp_path)
-    result = detect_recording(bin_path)
-    found = score.score_one(score.read_truth(truth_path), score.DetectRun(result.events, 0, 1.0),
-                            tolerance_s=0.5)
+    found = detect_model_l(1, "single", 30.0, tmp_path)
     assert found["n_truth"] >= 4 and found["right"] == found["n_truth"]
     assert found["false"] <= 1
 

@@ -7,7 +7,7 @@ import pytest
 
 from dsp.detect.slowchannels import WAIT_S, SlowChannelBridge
 from dsp.detect.stale import StaleReadingHold
-from tests.scripts import TOOLS, load_script
+from tests.scripts import detect_model_l
 
 ROW_S = 0.0125  # polled at 80 Hz
 
@@ -107,13 +107,6 @@ def test_model_l_tower_11_whose_level_6_converts_10_times_a_second_among_boards_
     # boards at 10 readings a second among five at 80, all polled at 80 Hz.
     # Held over eight rows, each conversion of a knock's or a cube's ramp
     # on level 6 was a step of its own: 24 false landings in one game.
-    from hostapp.cli.detect import detect_recording
-
-    gen = load_script(TOOLS / "crosscheck_l" / "make_recordings_l.py", "crosscheck_l_for_bridge")
-    score = load_script(TOOLS / "crosscheck" / "score.py", "crosscheck_score_for_bridge")
-    bin_path, truth_path = gen.make_recording(11, "game", 120.0, tmp_path)
-    result = detect_recording(bin_path)
-    found = score.score_one(score.read_truth(truth_path), score.DetectRun(result.events, 0, 1.0),
-                            tolerance_s=0.5)
+    found = detect_model_l(11, "game", 120.0, tmp_path)
     assert found["right"] >= found["n_truth"] - 1
     assert found["false"] <= 1
