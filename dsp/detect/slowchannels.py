@@ -18,11 +18,12 @@ import numpy as np
 
 from dsp.detect.stale import HOLD_READINGS, SLOWEST_INTERVAL_S
 
-# Why 1.6 rows: a channel fresh in every row, or missing one now and then
-# (a poll a little faster than its converter), keeps its held readings; one
-# whose conversions come two rows apart or more is drawn between them (as
-# the cadence regrids a whole stream from 1.6 on, ``cadence.REGRID_RATIO``).
-SLOW_ROWS = 1.6
+# Why 2.5 rows: a channel fresh in every row, or missing one now and then
+# (an HX711 read that timed out, a poll a little faster than its
+# converter: two rows apart), keeps its held readings and its rows are
+# given at once; a board at 10 readings a second among boards at 80 is
+# eight rows apart.
+SLOW_ROWS = 2.5
 # Why 1.25 of the slowest interval: a conversion later than that is no
 # conversion's interval but a lift or a lost reading; the rows before it
 # are given as held, and wait no longer.
@@ -129,6 +130,17 @@ class SlowChannelBridge:
 
     def _fast_block(self, t_s: np.ndarray, values: np.ndarray, fresh: np.ndarray) -> bool:
         """Take a block's fresh readings at once if no channel is slow in it (else leave all)."""
+        if t_s.size and fresh.all():
+            # Every channel fresh in every row (the usual stream): in one go.
+            gaps = np.concatenate([t_s[:1] - self._fresh_t, np.diff(t_s)])
+            kept = gaps <= SLOWEST_INTERVAL_S
+            if (gaps[kept] >= self.slow_s).any():
+                return False
+            last = np.diff(t_s[-2:]) if t_s.size >= 2 else t_s[:1] - self._fresh_t
+            self._interval = np.where(last <= SLOWEST_INTERVAL_S, last, self._interval)
+            self._fresh_t = np.full(self._fresh_t.size, t_s[-1])
+            self._fresh_v = values[-1].astype(np.float64)
+            return True
         n = self._fresh_t.size
         fresh_t = self._fresh_t.copy()
         fresh_v = self._fresh_v.copy()
