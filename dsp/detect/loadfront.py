@@ -5,10 +5,12 @@ A device sends LOAD rows at a cadence of its own: once per conversion round
 converters, with stale channels flagged (:mod:`dsp.detect.cadence`). The
 processors count their windows in rows, as consecutive conversions.
 :class:`LoadFrontEnd` keeps the stream's first rows until they show its
-cadence (``cadence.cadence_rows``), then gives every row on: put on the converters' grid
-when polled well faster (``REGRID_RATIO``), with stale readings held
-(:class:`dsp.detect.stale.StaleReadingHold`), and tells the rate the rows
-come at, for which the processors are built.
+cadence (``cadence.cadence_rows``), then gives every row on: put on the
+converters' grid when polled well faster (``REGRID_RATIO``), with stale
+readings held (:class:`dsp.detect.stale.StaleReadingHold`) and a slow
+converter's drawn between its conversions
+(:class:`dsp.detect.slowchannels.SlowChannelBridge`), and tells the rate
+the rows come at, for which the processors are built.
 """
 
 from __future__ import annotations
