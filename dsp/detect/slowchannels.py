@@ -49,10 +49,14 @@ class SlowChannelBridge:
     def __init__(self, *, n_channels: int, row_interval_s: float) -> None:
         n = int(n_channels)
         self.slow_s = SLOW_ROWS * float(row_interval_s)
-        self._t: list[float] = []
-        self._rows: list[tuple[np.ndarray, ...]] = []
-        # Each channel's last fresh reading given or waiting: time, value,
-        # and the interval before it (0: none yet).
+        # The rows kept until slow channels' next conversions come.
+        self._t = np.zeros(0)
+        self._values = np.zeros((0, n))
+        self._valid = np.zeros((0, n), dtype=bool)
+        self._fresh = np.zeros((0, n), dtype=bool)
+        self._read_t = np.zeros((0, n))
+        # Each channel's last fresh reading given: time, value, and the
+        # interval before it (0: none yet).
         self._fresh_t = np.full(n, -np.inf)
         self._fresh_v = np.zeros(n)
         self._interval = np.zeros(n)
@@ -65,16 +69,17 @@ class SlowChannelBridge:
     ) -> tuple[np.ndarray, ...]:
         """Feed rows; the rows ready, as ``(t_s, values, valid, fresh, read_t)``."""
         t_s = np.asarray(t_s, dtype=np.float64)
-        if not self._rows and not (self._interval >= self.slow_s).any():
+        if not self._t.size and not (self._interval >= self.slow_s).any():
             # No channel slow so far: the block as it came, unless one turns
-            # out slow in it (then row by row, from the block's start).
+            # out slow in it (then kept like any other, from the block's start).
             at_once = self._fast_block(t_s, np.asarray(values), np.asarray(fresh))
             if at_once:
                 return t_s, np.asarray(values, dtype=np.float64), valid, fresh, read_t
-        for k in range(t_s.size):
-            self._t.append(float(t_s[k]))
-            self._rows.append((values[k].astype(np.float64), valid[k].copy(), fresh[k].copy(),
-                               read_t[k].copy()))
+        self._t = np.concatenate([self._t, t_s])
+        self._values = np.concatenate([self._values, np.asarray(values, dtype=np.float64)])
+        self._valid = np.concatenate([self._valid, np.asarray(valid, dtype=bool)])
+        self._fresh = np.concatenate([self._fresh, np.asarray(fresh, dtype=bool)])
+        self._read_t = np.concatenate([self._read_t, np.asarray(read_t, dtype=np.float64)])
         return self._release(final=False)
 
     def flush(self) -> tuple[np.ndarray, ...]:
@@ -82,51 +87,77 @@ class SlowChannelBridge:
         return self._release(final=True)
 
     def _release(self, *, final: bool) -> tuple[np.ndarray, ...]:
-        out: list[tuple[float, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-        while self._rows:
-            t = self._t[0]
-            values, valid, fresh, read_t = self._rows[0]
-            waiting = np.flatnonzero(self._waiting(t, fresh) & valid)
-            found = {int(ch): self._next_fresh(int(ch)) for ch in waiting}
-            if not final and self._t[-1] - t < WAIT_S and any(f is None for f in found.values()):
-                break  # a slow channel's next conversion may still come
-            values = values.copy()
-            read_t = read_t.copy()
-            for ch, nxt in found.items():
-                t_a, v_a = self._fresh_t[ch], self._fresh_v[ch]
-                if nxt is not None and nxt[0] - t_a <= WAIT_S:
-                    t_b, v_b = nxt
-                    values[ch] = v_a + (v_b - v_a) * (t - t_a) / (t_b - t_a)
-                    read_t[ch] = t
-                    self.drawn += 1
-            self._note_fresh(t, values, fresh)
-            out.append((t, values, valid, fresh, read_t))
-            self._t.pop(0)
-            self._rows.pop(0)
-        n = self._fresh_t.size
-        if not out:
-            empty = np.zeros((0, n))
-            return (np.zeros(0), empty, empty.astype(bool), empty.astype(bool), empty)
-        return (
-            np.array([r[0] for r in out]),
-            np.array([r[1] for r in out]),
-            np.array([r[2] for r in out]),
-            np.array([r[3] for r in out]),
-            np.array([r[4] for r in out]),
-        )
+        """The kept rows up to the first whose slow channel still waits for its next conversion.
 
-    def _waiting(self, t: float, fresh: np.ndarray) -> np.ndarray:
-        """Channels of a row at ``t`` that are slow and not fresh in it."""
-        return (
-            ~fresh & (self._interval >= self.slow_s) & (t - self._fresh_t <= WAIT_S)
-        )
-
-    def _next_fresh(self, ch: int) -> tuple[float, float] | None:
-        """Channel ``ch``'s next fresh reading among the rows kept after the first (None: none)."""
-        for t, (values, _, fresh, _) in zip(self._t[1:], self._rows[1:], strict=True):
-            if fresh[ch]:
-                return t, float(values[ch])
-        return None
+        Row by row, in order, as if each row were judged on what the rows
+        before it left: a slow channel (its last interval ``slow_s`` or more)
+        not fresh in a row, and fresh less than ``WAIT_S`` before, is drawn
+        on the line to its next fresh reading kept, if that comes within
+        ``WAIT_S`` of the one before; a row whose slow channel has none kept
+        yet waits, unless ``WAIT_S`` of rows came after it.
+        """
+        t = self._t
+        m, n = self._values.shape
+        values = self._values.copy()
+        read_t = self._read_t.copy()
+        ready = m
+        states = []
+        rows = np.arange(m)
+        for ch in range(n):
+            fresh = self._fresh[:, ch]
+            at = np.flatnonzero(fresh)
+            # Each fresh reading's interval to the one before, where it was
+            # one (a longer gap keeps the interval before it).
+            times = np.concatenate([[self._fresh_t[ch]], t[at]])
+            gaps = np.diff(times)
+            kept = np.where(gaps <= SLOWEST_INTERVAL_S, np.arange(at.size), -1)
+            latest = np.maximum.accumulate(kept)
+            intervals = np.concatenate(
+                [[self._interval[ch]], np.where(latest >= 0, gaps[np.maximum(latest, 0)],
+                                                self._interval[ch])]
+            )
+            readings = np.concatenate([[self._fresh_v[ch]], self._values[at, ch]])
+            before = np.searchsorted(at, rows, side="left")  # fresh readings before each row
+            t_a, v_a = times[before], readings[before]
+            waiting = (
+                ~fresh & (intervals[before] >= self.slow_s) & (t - t_a <= WAIT_S)
+                & self._valid[:, ch]
+            )
+            has_next = before < at.size
+            if not final:
+                blocked = np.flatnonzero(waiting & ~has_next & (t[-1] - t < WAIT_S))
+                if blocked.size:
+                    ready = min(ready, int(blocked[0]))
+            drawn = np.flatnonzero(waiting & has_next)
+            t_b = times[before[drawn] + 1]
+            v_b = readings[before[drawn] + 1]
+            near = t_b - t_a[drawn] <= WAIT_S
+            drawn, t_b, v_b = drawn[near], t_b[near], v_b[near]
+            t_d, t_ad, v_ad = t[drawn], t_a[drawn], v_a[drawn]
+            states.append((drawn, t_b, v_b, t_d, t_ad, v_ad, times, readings, intervals, at))
+        out_values = values[:ready]
+        out_read_t = read_t[:ready]
+        for ch, (drawn, t_b, v_b, t_d, t_ad, v_ad, times, readings, intervals, at) in enumerate(
+            states
+        ):
+            use = drawn < ready
+            d = drawn[use]
+            out_values[d, ch] = v_ad[use] + (v_b[use] - v_ad[use]) * (t_d[use] - t_ad[use]) / (
+                t_b[use] - t_ad[use]
+            )
+            out_read_t[d, ch] = t_d[use]
+            self.drawn += int(d.size)
+            given = int(np.searchsorted(at, ready, side="left"))  # fresh readings given
+            self._fresh_t[ch] = times[given]
+            self._fresh_v[ch] = readings[given]
+            self._interval[ch] = intervals[given]
+        out = (t[:ready], out_values, self._valid[:ready], self._fresh[:ready], out_read_t)
+        self._t = t[ready:]
+        self._values = self._values[ready:]
+        self._valid = self._valid[ready:]
+        self._fresh = self._fresh[ready:]
+        self._read_t = self._read_t[ready:]
+        return out
 
     def _fast_block(self, t_s: np.ndarray, values: np.ndarray, fresh: np.ndarray) -> bool:
         """Take a block's fresh readings at once if no channel is slow in it (else leave all)."""
@@ -159,10 +190,3 @@ class SlowChannelBridge:
             fresh_v[ch] = values[fresh[:, ch], ch][-1]
         self._fresh_t, self._fresh_v, self._interval = fresh_t, fresh_v, interval
         return True
-
-    def _note_fresh(self, t: float, values: np.ndarray, fresh: np.ndarray) -> None:
-        for ch in np.flatnonzero(fresh):
-            if t - self._fresh_t[ch] <= SLOWEST_INTERVAL_S:
-                self._interval[ch] = t - self._fresh_t[ch]
-            self._fresh_t[ch] = t
-            self._fresh_v[ch] = values[ch]

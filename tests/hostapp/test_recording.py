@@ -176,3 +176,17 @@ def test_unreadable_file(tmp_path: Path) -> None:
     path.chmod(0)
     with pytest.raises(RecordingError, match="cannot be read"):
         read_recording(path)
+
+
+def test_byte_ranges_are_gathered_in_the_order_given_whatever_their_place_in_the_buffer() -> None:
+    from hostapp.recording import _gather
+
+    data = np.arange(40, dtype=np.uint8)
+    start = np.array([2, 10, 11, 30], dtype=np.int64)
+    length = np.array([3, 1, 4, 2], dtype=np.int64)  # the 2nd and 3rd ranges touch
+    assert _gather(data, start, length).tolist() == [2, 3, 4, 10, 11, 12, 13, 14, 30, 31]
+    # Out of buffer order (a frame decoded on its own, joined after the others).
+    start = np.array([30, 2, 10], dtype=np.int64)
+    length = np.array([2, 3, 1], dtype=np.int64)
+    assert _gather(data, start, length).tolist() == [30, 31, 2, 3, 4, 10]
+    assert _gather(data, start[:1], length[:1]).tolist() == [30, 31]
