@@ -22,6 +22,7 @@ import numpy as np
 from dsp.detect.calibration import DetectorCalibration
 from dsp.detect.detector import UNIT_HANDOVER_S, Detector
 from dsp.detect.events import Event
+from dsp.detect.stampclock import PiezoStampClock
 from hostapp.protocol import Hello, Load, Piezo
 from hostapp.recording import DecodedBlock
 
@@ -34,11 +35,6 @@ _NO_LOAD = (np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros((0, N_LEVELS), dt
 # on the detector's grid for handing the cube size to its load processors,
 # so each slice of load readings is processed in one call.
 _SLICE_S = UNIT_HANDOVER_S
-# Why a quarter of a set: the piezo chain re-times its samples from a run's
-# stamp when that is more than a quarter of a set off the nominal rate, and
-# keeps every set (dsp.detect.piezo); cutting runs at the same drift keeps
-# its times within half a set of the stamps however the stream is chunked.
-_DRIFT_RUN_SETS = 0.25
 # Why 1 s: enough messages (~140 PIEZO, 80 LOAD) to measure both rates to
 # better than a percent when HELLO is missing.
 _RATE_PROBE_S = 1.0
@@ -94,6 +90,7 @@ class DetectionPipeline:
         self.hello: Hello | None = None
         self.stats = PipelineStats()
         self._probe: list[tuple[float, object]] = []
+        self._stamp_clock: PiezoStampClock | None = None
 
     # -- public --------------------------------------------------------------
     def feed(self, frames: Iterable[TimedMessage]) -> list[Event]:
@@ -155,6 +152,7 @@ class DetectionPipeline:
             load_rate_hz=load_rate,
             calibration=self.calibration,
         )
+        self._stamp_clock = PiezoStampClock(piezo_rate)
         return True
 
     # -- feeding ---------------------------------------------------------------
@@ -164,7 +162,7 @@ class DetectionPipeline:
             return []
         piezo = [(t, m) for t, m in timed if isinstance(m, Piezo)]
         load = [(t, m) for t, m in timed if isinstance(m, Load)]
-        runs = self._piezo_runs(piezo, detector.piezo.rate)
+        runs = self._piezo_runs(piezo)
         load_t, load_v, load_ok = self._load_arrays(load)
         return self._feed_arrays(detector, runs, load_t, load_v, load_ok)
 
@@ -194,12 +192,12 @@ class DetectionPipeline:
             for frame in block.others:
                 if isinstance(frame.msg, Hello):
                     self.stats.hello_messages += 1
-        runs = self._piezo_runs_from_arrays(*piezo, detector.piezo.rate)
+        runs = self._piezo_runs_from_arrays(*piezo)
         load_t, load_v, load_ok = self._load_arrays_from_arrays(*load)
         return out + self._feed_arrays(detector, runs, load_t, load_v, load_ok)
 
     def _piezo_runs_from_arrays(
-        self, t: np.ndarray, sets: np.ndarray, samples: np.ndarray, rate: float
+        self, t: np.ndarray, sets: np.ndarray, samples: np.ndarray
     ) -> list[tuple[float, np.ndarray]]:
         """:meth:`_piezo_runs` over the arrays of many messages of one shape."""
         if t.size == 0:
@@ -209,7 +207,7 @@ class DetectionPipeline:
             self.stats.odd_shape_messages += int(t.size)
             return []
         self._count_piezo(sets)
-        return _runs(t, sets, fitted, rate)
+        return self._timed_runs(t, sets, fitted)
 
     def _load_arrays_from_arrays(
         self, t: np.ndarray, bits: np.ndarray, values: np.ndarray
@@ -257,10 +255,8 @@ class DetectionPipeline:
                 out.extend(detector.feed_load(load_t[sel], load_v[sel], load_ok[sel]))
         return out
 
-    def _piezo_runs(
-        self, piezo: list[tuple[float, Piezo]], rate: float
-    ) -> list[tuple[float, np.ndarray]]:
-        """Consecutive PIEZO messages joined into runs without holes."""
+    def _piezo_runs(self, piezo: list[tuple[float, Piezo]]) -> list[tuple[float, np.ndarray]]:
+        """Consecutive PIEZO messages joined into runs timed on one grid (``PiezoStampClock``)."""
         times: list[float] = []
         parts: list[np.ndarray] = []
         for t, msg in piezo:
@@ -274,7 +270,7 @@ class DetectionPipeline:
             return []
         sets = np.array([p.shape[0] for p in parts], dtype=np.int64)
         self._count_piezo(sets)
-        return _runs(np.asarray(times), sets, np.concatenate(parts), rate)
+        return self._timed_runs(np.asarray(times), sets, np.concatenate(parts))
 
     def _load_arrays(
         self, load: list[tuple[float, Load]]
@@ -295,34 +291,16 @@ class DetectionPipeline:
         self.stats.load_messages += len(rows_t)
         return _load_rows(np.asarray(rows_t), np.asarray(masks, dtype=np.int64), np.stack(rows_v))
 
+    def _timed_runs(
+        self, t: np.ndarray, sets: np.ndarray, samples: np.ndarray
+    ) -> list[tuple[float, np.ndarray]]:
+        """Messages (stamps, sets each, their samples in order) as runs timed on one grid."""
+        assert self._stamp_clock is not None
+        return [(t0, samples[a:b]) for t0, a, b in self._stamp_clock.runs(t, sets)]
+
     def _count_piezo(self, sets: np.ndarray) -> None:
         self.stats.piezo_messages += int(sets.size)
         self.stats.piezo_sets += int(sets.sum())
-
-def _runs(
-    t: np.ndarray, sets: np.ndarray, samples: np.ndarray, rate: float
-) -> list[tuple[float, np.ndarray]]:
-    """Messages (start times, sets each, their samples in order) joined into runs without holes.
-
-    A run is also cut where its messages' stamps have drifted a quarter of
-    a set further from the nominal rate (a sample clock running off the
-    device's time stamps), so that the piezo chain, timing each run from its
-    first stamp, stays within a fraction of a set of the stamps.
-    """
-    period = 1.0 / rate
-    first_set = np.concatenate([[0], np.cumsum(sets)])
-    next_t = t + sets * period
-    drift = t - (t[0] + first_set[:-1] * period)
-    drift_bin = np.round(drift / (_DRIFT_RUN_SETS * period))
-    breaks = np.flatnonzero(
-        (np.abs(t[1:] - next_t[:-1]) > 0.5 * period) | (drift_bin[1:] != drift_bin[:-1])
-    ) + 1
-    bounds = np.concatenate([[0], breaks, [t.size]])
-    return [
-        (float(t[a]), samples[first_set[a] : first_set[b]])
-        for a, b in zip(bounds[:-1], bounds[1:], strict=True)
-    ]
-
 
 def _load_rows(
     t: np.ndarray, bits: np.ndarray, values: np.ndarray

@@ -22,7 +22,7 @@ from dsp.detect.onsets import OnsetDetector
 
 # Why 2 s: filling costs memory and time proportional to the hole; beyond a
 # couple of seconds the floor and filters gain nothing from continuity.
-_MAX_FILL_S = 2.0
+MAX_FILL_S = 2.0
 # Why one set and two: a message sent twice (a damaged stream) overlaps the
 # one before by all its sets, and a lost one leaves a hole of all of them;
 # a sample clock that runs off the time stamps (some hundreds of ppm) moves
@@ -30,16 +30,16 @@ _MAX_FILL_S = 2.0
 # that made what the onsets saw depend on where blocks began. Overlaps of a
 # set or more are dropped, holes of two or more filled (as before, a hole
 # under one and a half sets was never filled); anything less re-times.
-_OVERLAP_SETS = 1.0
-_HOLE_SETS = 2.0
+OVERLAP_SETS = 1.0
+HOLE_SETS = 2.0
 # Why a fifth of a set: within that the nominal rate times the samples
 # well enough; beyond it the block's own stamp times them. Not a quarter:
-# the pipeline cuts runs where the stamps have drifted a quarter of a set
-# (``hostapp.pipeline._DRIFT_RUN_SETS``), so a run began that far off, to
+# the stamp clock moves its grid where the stamps are a quarter of a set
+# off it (``dsp.detect.stampclock.TOLERANCE_SETS``), so a run begins that far off, to
 # the microsecond of the stamps, and whether it was re-timed depended on
 # the rounding of where the blocks before it ended (a strike timed 0.12 ms
 # apart in 0.1-s and 2-s slices, and a pass read as a bounce in one).
-_DRIFT_ANCHOR_SETS = 0.2
+DRIFT_ANCHOR_SETS = 0.2
 # Why 256: impacts are timed within a few blocks of being found; anchors
 # are only looked up for recent frames.
 _ANCHORS_KEPT = 256
@@ -161,15 +161,15 @@ class PiezoChain:
             # rounding of how the blocks before it were summed must not
             # decide which side of a threshold that is.
             gap_sets = round((t0_s - expected) * self.rate, 6)
-            if gap_sets <= -_OVERLAP_SETS:
+            if gap_sets <= -OVERLAP_SETS:
                 skip = int(round(-gap_sets))
                 self.dropped_sets += min(skip, x.shape[0])
                 x = x[skip:]
                 if x.shape[0] == 0:
                     return []
-            elif gap_sets >= _HOLE_SETS:
+            elif gap_sets >= HOLE_SETS:
                 missing = int(round(gap_sets))
-                if gap_sets * period <= _MAX_FILL_S and self._last_sample is not None:
+                if gap_sets * period <= MAX_FILL_S and self._last_sample is not None:
                     fill = np.repeat(self._last_sample[None, :], missing, axis=0)
                     self.filled_s += missing * period
                     self._next_t = expected + (missing + x.shape[0]) * period
@@ -180,7 +180,7 @@ class PiezoChain:
                     self.gaps += 1
                     self._anchor(float(t0_s))
                     expected = float(t0_s)
-            elif abs(gap_sets) > _DRIFT_ANCHOR_SETS:
+            elif abs(gap_sets) > DRIFT_ANCHOR_SETS:
                 # Less than a set early or late: the sample clock runs off
                 # the time stamps. Every set is kept; times follow the stamps.
                 self._anchor(float(t0_s))

@@ -110,27 +110,6 @@ def test_messages_of_several_shapes_take_the_slow_road(tmp_path: Path) -> None:
     assert reference[1]["frames_ok"] == len(frames)
 
 
-def test_runs_of_messages_are_cut_where_their_stamps_drift_a_quarter_of_a_set() -> None:
-    import numpy as np
-
-    from hostapp.pipeline import _runs
-
-    rate, sets = 2000.0, 8
-    n = 2000  # 8 s of messages of 8 sets
-    # The sample clock runs 400 ppm fast against the stamps.
-    t = np.arange(n) * sets / rate / (1 + 400e-6)
-    samples = np.zeros((n * sets, 8), dtype=np.uint16)
-    runs = _runs(t, np.full(n, sets), samples, rate)
-    assert sum(r[1].shape[0] for r in runs) == n * sets  # every set kept
-    assert len(runs) > 1
-    for (t0, part), (t1, _) in zip(runs[:-1], runs[1:], strict=True):
-        # Timed from its first stamp, each run ends within a quarter of a set
-        # (and one message's drift) of the next run's stamp.
-        assert abs(t1 - (t0 + part.shape[0] / rate)) <= 0.25 / rate + sets / rate * 400e-6 + 1e-9
-    # No drift: one run.
-    assert len(_runs(np.arange(n) * sets / rate, np.full(n, sets), samples, rate)) == 1
-
-
 def test_piezo_messages_of_any_number_of_sets_go_as_arrays(tmp_path: Path) -> None:
     # A firmware that sends whatever sets it has: 1 to 14 a message.
     rng = np.random.default_rng(5)

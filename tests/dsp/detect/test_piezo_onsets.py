@@ -1,34 +1,17 @@
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.io import wavfile
-from scipy.signal import resample_poly
 
 from dsp.detect.conditioning import PiezoConditioner, condition_batch
 from dsp.detect.grouping import ImpactGrouper
 from dsp.detect.noisefloor import NoiseFloorTracker
 from dsp.detect.onsets import DEFAULT_MASK_OVERRIDE_RATIO, OnsetDetector
 from dsp.detect.piezo import PiezoChain
-
-DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "piezo-edrumulus"
-RATE = 2000.0
-
-
-def _device_codes(name: str, *, start_s: float = 0.0, stop_s: float | None = None) -> np.ndarray:
-    """A real Edrumulus piezo recording as our device would sample it (2 kHz, 10 bit)."""
-    path = DATA / f"{name}.wav"
-    if not path.exists():
-        pytest.skip(f"real piezo data not available at {path}")
-    sr, x = wavfile.read(path)
-    x = x.astype(np.float64).reshape(len(x), -1)
-    x = x[int(start_s * sr) : None if stop_s is None else int(stop_s * sr)]
-    y = resample_poly(x, 1, int(sr // RATE), axis=0)
-    # 16-bit pad signal into a mid-biased 10-bit ADC, a little hotter than
-    # 1:64 so that the pad's noise floor is not all quantisation.
-    return np.clip(np.round(y / 8.0 + 512.0), 0, 1023).astype(np.uint16)
+from tests.dsp.detect.edrumulus import DATA, RATE
+from tests.dsp.detect.edrumulus import device_codes as _device_codes
 
 
 def _reference_hits(name: str, fraction: float) -> np.ndarray:
@@ -227,19 +210,21 @@ def test_a_sample_clock_running_off_the_stamps_keeps_every_set_and_follows_the_s
 
 
 def test_runs_cut_a_quarter_set_apart_are_timed_alike_however_they_are_sliced() -> None:
-    # The pipeline cuts runs of messages where their microsecond stamps have
-    # drifted a quarter of a set from the nominal rate, so each run starts
-    # that far, to the microsecond, from where the samples before it end. How
+    # The stamp clock cuts runs of messages where their microsecond stamps
+    # have drifted a quarter of a set from its grid, so each run starts that
+    # far, to the microsecond, from where the samples before it end. How
     # those samples were sliced must not decide whether the run is re-timed.
-    from hostapp.pipeline import _runs
+    from dsp.detect.stampclock import PiezoStampClock
 
     codes = _device_codes("pd120_single_hits", stop_s=20.0)
     sets = 10
     n = codes.shape[0] // sets
     # 250 ppm slow: the stamps (whole microseconds) lose a quarter set (125 us) in 0.5 s.
     t = np.round(np.arange(n) * sets / RATE * (1 + 250e-6) * 1e6) / 1e6
-    runs = _runs(t, np.full(n, sets), codes[: n * sets], RATE)
-    assert len(runs) > 10
+    runs = [
+        (t0, codes[a:b]) for t0, a, b in PiezoStampClock(RATE).runs(t, np.full(n, sets))
+    ]
+    assert len(runs) > 5
 
     def impact_times(slice_s: float) -> list[float]:
         chain = PiezoChain(n_channels=codes.shape[1], sample_rate_hz=RATE)
