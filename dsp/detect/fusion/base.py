@@ -101,7 +101,8 @@ _ENDED_LOUDNESS = 0.25
 # longer, or since long before the strike, is a noisy room. Why 4 s: a
 # landing is decided within about 2 s of its last strike, and the plate's
 # changes from half a second before that strike on are asked about; a
-# flickering channel makes many, so they are kept by age, not by count.
+# flickering channel makes many, so they are kept by age, not by count,
+# the age on the deciding clock (``Fusion.advance``).
 _REST_ONSET_S = 0.03
 _REST_MAX_S = 0.5
 BUSY_KEPT_S = 4.0

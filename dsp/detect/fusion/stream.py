@@ -109,10 +109,7 @@ class Fusion(SettledView):
     def add_busy(self, change: PlateBusy) -> None:
         """Take a plate's busy/quiet change (in time order, at its time)."""
         if 0 <= change.level < self.n_levels:
-            changes = self._busy[change.level]
-            changes.append((change.t_s, change.busy))
-            while changes[0][0] < change.t_s - BUSY_KEPT_S:
-                changes.popleft()
+            self._busy[change.level].append((change.t_s, change.busy))
 
     def add_dead_cells(self, levels: tuple[int, ...]) -> None:
         """Levels whose cells read nothing through the tare: their cubes are heard only."""
@@ -138,6 +135,13 @@ class Fusion(SettledView):
         """Decide everything whose deadline is at or before ``now_s``."""
         out: list[Event] = []
         self.load_history.forget_before(self._history_horizon(now_s))
+        # Busy changes are let go by this clock too, not by the newest one
+        # taken: those may have come up to a slice ahead of a decision, and
+        # which the decision still saw depended on where the stream's
+        # chunks ended (a landing's rest time 0.09 s apart, model I).
+        for changes in self._busy:
+            while changes and changes[0][0] < now_s - BUSY_KEPT_S:
+                changes.popleft()
         if (deadline := self.openings.lift_deadline) is not None and now_s >= deadline:
             out.extend(self.openings.gathered_lift(deadline))
         # Steps queued to be looked at again (``_looks``) may be due too.

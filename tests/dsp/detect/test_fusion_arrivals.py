@@ -10,6 +10,7 @@ from dsp.detect.cubes import CubeScale
 from dsp.detect.events import Disturbance, Landing, Removal
 from dsp.detect.flatdiscs import FlatDiscs
 from dsp.detect.fusion import Fusion
+from dsp.detect.fusion.base import BUSY_KEPT_S
 from dsp.detect.grouping import Impact
 from dsp.detect.loadcell import LoadConnection, LoadStep
 from dsp.detect.piezo import PlateBusy, TimedImpact
@@ -2287,3 +2288,27 @@ def test_where_cubes_slide_a_cube_that_left_while_its_landing_waited_is_no_landi
         out += fusion.advance(float(now))
     assert _landings(out) == []
     assert not fusion.scale.knows_sign(5)
+
+
+def test_a_plates_busy_changes_are_let_go_by_the_deciding_clock_not_by_the_newest_one() -> None:
+    # A cube's last strike at 10.0 s on plate 3, which falls quiet at 10.09 s:
+    # its rest time, asked when the landing is decided 3.3 s later. The
+    # plate's later changes may have been taken up to a slice ahead of that
+    # decision (how far depends on where the stream's chunks end); the
+    # answer must not.
+    def rest_time(ahead_s: float) -> float:
+        fusion = _fusion()
+        fusion.add_busy(PlateBusy(10.0, 3, True))
+        fusion.add_busy(PlateBusy(10.09, 3, False))
+        fusion.advance(13.3)
+        for t in np.arange(13.4, 13.3 + ahead_s, 0.2):
+            fusion.add_busy(PlateBusy(float(t), 3, bool(round(t * 5) % 2)))
+        return fusion._rest_time(3, 10.0, 13.3)
+
+    assert rest_time(0.0) == pytest.approx(10.09)
+    assert rest_time(1.9) == rest_time(0.0)
+    # Let go once the deciding clock has passed them by BUSY_KEPT_S.
+    fusion = _fusion()
+    fusion.add_busy(PlateBusy(10.0, 3, True))
+    fusion.advance(10.0 + BUSY_KEPT_S + 0.1)
+    assert not fusion._busy[3]
