@@ -50,6 +50,7 @@ GENERATORS = {
     "J": TOOLS / "crosscheck_j" / "make_recordings_j.py",
     "K": TOOLS / "crosscheck_k" / "make_recordings_k.py",
     "L": TOOLS / "crosscheck_l" / "make_recordings_l.py",
+    "M": TOOLS / "crosscheck_m" / "make_recordings_m.py",
 }
 
 
