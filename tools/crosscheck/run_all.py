@@ -51,6 +51,7 @@ GENERATORS = {
     "K": TOOLS / "crosscheck_k" / "make_recordings_k.py",
     "L": TOOLS / "crosscheck_l" / "make_recordings_l.py",
     "M": TOOLS / "crosscheck_m" / "make_recordings_m.py",
+    "N": TOOLS / "crosscheck_n" / "make_recordings_n.py",
 }
 
 
