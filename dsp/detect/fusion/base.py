@@ -147,6 +147,10 @@ class FusionBase:
         self._pending_steps: list[LoadStep] = []
         # Settled rises waiting to see their cube stay (``SettledView``).
         self._settled_waiting: list[LoadStep] = []
+        # When rises that no strike came with were reported (settled), and
+        # whether one was followed by a lift: hands squeeze plates as they grip.
+        self._unheard_rises: deque[float] = deque(maxlen=16)
+        self._grips_shown = False
         # Fast steps queued to be looked at again later (``_look_again``).
         self._looks: dict[LoadStep, Look] = {}
         self._recent_steps: deque[tuple[LoadStep, int]] = deque()  # (step, signed cubes)

@@ -102,6 +102,11 @@ _FIRST_CUBE_NOISES = 10.0
 # 197 -> 172 (with ``LandingJudge._gone_again``); 0.9 s took 20 more and
 # doubled the latency (p95 0.66 -> 1.35 s).
 _SETTLED_HOLD_S = 0.6
+# Why 1 s: model N's hands squeeze a plate 0.3-0.7 s before the contacts
+# part, and a lift is known 0.25 s after that; holding every unheard rise
+# from the start would cost model F's cubes that no disc hears (71 right
+# landings) the wait, so only a tower that has shown such a grip waits.
+GRIP_BEFORE_LIFT_S = 1.0
 
 
 class SettledView(FastView):
@@ -124,6 +129,11 @@ class SettledView(FastView):
                 replace(step, t_decided_s=step.t_settled_s + _SETTLED_HOLD_S)
             )
             return out
+        if self._waits_for_a_lift(step):
+            self._settled_waiting.append(
+                replace(step, t_decided_s=step.t_settled_s + GRIP_BEFORE_LIFT_S)
+            )
+            return out
         return out + self._settled_step(step)
 
     def _waits_to_stay(self, step: LoadStep) -> bool:
@@ -134,6 +144,27 @@ class SettledView(FastView):
             and np.isfinite(self.accounted[step.level])
             and self.scale.cubes(step.level, step.after_counts - self.accounted[step.level]) >= 0.5
             and step.t_decided_s < step.t_settled_s + _SETTLED_HOLD_S
+        )
+
+    def _waits_for_a_lift(self, step: LoadStep) -> bool:
+        """Whether a settled change that came with no strike at all waits to see hands lift modules.
+
+        Only once the tower has shown it: an unheard rise reported as a
+        landing, then modules lifted within ``GRIP_BEFORE_LIFT_S`` (hands
+        gripping the tower squeeze its plates just before they lift it).
+        """
+        if not self._grips_shown:
+            self._grips_shown = any(
+                self.openings.handled_within(t, t + GRIP_BEFORE_LIFT_S) for t in self._unheard_rises
+            )
+        # Any change, not only a cube's worth: a squeeze read as half a cube
+        # is counted as one (its confidence low), and waits as well.
+        return (
+            self._grips_shown
+            and not self._tower_open
+            and step.t_decided_s < step.t_settled_s + GRIP_BEFORE_LIFT_S
+            and self._piezo_present(step.t_before_s)
+            and not self._drop_impacts(step)
         )
 
     def _went_again(self, rise: LoadStep, step: LoadStep) -> bool:
@@ -289,6 +320,8 @@ class SettledView(FastView):
             # Timed, counted and learnt from like a fast-view landing: by the
             # cube's last bounce (reported once its plate fell quiet after
             # it), not by when the plate's load stopped ringing.
+            if self._piezo_present(step.t_before_s) and not self._drop_impacts(step):
+                self._unheard_rises.append(step.t_settled_s)
             return self._at_rest(
                 learnt_late + self._landings(whole, n, confidence * 0.9, now_s, settled=True)
             )

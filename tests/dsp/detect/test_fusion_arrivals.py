@@ -2312,3 +2312,45 @@ def test_a_plates_busy_changes_are_let_go_by_the_deciding_clock_not_by_the_newes
     fusion.add_busy(PlateBusy(10.0, 3, True))
     fusion.advance(10.0 + BUSY_KEPT_S + 0.1)
     assert not fusion._busy[3]
+
+
+def test_a_tower_whose_grips_before_lifts_moved_a_plate_unheard_waits_with_unheard_rises() -> None:
+    """Hands gripping the tower to lift it squeeze a plate by about a cube,
+    with no strike: reported once, the lift after it shows the tower's grips,
+    and the next unheard rise waits a second to see modules lifted."""
+    def unheard_rise(level: int, t_s: float) -> LoadStep:
+        return LoadStep(level=level, t_before_s=t_s, t_settled_s=t_s + 0.1, t_decided_s=t_s + 0.4,
+                        delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
+
+    def lifted(fusion: Fusion, lowest: int, t_s: float) -> list:
+        gone = [LoadConnection(k, False, t_s, t_s + 0.05) for k in range(lowest, 8)]
+        out = fusion.add_load([], gone, t_s + 0.05)
+        return out + fusion.advance(t_s + 0.3)
+
+    def closed(fusion: Fusion, lowest: int, t_s: float) -> None:
+        fusion.add_load([], [LoadConnection(k, True, t_s, t_s) for k in range(lowest, 8)], t_s)
+
+    def session(*, lift_again: bool) -> list:
+        fusion = _fusion()
+        fusion.piezo_since_s = 0.0
+        found = _landings(fusion.add_settled_step(unheard_rise(2, 0.3)))
+        assert found == [(2, 1, 0.4)]  # nothing yet says it was a hand
+        lifted(fusion, 3, 0.9)
+        closed(fusion, 3, 1.5)
+        found = _landings(fusion.add_settled_step(unheard_rise(1, 2.6)))
+        assert found == []  # waits: the tower has shown its grips
+        if lift_again:
+            found += _landings(lifted(fusion, 2, 3.2))
+        return found + _landings(fusion.advance(3.8))
+
+    assert session(lift_again=True) == []
+    assert session(lift_again=False) == [(1, 1, 2.7)]
+
+
+def test_unheard_rises_on_a_tower_that_showed_no_grips_are_reported_at_once() -> None:
+    fusion = _fusion()
+    fusion.piezo_since_s = 0.0
+    for k, t in enumerate((0.3, 1.3, 2.3)):
+        step = LoadStep(level=k, t_before_s=t, t_settled_s=t + 0.1, t_decided_s=t + 0.4,
+                        delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
+        assert _landings(fusion.add_settled_step(step)) == [(k, 1, round(t + 0.1, 3))]
