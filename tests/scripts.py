@@ -69,6 +69,27 @@ def check_wire_encoder(gen: ModuleType) -> None:
         assert cobs_decode(encoded) == data
 
 
+def check_row_encoders(gen: ModuleType, *, delimited: bool = True) -> None:
+    """A generator's encoders for many frames at once give, row by row, its one-frame ones' bytes.
+
+    ``gen`` has ``crc16_rows`` and ``cobs_encode_rows`` (rows of equal
+    length, as many frames of one kind are encoded together) besides the
+    functions :func:`check_wire_encoder` asks for. ``delimited``: each
+    encoded row ends in the frame's 0x00.
+    """
+    rng = np.random.default_rng(3)
+    tail = b"\x00" if delimited else b""
+    for length in (1, 2, 17, 34, 120, 234, 253):
+        for zeros in (0.0, 0.05, 0.6):
+            rows = np.where(rng.random((30, length)) < zeros, 0,
+                            rng.integers(1, 256, (30, length))).astype(np.uint8)
+            encoded, crcs = gen.cobs_encode_rows(rows), gen.crc16_rows(rows)
+            for r in range(len(rows)):
+                data = rows[r].tobytes()
+                assert encoded[r].tobytes() == gen.cobs_encode(data) + tail
+                assert int(crcs[r]) == gen.crc16_ccitt_false_reference(data)
+
+
 def check_truth(
     truth: dict[str, Any], score: ModuleType, *, scenario: str, seed: int, duration_s: float
 ) -> None:

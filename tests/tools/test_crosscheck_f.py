@@ -16,6 +16,7 @@ from hostapp.recording import Recording, read_recording
 from tests.scripts import (
     TOOLS,
     check_command_line,
+    check_row_encoders,
     check_same_seed_same_bytes,
     check_scored_perfect,
     check_seqs_consecutive,
@@ -48,16 +49,7 @@ def test_wire_encoder() -> None:
 
 
 def test_vectorised_crc_and_cobs_match_the_scalar_ones() -> None:
-    rng = np.random.default_rng(3)
-    for width in (1, 9, 34, 120, 234, 253):
-        rows = rng.integers(0, 4, (50, width)).astype(np.uint8)  # many zeros
-        rows[::3] = rng.integers(0, 256, (rows[::3].shape)).astype(np.uint8)
-        crcs = gen.crc16_rows(rows)
-        cobs = gen.cobs_encode_rows(rows)
-        for i in range(rows.shape[0]):
-            data = rows[i].tobytes()
-            assert int(crcs[i]) == gen.crc16_ccitt_false(data)
-            assert cobs[i].tobytes() == gen.cobs_encode(data)
+    check_row_encoders(gen, delimited=False)
 
 
 @pytest.mark.parametrize("scenario", ["single", "rapid", "noisy", "game"])

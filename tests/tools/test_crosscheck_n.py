@@ -19,6 +19,7 @@ from hostapp.protocol import DecoderStats, Hello, Piezo, Status
 from tests.scripts import (
     TOOLS,
     check_command_line,
+    check_row_encoders,
     check_same_seed_same_bytes,
     check_scored_perfect,
     check_seqs_consecutive,
@@ -113,15 +114,7 @@ def conversion_s(tw: Any, ch: int) -> float:
 
 def test_crc_and_cobs_follow_the_contract() -> None:
     check_wire_encoder(gen)
-    rng = np.random.default_rng(11)
-    for length in (1, 2, 37, 170, 253, 254):
-        for zeros in (0.0, 0.05, 0.7):
-            rows = np.where(rng.random((30, length)) < zeros, 0,
-                            rng.integers(1, 256, (30, length))).astype(np.uint8)
-            enc, crc = gen.cobs_encode_rows(rows), gen.crc16_rows(rows)
-            for r in range(len(rows)):
-                assert enc[r].tobytes() == gen.cobs_encode(rows[r].tobytes()) + b"\x00"
-                assert int(crc[r]) == gen.crc16_ccitt_false_reference(rows[r].tobytes())
+    check_row_encoders(gen)
 
 
 @pytest.mark.parametrize(("scenario", "seed", "duration"), RECORDINGS)
