@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -16,6 +17,7 @@ from hostapp.protocol import (
     DecoderStats,
     Frame,
     FrameDecoder,
+    Hello,
     Load,
     Piezo,
     cobs_decode,
@@ -148,6 +150,46 @@ def stream_timed(frames: list[Frame]) -> tuple[list[tuple[float, Piezo]], list[t
     piezos = [(s, m) for s, m in zip(stream, data, strict=True) if isinstance(m, Piezo)]
     loads = [(s, m) for s, m in zip(stream, data, strict=True) if isinstance(m, Load)]
     return piezos, loads
+
+
+@dataclass
+class DecodedStream:
+    """A generator's recording read by our decoder (in odd chunks), with stream times."""
+
+    frames: list[Frame]
+    stats: DecoderStats
+    load_t: np.ndarray  # stream time of every LOAD
+    load_valid: np.ndarray  # its valid bits
+    load_values: np.ndarray  # (M, 8) counts
+    piezo_t: np.ndarray  # stream time of every sample set
+    piezo: np.ndarray  # (N, 8) ADC codes
+
+    @property
+    def hello(self) -> Hello:
+        return next(f.msg for f in self.frames if isinstance(f.msg, Hello))
+
+    def piezo_window(self, t0: float, t1: float) -> np.ndarray:
+        """The sample sets in [t0, t1), as floats."""
+        return self.piezo[(self.piezo_t >= t0) & (self.piezo_t < t1)].astype(float)
+
+    def fresh(self, ch: int) -> np.ndarray:
+        """Which LOAD messages carry a fresh reading of ``ch``."""
+        return (self.load_valid >> ch) & 1 == 1
+
+
+def decode_stream(data: bytes) -> DecodedStream:
+    """Decode a recording's bytes in odd chunks; sample sets timed at HELLO's piezo rate."""
+    frames, stats = decode_in_odd_chunks(data)
+    piezos, loads = stream_timed(frames)
+    rate = next(f.msg for f in frames if isinstance(f.msg, Hello)).piezo_rate_hz
+    return DecodedStream(
+        frames, stats,
+        np.array([s for s, _ in loads]),
+        np.array([m.valid for _, m in loads], np.int64),
+        np.array([m.values for _, m in loads], np.int64),
+        np.concatenate([s + np.arange(len(m.samples)) / rate for s, m in piezos]),
+        np.concatenate([m.samples for _, m in piezos]),
+    )
 
 
 def check_seqs_consecutive(frames: list[Frame]) -> None:

@@ -14,9 +14,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hostapp.protocol import DecoderStats, Hello, Piezo, Status
+from hostapp.protocol import Hello, Piezo, Status
 from tests.scripts import (
     TOOLS,
+    DecodedStream,
     check_command_line,
     check_row_encoders,
     check_same_seed_same_bytes,
@@ -24,9 +25,8 @@ from tests.scripts import (
     check_seqs_consecutive,
     check_truth,
     check_wire_encoder,
-    decode_in_odd_chunks,
+    decode_stream,
     load_script,
-    stream_timed,
 )
 
 SCRIPT = TOOLS / "crosscheck_l" / "make_recordings_l.py"
@@ -42,24 +42,9 @@ RECORDINGS = [("single", 1, 30.0), ("single", 25, 30.0), ("rapid", 2, 20.0),
 
 
 @dataclass
-class Decoded:
+class Decoded(DecodedStream):
     truth: dict[str, Any]
     tower: Any
-    frames: list[Any]
-    stats: DecoderStats
-    load_t: np.ndarray
-    load_valid: np.ndarray
-    load_values: np.ndarray
-    piezo_t: np.ndarray  # stream time of every sample set
-    piezo: np.ndarray  # (N, 8) ADC codes
-
-    @property
-    def hello(self) -> Hello:
-        return next(f.msg for f in self.frames if isinstance(f.msg, Hello))
-
-    def piezo_window(self, t0: float, t1: float) -> np.ndarray:
-        sel = (self.piezo_t >= t0) & (self.piezo_t < t1)
-        return self.piezo[sel].astype(float)
 
     def grams(self, ch: int, t0: float, t1: float) -> np.ndarray:
         """Fresh readings of ``ch`` in [t0, t1), grams above the quiet start."""
@@ -71,15 +56,7 @@ class Decoded:
 
 
 def decode(data: bytes, truth: dict[str, Any], tower: Any) -> Decoded:
-    frames, stats = decode_in_odd_chunks(data)
-    piezos, timed_loads = stream_timed(frames)
-    rate = next(f.msg for f in frames if isinstance(f.msg, Hello)).piezo_rate_hz
-    piezo_t = np.concatenate([s + np.arange(len(m.samples)) / rate for s, m in piezos])
-    loads = [m for _, m in timed_loads]
-    return Decoded(truth, tower, frames, stats, np.array([s for s, _ in timed_loads]),
-                   np.array([m.valid for m in loads]),
-                   np.array([m.values for m in loads], np.int64), piezo_t,
-                   np.concatenate([m.samples for _, m in piezos]))
+    return Decoded(**vars(decode_stream(data)), truth=truth, tower=tower)
 
 
 def hum_basis(t: np.ndarray, tower: Any) -> np.ndarray:

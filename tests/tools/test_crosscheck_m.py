@@ -18,9 +18,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hostapp.protocol import DecoderStats, Load, Piezo
+from hostapp.protocol import Load, Piezo
 from tests.scripts import (
     TOOLS,
+    DecodedStream,
     check_command_line,
     check_row_encoders,
     check_same_seed_same_bytes,
@@ -28,9 +29,8 @@ from tests.scripts import (
     check_seqs_consecutive,
     check_truth,
     check_wire_encoder,
-    decode_in_odd_chunks,
+    decode_stream,
     load_script,
-    stream_timed,
 )
 
 SCRIPT = TOOLS / "crosscheck_m" / "make_recordings_m.py"
@@ -46,25 +46,12 @@ RECORDINGS = [("single", 4, 30.0), ("single", 7, 30.0), ("rapid", 11, 30.0),
 
 
 @dataclass
-class Decoded:
+class Decoded(DecodedStream):
     truth: dict[str, Any]
     tower: Any
-    frames: list[Any]
-    stats: DecoderStats
-    load_t: np.ndarray
-    load_valid: np.ndarray
-    load_values: np.ndarray
-    piezo_t: np.ndarray  # stream time of every sample set
-    piezo: np.ndarray  # (N, 8) ADC codes
 
     def msgs(self, name: str) -> list[Any]:
         return [f.msg for f in self.frames if type(f.msg).__name__ == name]
-
-    def window(self, t0: float, t1: float) -> np.ndarray:
-        return self.piezo[(self.piezo_t >= t0) & (self.piezo_t < t1)].astype(float)
-
-    def fresh(self, ch: int) -> np.ndarray:
-        return (self.load_valid >> ch) & 1 == 1
 
     def grams(self, ch: int, t0: float, t1: float) -> np.ndarray:
         """Fresh readings of ``ch`` in [t0, t1) in grams above the quiet start."""
@@ -76,16 +63,7 @@ class Decoded:
 
 
 def decode(data: bytes, truth: dict[str, Any], tower: Any) -> Decoded:
-    frames, stats = decode_in_odd_chunks(data)
-    piezos, timed_loads = stream_timed(frames)
-    rate = tower.piezo_rate
-    return Decoded(
-        truth, tower, frames, stats,
-        np.array([s for s, _ in timed_loads]),
-        np.array([m.valid for _, m in timed_loads], np.int64),
-        np.array([m.values for _, m in timed_loads], np.int64),
-        np.concatenate([s + np.arange(len(m.samples)) / rate for s, m in piezos]),
-        np.concatenate([m.samples for _, m in piezos]))
+    return Decoded(**vars(decode_stream(data)), truth=truth, tower=tower)
 
 
 def key(scenario: str, seed: int) -> str:
@@ -205,7 +183,7 @@ def test_a_seed_is_a_tower(tmp_path: Path) -> None:
 def test_the_first_seconds_are_an_empty_quiet_tower(recordings: dict[str, Decoded]) -> None:
     for rec in recordings.values():
         tw = rec.tower
-        p = rec.window(0.0, 4.0)
+        p = rec.piezo_window(0.0, 4.0)
         assert np.all(np.abs(np.median(p, axis=0) - 512) < 12)  # biased at mid-scale
         hum = rec.truth["room"]["hum_gain"] * tw.hum_codes * tw.hum_harm.sum()
         assert np.all(np.abs(p - np.median(p, axis=0)).max(axis=0) < hum + 6)
@@ -296,13 +274,13 @@ def test_the_first_strike_is_loudest_on_its_own_disc(recordings: dict[str, Decod
     for rec in recordings.values():
         if rec.truth["scenario"] not in ("single", "rapid"):
             continue
-        base = np.median(rec.window(0.0, 4.0), axis=0)
+        base = np.median(rec.piezo_window(0.0, 4.0), axis=0)
         for x in rec.truth["landings"]:
             t, lev, kind = x["strikes"][0]  # rim and wall hits: on the disc above the cube
             if x["knocked"]:
                 continue
-            dev = np.abs(rec.window(t, t + 0.004) - base).max(axis=0)
-            quiet = np.abs(rec.window(t - 0.05, t - 0.002) - base).max()
+            dev = np.abs(rec.piezo_window(t, t + 0.004) - base).max(axis=0)
+            quiet = np.abs(rec.piezo_window(t - 0.05, t - 0.002) - base).max()
             if quiet > 10:  # the cube before still rattling (rapid series)
                 continue
             total += 1
@@ -322,10 +300,10 @@ def test_a_table_knock_shakes_every_level() -> None:
     tw, room, world = quiet_scene(2, 7.0)
     world.knock(5.0, 5.0)
     rec = render_scene(2, 7.0, tw, room, world)
-    base = np.median(rec.window(0.0, 4.0), axis=0)
-    dev = np.abs(rec.window(5.0, 5.15) - base).max(axis=0)
+    base = np.median(rec.piezo_window(0.0, 4.0), axis=0)
+    dev = np.abs(rec.piezo_window(5.0, 5.15) - base).max(axis=0)
     assert np.all(dev > 8) and dev.max() < 6 * dev.min()
-    assert np.abs(rec.window(4.0, 4.99) - base).max() <= 3
+    assert np.abs(rec.piezo_window(4.0, 4.99) - base).max() <= 3
     for c in range(8):
         g = rec.grams(c, 4.9, 5.3)
         assert np.ptp(g) > 0.05 and abs(np.median(rec.grams(c, 6.0, 7.0))) < 0.002
@@ -352,7 +330,7 @@ def test_hum_sits_on_the_mains_as_the_device_clock_sees_it(
     rec = recordings[key("noisy", 7)]
     tw = rec.tower
     assert tw.mains_hz == 60.0 and tw.wiring == "ribbon"
-    x = rec.window(0.0, 4.0)
+    x = rec.piezo_window(0.0, 4.0)
     x = x - x.mean(axis=0)
     spec = np.abs(np.fft.rfft(x * np.hanning(len(x))[:, None], axis=0)).sum(axis=1)
     f = np.fft.rfftfreq(len(x), 1 / 2000)
@@ -418,7 +396,7 @@ def test_lifted_modules_go_silent_and_come_back_settled(recordings: dict[str, De
     rec = recordings[key("game", 5)]
     truth, tw = rec.truth, rec.tower
     assert [lf["exposed"] for lf in truth["lifts"]] == [2, 3] and len(truth["closes"]) == 2
-    base = np.median(rec.window(0.0, 4.0), axis=0)
+    base = np.median(rec.piezo_window(0.0, 4.0), axis=0)
     for lift, close in zip(truth["lifts"], truth["closes"], strict=True):
         k = lift["exposed"]
         above = sum(1 << c for c in range(k + 1, 8))
@@ -430,7 +408,7 @@ def test_lifted_modules_go_silent_and_come_back_settled(recordings: dict[str, De
         for ch in range(k + 1, 8):
             back = rec.load_t[rec.fresh(ch) & (rec.load_t > close["t"])][0] - close["t"]
             assert 4 * tw.hx_period[ch] < back < 4 * tw.hx_period[ch] + 0.008 + 0.014
-        cut = rec.window(lift["t"] + 0.05, close["t"] - 0.01)[:, k + 1:] - base[k + 1:]
+        cut = rec.piezo_window(lift["t"] + 0.05, close["t"] - 0.01)[:, k + 1:] - base[k + 1:]
         assert np.abs(cut).max() < 0.3 * tw.hum_codes.max() * tw.hum_harm.sum() + 5
     status = rec.msgs("Status")
     up = np.array([s.uptime_ms for s in status]) / 1000 - 0.002

@@ -15,9 +15,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hostapp.protocol import DecoderStats, Hello, Piezo, Status
+from hostapp.protocol import Hello, Piezo, Status
 from tests.scripts import (
     TOOLS,
+    DecodedStream,
     check_command_line,
     check_row_encoders,
     check_same_seed_same_bytes,
@@ -25,9 +26,8 @@ from tests.scripts import (
     check_seqs_consecutive,
     check_truth,
     check_wire_encoder,
-    decode_in_odd_chunks,
+    decode_stream,
     load_script,
-    stream_timed,
 )
 
 SCRIPT = TOOLS / "crosscheck_n" / "make_recordings_n.py"
@@ -38,27 +38,9 @@ RECORDINGS = [("single", 3, 30.0), ("rapid", 4, 20.0), ("noisy", 5, 20.0), ("gam
 
 
 @dataclass
-class Decoded:
+class Decoded(DecodedStream):
     truth: dict[str, Any]
     tower: Any
-    frames: list[Any]
-    stats: DecoderStats
-    load_t: np.ndarray
-    load_valid: np.ndarray
-    load_values: np.ndarray
-    piezo_t: np.ndarray
-    piezo: np.ndarray
-
-    @property
-    def hello(self) -> Hello:
-        return next(f.msg for f in self.frames if isinstance(f.msg, Hello))
-
-    def window(self, t0: float, t1: float) -> np.ndarray:
-        sel = (self.piezo_t >= t0) & (self.piezo_t < t1)
-        return self.piezo[sel].astype(float)
-
-    def fresh(self, ch: int) -> np.ndarray:
-        return (self.load_valid >> ch) & 1 == 1
 
     def grams(self, ch: int, t0: float, t1: float) -> tuple[np.ndarray, np.ndarray]:
         """Times and grams (above the quiet start) of ``ch``'s fresh readings in [t0, t1)."""
@@ -69,14 +51,7 @@ class Decoded:
 
 
 def decode(data: bytes, truth: dict[str, Any], tower: Any) -> Decoded:
-    frames, stats = decode_in_odd_chunks(data)
-    piezos, loads = stream_timed(frames)
-    rate = next(f.msg for f in frames if isinstance(f.msg, Hello)).piezo_rate_hz
-    piezo_t = np.concatenate([s + np.arange(len(m.samples)) / rate for s, m in piezos])
-    return Decoded(truth, tower, frames, stats, np.array([s for s, _ in loads]),
-                   np.array([m.valid for _, m in loads]),
-                   np.array([m.values for _, m in loads], np.int64), piezo_t,
-                   np.concatenate([m.samples for _, m in piezos]))
+    return Decoded(**vars(decode_stream(data)), truth=truth, tower=tower)
 
 
 @pytest.fixture(scope="module")
@@ -174,7 +149,7 @@ def test_the_first_seconds_are_an_empty_quiet_tower(recordings: dict[str, Decode
         for ch in range(8):
             _, g = rec.grams(ch, 0.0, 4.0)
             assert len(g) >= 280 and np.std(g) < 0.02
-        p = rec.window(0.0, 4.0)
+        p = rec.piezo_window(0.0, 4.0)
         assert np.all(np.abs(np.median(p, axis=0) - 512) < 8)
         assert np.all(np.abs(p - np.median(p, axis=0)).max(axis=0) < 20)
 
@@ -240,7 +215,7 @@ def test_resting_cubes_are_masses_on_the_plate_beam() -> None:
             if xi is not None:
                 scene.steps += [gen.Step(0.2, level, 1.0, xi) for _ in range(10)]
             scene.strikes.append(gen.Strike(1.5, f"P{level}", 3e-4, 2e-4, 0.5))
-            x = render_scene(scene).window(1.5, 2.1)[:, level]
+            x = render_scene(scene).piezo_window(1.5, 2.1)[:, level]
             spec = np.abs(np.fft.rfft(x - np.median(x[-100:]), 16384))
             f = np.fft.rfftfreq(16384, 1 / 2000)
             band = (f > 20) & (f < 100)
@@ -259,7 +234,7 @@ def test_the_piezo_input_is_a_bias_resistor_high_pass() -> None:
     scene.presses.append(gen.Press(1.0, 2.8, level, 40.0, 0.8, 10.0))
     tw2 = scene.tower
     rec = render_scene(scene)
-    x = rec.window(0.5, 2.0)[:, level] - np.median(rec.window(0.2, 0.9)[:, level])
+    x = rec.piezo_window(0.5, 2.0)[:, level] - np.median(rec.piezo_window(0.2, 0.9)[:, level])
     t = rec.piezo_t[(rec.piezo_t >= 0.5) & (rec.piezo_t < 2.0)]
     tau = float(tw2.tau_hp()[level])
     peak = int(np.argmax(np.abs(x)))
@@ -282,7 +257,7 @@ def test_clamp_diodes_leave_the_input_off_its_bias() -> None:
         scene = gen.Scene(tw, "single", 7, 3.0, gen.still_room())
         scene.strikes.append(gen.Strike(1.0, f"P{level}", impulse, 2e-4, 0.9))
         rec = render_scene(scene)
-        x = rec.window(0.5, 3.0)[:, level] - np.median(rec.window(0.2, 0.9)[:, level])
+        x = rec.piezo_window(0.5, 3.0)[:, level] - np.median(rec.piezo_window(0.2, 0.9)[:, level])
         t = rec.piezo_t[(rec.piezo_t >= 0.5) & (rec.piezo_t < 3.0)]
         clipped = int(np.sum((x + 512 > 1020) | (x + 512 < 3)))
         mean = np.convolve(x, np.ones(40) / 40, mode="same")  # 20 ms: the ringing averages out
@@ -318,10 +293,10 @@ def test_crosstalk_comes_through_the_stack_and_falls_with_distance(
     assert np.median(ratios[1]) > 1.1 * np.median(ratios[3])
     assert 0.02 < np.median(ratios[3]) and np.median(ratios[1]) < 0.2
     rec = recordings["single"]  # and so it is in the bytes
-    base = np.median(rec.window(0, 4), axis=0)
+    base = np.median(rec.piezo_window(0, 4), axis=0)
     for x in rec.truth["landings"]:
         if x["path"] == [x["floor"]] and 1 <= x["floor"] <= 6:
-            pk = np.abs(rec.window(x["t_first_impact"], x["t"]) - base).max(axis=0)
+            pk = np.abs(rec.piezo_window(x["t_first_impact"], x["t"]) - base).max(axis=0)
             assert pk[x["floor"]] > 2 * max(pk[x["floor"] - 1], pk[x["floor"] + 1])
 
 
@@ -358,7 +333,7 @@ def test_lifted_modules_fall_silent_and_grips_squeeze_the_cells(
             fresh = rec.load_t[rec.fresh(ch) & (rec.load_t > close["t"])]
             if len(fresh):
                 assert 4 * conversion_s(tw, ch) < fresh[0] - close["t"] < 6 * conversion_s(tw, ch)
-        quiet = rec.window(lift["t"] + 0.3, close["t"] - 0.1)[:, k + 1:]
+        quiet = rec.piezo_window(lift["t"] + 0.3, close["t"] - 0.1)[:, k + 1:]
         if len(quiet):
             assert np.all(np.std(quiet, axis=0) < 1.0)
         grip = next(g for g in truth["grips"] if g["level"] == k and g["t0"] < lift["t"])
