@@ -50,6 +50,18 @@ def test_landings_are_matched_one_to_one_with_counts_of_every_kind() -> None:
     assert np.isclose(summary["latency_median_s"], np.median([0.15, 0.28, 0.8, 0.3]))
 
 
+def test_each_landing_is_matched_to_the_closest_truth_not_the_first() -> None:
+    # A cube stopped on 6 at 1.0 (not found); the next came to rest on 6 at
+    # 1.6 and was found at 1.65: that one is right, the first is missed.
+    truth = [
+        {"event": "landing", "t": 1.0, "first_impact_t": 0.9, "level": 6},
+        {"event": "landing", "t": 1.6, "first_impact_t": 1.5, "level": 6},
+    ]
+    s = score_landings(truth, [_landing(1.65, 6)], duration_s=60.0)
+    assert (s.level_right, s.missed, s.false) == (1, 1, 0)
+    assert np.allclose(s.latencies_s, [0.25])
+
+
 def test_a_double_count_is_a_cube_error_and_ignored_spans_drop_out() -> None:
     s = score_landings(TRUTH, [_landing(3.0, 4, cubes=2)], duration_s=60.0)
     assert (s.level_right, s.false, s.cubes_right, s.cubes_checked) == (1, 1, 0, 1)
