@@ -186,7 +186,12 @@ def test_failures_are_sorted_by_kind_and_stops_are_told_apart(tmp_path: Path) ->
         {"event": "removal", "t": 69.9, "t_decided": 70.5, "floor": 5, "cubes": 1,
          "confidence": 0.7, "knocked": True},
     ]
+    # Suspected stops: the throw at 40.0 did stop on 2; the cube at 10.2 on 3
+    # came alone, nothing rested on 5.
+    events[3] = {**events[3], "maybe_stopped_on": 2}
+    events[0] = {**events[0], "maybe_stopped_on": 5}
     found = failures_tool.failures(_truth_doc(), events + extra)
+    assert found["suspected"] == {"stop": 1, "passed": 1}
     assert found["false"] == {"near a knock": 1, "cube passing": 1, "other": 1}
     assert found["missed"] == {"knock-down throw": 1}
     assert found["stops"] == {"right": 0, "false": 1}
@@ -203,7 +208,8 @@ def test_failures_are_sorted_by_kind_and_stops_are_told_apart(tmp_path: Path) ->
     )
     line = failures_tool.summary_line("b1", failures_tool.folder_failures(tmp_path, "mine"))
     assert line.startswith("b1     false 3 (near a knock 1, near handling 0, second report 0, ")
-    assert line.endswith("missed 1 (knock-down throw 1, plain 0)  stops right 0 false 1")
+    assert line.endswith("missed 1 (knock-down throw 1, plain 0)  stops right 0 false 1  "
+                         "suspected stops 1 passes 1")
 
 
 def test_failures_leave_a_damaged_span_out_as_the_scorer_does(tmp_path: Path) -> None:

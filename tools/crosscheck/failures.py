@@ -38,6 +38,9 @@ import score  # the scorer beside this script
 KNOCK_NEAR_S = 1.5
 SAME_FLOOR_S = 3.0
 PASSED_WITHIN_S = 2.0
+# A thrown cube that stopped above rests there before the knocked one rests
+# below; a second either way allows for the knocked cube's fall and bounces.
+SUSPECTED_WITHIN_S = 1.0
 FALSE_KINDS = ("near a knock", "near handling", "second report", "cube passing", "other")
 MISS_KINDS = ("knock-down throw", "plain")
 
@@ -49,6 +52,23 @@ def is_stop(landing: dict[str, Any], events: list[dict[str, Any]]) -> bool:
         and e["t_decided"] == landing["t_decided"]
         for e in events
     )
+
+
+def suspicion_kind(landing: dict[str, Any], doc: dict[str, Any]) -> str | None:
+    """For a landing whose thrown cube may have stopped above: ``"stop"`` if the truth says so.
+
+    ``"pass"`` when no thrown cube came to rest on that level within
+    ``SUSPECTED_WITHIN_S``; None for a landing with no suspicion.
+    """
+    above = landing.get("maybe_stopped_on")
+    if above is None:
+        return None
+    t = float(landing["t"])
+    stopped = any(
+        not x.get("knocked") and x["floor"] == above and abs(x["t"] - t) <= SUSPECTED_WITHIN_S
+        for x in doc["landings"]
+    )
+    return "stop" if stopped else "pass"
 
 
 def false_kind(landing: dict[str, Any], doc: dict[str, Any]) -> str:
@@ -78,9 +98,13 @@ def failures(doc: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any
     false: Counter[str] = Counter()
     missed: Counter[str] = Counter()
     stops = Counter(right=0, false=0)
+    suspected = Counter(stop=0, passed=0)
     listed: list[str] = []
     for j, landing in enumerate(landings):
         taken = match["taken"][j]
+        suspicion = suspicion_kind(landing, doc)
+        if suspicion is not None:
+            suspected["stop" if suspicion == "stop" else "passed"] += 1
         if is_stop(landing, events):
             stops["false" if not taken else "right"] += 1
         if taken:
@@ -99,7 +123,8 @@ def failures(doc: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any
         missed[kind] += 1
         listed.append(f"missed ({kind}): t={throw['t']:.2f} floor={throw['floor']}"
                       f" | detected: {_detected_near(events, throw['t'])}")
-    return {"false": false, "missed": missed, "stops": stops, "listed": listed}
+    return {"false": false, "missed": missed, "stops": stops, "suspected": suspected,
+            "listed": listed}
 
 
 def _truth_near(doc: dict[str, Any], t: float) -> str:
@@ -120,7 +145,7 @@ def _detected_near(events: list[dict[str, Any]], t: float) -> str:
 def folder_failures(folder: Path, tag: str) -> dict[str, Any]:
     """:func:`failures` summed over a folder's recordings, with each one's list."""
     total: dict[str, Any] = {"false": Counter(), "missed": Counter(), "stops": Counter(),
-                             "listed": []}
+                             "suspected": Counter(), "listed": []}
     for truth_path in sorted(folder.glob("*.truth.json")):
         out = truth_path.with_name(truth_path.name.replace(".truth.json", f".{tag}.jsonl"))
         if not out.exists():
@@ -130,7 +155,7 @@ def folder_failures(folder: Path, tag: str) -> dict[str, Any]:
         doc, run = score.without_damage(score.read_truth(truth_path),
                                         score.DetectRun(events, 0, 0.0))
         one = failures(doc, run.events)
-        for key in ("false", "missed", "stops"):
+        for key in ("false", "missed", "stops", "suspected"):
             total[key].update(one[key])
         name = truth_path.name.removesuffix(".truth.json")
         total["listed"] += [f"{name}: {line}" for line in one["listed"]]
@@ -138,12 +163,17 @@ def folder_failures(folder: Path, tag: str) -> dict[str, Any]:
 
 
 def summary_line(name: str, found: dict[str, Any]) -> str:
-    """One line per folder: false landings and misses by kind, the stops right and false."""
+    """One line per folder: false landings and misses by kind, the stops right and false.
+
+    And the landings whose thrown cube was suspected of stopping above: how
+    many truly stopped there, and how many passed.
+    """
     false = ", ".join(f"{kind} {found['false'][kind]}" for kind in FALSE_KINDS)
     missed = ", ".join(f"{kind} {found['missed'][kind]}" for kind in MISS_KINDS)
     return (f"{name:6s} false {sum(found['false'].values())} ({false})  "
             f"missed {sum(found['missed'].values())} ({missed})  "
-            f"stops right {found['stops']['right']} false {found['stops']['false']}")
+            f"stops right {found['stops']['right']} false {found['stops']['false']}  "
+            f"suspected stops {found['suspected']['stop']} passes {found['suspected']['passed']}")
 
 
 def main(argv: list[str] | None = None) -> int:
