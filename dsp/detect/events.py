@@ -29,6 +29,11 @@ class Landing:
     load step) or ``"acoustic"`` (piezo only, when no load channel can tell).
     ``knocked_from`` is the floor a resting cube was knocked down from when
     this landing is the end of a knock-down, else ``None``.
+    ``maybe_stopped_on`` is an occupied floor above whose plate swung as if
+    the thrown cube stopped there and knocked this cube down, with that
+    floor's load unchanged (one came, one left). It is a suspicion, not a
+    landing: on most towers a cube passing a plate swings it the same way
+    (docs/detection.md, "Stops are suspected, not reported").
     """
 
     t: float
@@ -38,6 +43,7 @@ class Landing:
     confidence: float
     source: str = "load"
     knocked_from: int | None = None
+    maybe_stopped_on: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The contract's keys (``event, t, t_decided, floor, cubes, confidence``) plus extras."""
@@ -52,6 +58,8 @@ class Landing:
         }
         if self.knocked_from is not None:
             out["knocked_from"] = int(self.knocked_from)
+        if self.maybe_stopped_on is not None:
+            out["maybe_stopped_on"] = int(self.maybe_stopped_on)
         return out
 
 

@@ -26,6 +26,8 @@ class FusionStats:
     settled_landings: int = 0
     settled_removals: int = 0
     knockdowns_seen: int = 0
+    #: Landings whose thrown cube may have stopped above instead (``Landing.maybe_stopped_on``).
+    stops_suspected: int = 0
     acoustic_landings: int = 0
     acoustic_learnt: int = 0
     acoustic_agreed: int = 0
@@ -50,7 +52,6 @@ class LevelMemory:
     #: one down without a change of its load (the strike it was timed by),
     #: and that strike again until a gain of the plate turns out to be that cube.
     stopped_t: float = -np.inf
-    stopped_guess: float | None = None
     #: When the last cube reported here came to rest.
     landed_t: float = -np.inf
     #: When the last step the fast view accounted for here settled.

@@ -135,8 +135,11 @@ def write_report(results: dict[str, FamilyResult], out_dir: Path, *, quick: bool
         "none down* leaves out as well the throws whose cube stopped on a level it knocked "
         "another cube from. That level's load does not change (one cube left, one came), "
         "the knocked cube's landing below is found, and the thrown cube's level is found "
-        "only when that plate swung like a landing and was struck the way a stopping cube "
-        "strikes it (docs/detection.md): those throws are most of the missed landings.",
+        "only when the knocked cube was weighed leaving it. A plate that swung like a "
+        "landing and was struck the way a stopping cube strikes it only makes the landing "
+        "below carry `maybe_stopped_on` (on most towers a passing cube swings a plate as "
+        "far: docs/detection.md, \"Stops are suspected, not reported\"): those throws are "
+        "most of the missed landings.",
         "*Detect speed* is seconds of stream per second of CPU time of the process "
         "running `towerear detect` (one core).",
         "",

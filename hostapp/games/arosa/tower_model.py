@@ -64,6 +64,9 @@ class Landing:
         The detector's confidence in ``floor``, 0..1.
     floor_probabilities
         Optional probability for each level (length 8), when the detector has them.
+    maybe_stopped_on
+        A level above where the thrown cube may have stopped instead, knocking
+        a resting cube down to ``floor``; the confidence includes that doubt.
     """
 
     t: float
@@ -71,6 +74,7 @@ class Landing:
     cubes: int = 1
     confidence: float = 1.0
     floor_probabilities: Sequence[float] | None = None
+    maybe_stopped_on: int | None = None
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,9 @@ def detection_from_json(data: Mapping[str, Any]) -> Detection | None:
             cubes=int(data.get("cubes", 1)),
             confidence=float(data.get("confidence", 1.0)),
             floor_probabilities=data.get("floor_probabilities"),
+            maybe_stopped_on=(
+                None if data.get("maybe_stopped_on") is None else int(data["maybe_stopped_on"])
+            ),
         )
     if kind == "removal":
         return Removal(
@@ -105,6 +112,13 @@ def detection_from_json(data: Mapping[str, Any]) -> Detection | None:
             confidence=float(data.get("confidence", 1.0)),
         )
     return None
+
+
+def _at(level: int) -> np.ndarray:
+    """All the probability on ``level``; shape (8,)."""
+    out = np.zeros(N_FLOORS)
+    out[level] = 1.0
+    return out
 
 
 def level_likelihood(floor: int, confidence: float) -> np.ndarray:
@@ -296,8 +310,30 @@ class TowerModel:
             source = sources[i] if i < len(sources) else None
             target = knocked_landings[i] if i < len(knocked_landings) else None
             self._knock_down(source, target)
+        if slots and self._stop_suspected(slots[0][1]):
+            thrown = self._suspected_stop(slots[0][1], thrown)
         self._cubes.append(_Cube(color, thrown.copy(), slots[0][1] if slots else None))
         return thrown
+
+    @staticmethod
+    def _stop_suspected(landing: Landing) -> bool:
+        above = landing.maybe_stopped_on
+        return above is not None and landing.floor < above < N_FLOORS and landing.cubes == 1
+
+    def _suspected_stop(self, landing: Landing, thrown: np.ndarray) -> np.ndarray:
+        """Both stories of a landing whose thrown cube may have stopped above.
+
+        Either the thrown cube rests where it was reported, or it stopped on
+        ``maybe_stopped_on`` and one of the cubes resting there fell to the
+        reported level. The landing's doubt (all but its chance at the
+        reported level) is the chance of the second story.
+        """
+        assert landing.maybe_stopped_on is not None
+        above = landing.maybe_stopped_on
+        here = float(thrown[landing.floor])
+        stopped = 1.0 - here
+        self._knock_down(_at(above), _at(landing.floor), share=stopped)
+        return here * _at(landing.floor) + stopped * _at(above)
 
     def _landing_distribution(self, landing: Landing) -> np.ndarray:
         if landing.floor_probabilities is not None:
@@ -308,8 +344,13 @@ class TowerModel:
             landing.floor, self.calibration.probability_right(landing.confidence)
         )
 
-    def _knock_down(self, source: np.ndarray | None, landing: np.ndarray | None) -> None:
-        """Move one resting cube from ``source`` (a distribution) to ``landing``."""
+    def _knock_down(
+        self, source: np.ndarray | None, landing: np.ndarray | None, *, share: float = 1.0
+    ) -> None:
+        """Move one resting cube from ``source`` (a distribution) to ``landing``.
+
+        ``share``: the chance that it happened at all.
+        """
         if source is None:
             # landing seen, removal missed: the cube came from somewhere above it
             assert landing is not None
@@ -328,7 +369,7 @@ class TowerModel:
         weights = np.array([float(c.p @ source) for c in self._cubes])
         total = weights.sum() + _SPURIOUS_REMOVAL
         for cube, weight in zip(self._cubes, weights, strict=True):
-            w = weight / total
+            w = share * weight / total
             cube.p = (1.0 - w) * cube.p + w * landing
 
     # -- opening a level -------------------------------------------------

@@ -22,7 +22,10 @@ from hostapp.games.arosa import tower_model as tm
 
 def _as_detection(event: object) -> tm.Detection | None:
     if isinstance(event, detected.Landing):
-        return tm.Landing(event.t, event.floor, event.cubes, event.confidence)
+        return tm.Landing(
+            event.t, event.floor, event.cubes, event.confidence,
+            maybe_stopped_on=event.maybe_stopped_on,
+        )
     if isinstance(event, detected.Removal):
         return tm.Removal(event.t, event.floor, event.cubes, event.confidence)
     return None
@@ -48,7 +51,10 @@ class TowerBelief:
             detection = tm.Landing(t=0.0, floor=floor, cubes=1, confidence=1.0)
         else:
             # a multi-cube landing is bound to one throw at a time
-            detection = tm.Landing(detection.t, floor, 1, detection.confidence)
+            detection = tm.Landing(
+                detection.t, floor, 1, detection.confidence,
+                maybe_stopped_on=detection.maybe_stopped_on if floor == detection.floor else None,
+            )
         self.model.throw(colour, [*self._pending, detection])
         self._pending = []
 

@@ -90,6 +90,9 @@ def describe_event(event: Any) -> str:
             text += ", " + tr("knocked down from floor {floor}", floor=data["knocked_from"])
         if data.get("knocked"):
             text += ", " + tr("knocked down")
+        if data.get("maybe_stopped_on") is not None:
+            text += ", " + tr("or it stopped on floor {floor} and knocked this one down",
+                              floor=data["maybe_stopped_on"])
     elif kind == "lift":
         text = tr("the tower was opened: level {level} lies open", level=data["exposed"])
     elif kind == "closed":
