@@ -246,9 +246,11 @@ def _detect_rocking(tower: SyntheticTower, load: np.ndarray, cuts: list[int]
     for a, b in zip(edges[:-1], edges[1:], strict=True):
         if b <= a:
             continue
-        t0 = 0.0 if a == 0 else float(tower.load_t_s[a - 1])
-        t1 = float(tower.load_t_s[b - 1])
-        out += det.feed_piezo(t0, piezo[int(t0 * 2000) : int(t1 * 2000)])
+        # Piezo up to the last reading of the chunk, stamped with its own
+        # first sample's time (a reading's time is no sample's).
+        i0 = 0 if a == 0 else int(tower.load_t_s[a - 1] * 2000)
+        i1 = int(tower.load_t_s[b - 1] * 2000)
+        out += det.feed_piezo(i0 / 2000, piezo[i0:i1])
         out += det.feed_load(tower.load_t_s[a:b], load[a:b], tower.load_valid[a:b])
     return det, out + det.finish()
 
