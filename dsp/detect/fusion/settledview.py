@@ -107,6 +107,10 @@ _SETTLED_HOLD_S = 0.6
 # from the start would cost model F's cubes that no disc hears (71 right
 # landings) the wait, so only a tower that has shown such a grip waits.
 GRIP_BEFORE_LIFT_S = 1.0
+# Why 0.3 cube: a squeeze is no whole number of cubes, a cube resting is
+# (within 0.1 of one on every model's settled plates); a rise that far from
+# whole, with no strike at all, waits even before the tower showed a grip.
+_GRIP_UNCLEAN = 0.3
 
 
 class SettledView(FastView):
@@ -160,12 +164,20 @@ class SettledView(FastView):
         # Any change, not only a cube's worth: a squeeze read as half a cube
         # is counted as one (its confidence low), and waits as well.
         return (
-            self._grips_shown
+            (self._grips_shown or self._unclean_rise(step))
             and not self._tower_open
             and step.t_decided_s < step.t_settled_s + GRIP_BEFORE_LIFT_S
             and self._piezo_present(step.t_before_s)
             and not self._drop_impacts(step)
         )
+
+    def _unclean_rise(self, step: LoadStep) -> bool:
+        """Whether a settled change is far from a whole number of cubes (``_GRIP_UNCLEAN``)."""
+        before = self.accounted[step.level]
+        if not np.isfinite(before) or self.scale.unit(step.level) is None:
+            return False
+        _, residual = self.scale.count(step.level, step.after_counts - before)
+        return residual >= _GRIP_UNCLEAN
 
     def _went_again(self, rise: LoadStep, step: LoadStep) -> bool:
         """Whether ``step`` brought the plate back to where it was before ``rise``."""

@@ -2332,3 +2332,23 @@ def test_unheard_rises_on_a_tower_that_showed_no_grips_are_reported_at_once() ->
         step = LoadStep(level=k, t_before_s=t, t_settled_s=t + 0.1, t_decided_s=t + 0.4,
                         delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
         assert _landings(fusion.add_settled_step(step)) == [(k, 1, round(t + 0.1, 3))]
+
+
+def test_an_unheard_rise_far_from_whole_cubes_waits_for_a_lift_on_any_tower() -> None:
+    """A grip's squeeze is no whole number of cubes: even before the tower
+    showed a grip, an unheard rise of 0.6 cube waits a second, and modules
+    lifted within it make it the hands'."""
+    def squeeze(*, lift: bool) -> list:
+        fusion = _fusion()
+        fusion.piezo_since_s = 0.0
+        step = LoadStep(level=4, t_before_s=0.3, t_settled_s=0.4, t_decided_s=0.7,
+                        delta_counts=0.6 * UNIT, before_counts=0.0, after_counts=0.6 * UNIT)
+        found = _landings(fusion.add_settled_step(step))
+        assert found == []
+        if lift:
+            gone = [LoadConnection(k, False, 0.9, 0.95) for k in range(4, 8)]
+            found += _landings(fusion.add_load([], gone, 0.95) + fusion.advance(1.2))
+        return found + _landings(fusion.advance(1.6))
+
+    assert squeeze(lift=True) == []
+    assert squeeze(lift=False) == [(4, 1, 0.4)]
