@@ -52,6 +52,7 @@ GENERATORS = {
     "L": TOOLS / "crosscheck_l" / "make_recordings_l.py",
     "M": TOOLS / "crosscheck_m" / "make_recordings_m.py",
     "N": TOOLS / "crosscheck_n" / "make_recordings_n.py",
+    "O": TOOLS / "crosscheck_o" / "make_recordings_o.py",
 }
 
 
