@@ -33,7 +33,9 @@ class Landing:
     the thrown cube stopped there and knocked this cube down, with that
     floor's load unchanged (one came, one left). It is a suspicion, not a
     landing: on most towers a cube passing a plate swings it the same way
-    (docs/detection.md, "Stops are suspected, not reported").
+    (docs/detection.md, "Stops are suspected, not reported"). A cube came to
+    rest on ``floor`` either way, so ``confidence`` is not lowered; the
+    chance that it was the knocked one goes out as ``stop_chance``.
     """
 
     t: float
@@ -44,6 +46,7 @@ class Landing:
     source: str = "load"
     knocked_from: int | None = None
     maybe_stopped_on: int | None = None
+    stop_chance: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         """The contract's keys (``event, t, t_decided, floor, cubes, confidence``) plus extras."""
@@ -60,6 +63,7 @@ class Landing:
             out["knocked_from"] = int(self.knocked_from)
         if self.maybe_stopped_on is not None:
             out["maybe_stopped_on"] = int(self.maybe_stopped_on)
+            out["stop_chance"] = round(float(self.stop_chance), 3)
         return out
 
 

@@ -226,9 +226,10 @@ def plate_window(
 # and no plate swing, fall timing or tower-wide rate told those towers from
 # the four where they were right. Reported as landings they made 30-140
 # false landings an hour there. So the landing below stays the thrown
-# cube's, carrying the suspicion (``Landing.maybe_stopped_on``) with its
-# confidence lowered by the share of suspicions that were stops (822 of
-# 1769): the app's tower model keeps both stories until a level is opened.
+# cube's, carrying the suspicion (``Landing.maybe_stopped_on``) and the
+# share of suspicions that were stops (822 of 1769) as its chance: the
+# app's tower model keeps both stories until a level is opened. A cube
+# rests on that landing's floor either way, so its confidence stands.
 STOP_SUSPECTED_SHARE = 0.45
 
 

@@ -394,8 +394,6 @@ class LandingJudge(HandsJudge):
         memory = self._levels[level]
         memory.landed_t = max(t, memory.landed_t)
         self.silent_cells.note_landing(level, t, now_s)
-        if maybe_stopped_on is not None:
-            confidence *= 1.0 - STOP_SUSPECTED_SHARE
         out.append(
             Landing(
                 t=t,
@@ -406,6 +404,7 @@ class LandingJudge(HandsJudge):
                 source="load",
                 knocked_from=knocked_from,
                 maybe_stopped_on=maybe_stopped_on,
+                stop_chance=0.0 if maybe_stopped_on is None else STOP_SUSPECTED_SHARE,
             )
         )
         return out

@@ -66,7 +66,9 @@ class Landing:
         Optional probability for each level (length 8), when the detector has them.
     maybe_stopped_on
         A level above where the thrown cube may have stopped instead, knocking
-        a resting cube down to ``floor``; the confidence includes that doubt.
+        a resting cube down to ``floor`` (a cube rests on ``floor`` either way).
+    stop_chance
+        The chance of that: the share of such suspicions that were stops.
     """
 
     t: float
@@ -75,6 +77,7 @@ class Landing:
     confidence: float = 1.0
     floor_probabilities: Sequence[float] | None = None
     maybe_stopped_on: int | None = None
+    stop_chance: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,7 @@ def detection_from_json(data: Mapping[str, Any]) -> Detection | None:
             maybe_stopped_on=(
                 None if data.get("maybe_stopped_on") is None else int(data["maybe_stopped_on"])
             ),
+            stop_chance=float(data.get("stop_chance", 0.0)),
         )
     if kind == "removal":
         return Removal(
@@ -318,22 +322,22 @@ class TowerModel:
     @staticmethod
     def _stop_suspected(landing: Landing) -> bool:
         above = landing.maybe_stopped_on
-        return above is not None and landing.floor < above < N_FLOORS and landing.cubes == 1
+        return (
+            above is not None and landing.floor < above < N_FLOORS and landing.cubes == 1
+            and 0.0 < landing.stop_chance <= 1.0
+        )
 
     def _suspected_stop(self, landing: Landing, thrown: np.ndarray) -> np.ndarray:
         """Both stories of a landing whose thrown cube may have stopped above.
 
-        Either the thrown cube rests where it was reported, or it stopped on
-        ``maybe_stopped_on`` and one of the cubes resting there fell to the
-        reported level. The landing's doubt (all but its chance at the
-        reported level) is the chance of the second story.
+        Either the thrown cube rests where it was reported, or (with the
+        landing's ``stop_chance``) it stopped on ``maybe_stopped_on`` and one
+        of the cubes resting there fell to the reported level.
         """
         assert landing.maybe_stopped_on is not None
-        above = landing.maybe_stopped_on
-        here = float(thrown[landing.floor])
-        stopped = 1.0 - here
-        self._knock_down(_at(above), _at(landing.floor), share=stopped)
-        return here * _at(landing.floor) + stopped * _at(above)
+        chance = landing.stop_chance
+        self._knock_down(_at(landing.maybe_stopped_on), _at(landing.floor), share=chance)
+        return (1.0 - chance) * thrown + chance * _at(landing.maybe_stopped_on)
 
     def _landing_distribution(self, landing: Landing) -> np.ndarray:
         if landing.floor_probabilities is not None:

@@ -24,7 +24,7 @@ def _as_detection(event: object) -> tm.Detection | None:
     if isinstance(event, detected.Landing):
         return tm.Landing(
             event.t, event.floor, event.cubes, event.confidence,
-            maybe_stopped_on=event.maybe_stopped_on,
+            maybe_stopped_on=event.maybe_stopped_on, stop_chance=event.stop_chance,
         )
     if isinstance(event, detected.Removal):
         return tm.Removal(event.t, event.floor, event.cubes, event.confidence)
@@ -54,6 +54,7 @@ class TowerBelief:
             detection = tm.Landing(
                 detection.t, floor, 1, detection.confidence,
                 maybe_stopped_on=detection.maybe_stopped_on if floor == detection.floor else None,
+                stop_chance=detection.stop_chance,
             )
         self.model.throw(colour, [*self._pending, detection])
         self._pending = []

@@ -36,8 +36,10 @@ def test_landing_values_survive_to_json() -> None:
     out = data.to_json()
     assert (out["floor"], out["cubes"], out["confidence"], out["knocked_from"]) == (6, 2, 0.812, 7)
     assert "knocked_from" not in Landing(t=1, t_decided=2, floor=1, cubes=1, confidence=1).to_json()
-    suspected = Landing(t=1, t_decided=2, floor=1, cubes=1, confidence=0.5, maybe_stopped_on=4)
-    assert suspected.to_json()["maybe_stopped_on"] == 4
+    suspected = Landing(t=1, t_decided=2, floor=1, cubes=1, confidence=0.99, maybe_stopped_on=4,
+                        stop_chance=0.45)
+    data = suspected.to_json()
+    assert (data["maybe_stopped_on"], data["stop_chance"]) == (4, 0.45)
     assert "maybe_stopped_on" not in Landing(t=1, t_decided=2, floor=1, cubes=1,
                                              confidence=1).to_json()
 

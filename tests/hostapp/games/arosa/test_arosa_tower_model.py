@@ -55,10 +55,10 @@ def test_a_suspected_stop_keeps_both_stories_until_a_level_is_opened() -> None:
     and knocked the cube resting there down to the reported level."""
     model = TowerModel()
     model.throw("yellow", [Landing(0, 5, 1, 0.99)])
-    blue = model.throw("blue", [Landing(2, 3, 1, 0.55, maybe_stopped_on=5)])
+    blue = model.throw("blue", [Landing(2, 3, 1, 0.99, maybe_stopped_on=5, stop_chance=0.45)])
     belief = model.expected_counts()
-    assert blue[3] == pytest.approx(belief["blue"][3]) and 0.4 < blue[3] < 0.7
-    assert blue[5] == pytest.approx(1.0 - blue[3])
+    assert blue[3] == pytest.approx(belief["blue"][3]) and 0.5 < blue[3] < 0.56
+    assert blue[5] == pytest.approx(0.45, abs=0.01)
     # the yellow cube fell to 3 exactly when blue stayed on 5
     assert belief["yellow"][3] == pytest.approx(blue[5], abs=0.1)
     assert belief["yellow"][5] + belief["yellow"][3] > 0.95
@@ -71,7 +71,7 @@ def test_a_suspected_stop_keeps_both_stories_until_a_level_is_opened() -> None:
 def test_a_suspected_stop_below_the_landing_is_ignored() -> None:
     model = TowerModel()
     model.throw("yellow", [Landing(0, 2, 1, 0.99)])
-    blue = model.throw("blue", [Landing(2, 4, 1, 0.9, maybe_stopped_on=2)])
+    blue = model.throw("blue", [Landing(2, 4, 1, 0.9, maybe_stopped_on=2, stop_chance=0.45)])
     assert most_likely_level(blue) == 4
     assert model.expected_counts()["yellow"][2] > 0.95
 
@@ -154,9 +154,9 @@ def test_detections_from_the_detect_json_lines() -> None:
     assert landing == Landing(1.5, 3, 1, 0.9)
     suspected = detection_from_json(
         {"event": "landing", "t": 1.5, "t_decided": 1.7, "floor": 3, "cubes": 1,
-         "confidence": 0.5, "maybe_stopped_on": 6}
+         "confidence": 0.99, "maybe_stopped_on": 6, "stop_chance": 0.45}
     )
-    assert suspected == Landing(1.5, 3, 1, 0.5, maybe_stopped_on=6)
+    assert suspected == Landing(1.5, 3, 1, 0.99, maybe_stopped_on=6, stop_chance=0.45)
     removal = detection_from_json({"event": "removal", "t": 2, "floor": 3, "cubes": 2})
     assert removal == Removal(2.0, 3, 2, 1.0)
     assert detection_from_json({"event": "lift", "t": 3, "exposed": 2}) is None
