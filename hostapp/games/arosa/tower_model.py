@@ -167,6 +167,33 @@ class ConfidenceCalibration:
         self.right[band] += right
 
 
+class StopCalibration:
+    """How often this tower's suspected stops were stops, learnt from confirmations.
+
+    A landing may come with the suspicion that its thrown cube stopped on a
+    level above instead (``Landing.maybe_stopped_on``), at the detector's
+    ``stop_chance``: the share measured over many towers. Whether stops can
+    be told depends on the tower, so each suspected cube found on one of its
+    two levels tells which story held, and the chance moves towards this
+    tower's share, from the detector's as a prior worth a few cubes.
+    """
+
+    PRIOR_CUBES = 4.0
+
+    def __init__(self) -> None:
+        self.stopped = 0
+        self.judged = 0
+
+    def chance(self, prior: float) -> float:
+        """The chance that a suspected stop was one, given the detector's ``prior``."""
+        return (self.stopped + self.PRIOR_CUBES * prior) / (self.judged + self.PRIOR_CUBES)
+
+    def record(self, stopped: bool) -> None:
+        """A suspected cube was found on the level it may have stopped on (or on its own)."""
+        self.judged += 1
+        self.stopped += stopped
+
+
 def _displacement(level: int) -> np.ndarray:
     """Where a cube not found on ``level`` probably is; shape (8,), sums to 1."""
     distance = _LEVELS - level
@@ -274,6 +301,7 @@ class TowerModel:
         self.accuracy = Accuracy()
         # shared between games when given: the detector's habits outlive a game
         self.calibration = calibration if calibration is not None else ConfidenceCalibration()
+        self.stop_calibration = StopCalibration()
         self.open_level: int | None = None
         self.unexplained_cubes = 0
         """Cubes confirmed that the model never saw thrown (manual play, missed prompts)."""
@@ -331,11 +359,12 @@ class TowerModel:
         """Both stories of a landing whose thrown cube may have stopped above.
 
         Either the thrown cube rests where it was reported, or (with the
-        landing's ``stop_chance``) it stopped on ``maybe_stopped_on`` and one
+        landing's ``stop_chance``, as this tower's confirmations bear it out:
+        :class:`StopCalibration`) it stopped on ``maybe_stopped_on`` and one
         of the cubes resting there fell to the reported level.
         """
         assert landing.maybe_stopped_on is not None
-        chance = landing.stop_chance
+        chance = self.stop_calibration.chance(landing.stop_chance)
         self._knock_down(_at(landing.maybe_stopped_on), _at(landing.floor), share=chance)
         return (1.0 - chance) * thrown + chance * _at(landing.maybe_stopped_on)
 
@@ -451,6 +480,10 @@ class TowerModel:
         for cube in here:
             if cube.report is not None:
                 self.calibration.record(cube.report.confidence, cube.report.floor == level)
+                if self._stop_suspected(cube.report) and level in (
+                    cube.report.floor, cube.report.maybe_stopped_on
+                ):
+                    self.stop_calibration.record(level == cube.report.maybe_stopped_on)
                 cube.report = None
         for cube in elsewhere:
             if cube.report is not None and cube.report.floor == level:

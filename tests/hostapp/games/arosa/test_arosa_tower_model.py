@@ -68,6 +68,28 @@ def test_a_suspected_stop_keeps_both_stories_until_a_level_is_opened() -> None:
     assert model.propose(5).counts == {"yellow": 1}
 
 
+def test_the_chance_of_a_suspected_stop_is_learnt_from_what_players_find() -> None:
+    """On a tower whose suspected stops keep turning out to be stops, the
+    next suspicion puts the thrown cube on the level above; on one where
+    they turn out passes, on the level reported."""
+    def after(found_where_stopped: bool) -> np.ndarray:
+        model = TowerModel()
+        for k in range(6):
+            model.throw("yellow", [Landing(k, 5, 1, 0.99)])
+            model.throw("blue", [Landing(k + 0.5, 3, 1, 0.99, maybe_stopped_on=5,
+                                         stop_chance=0.45)])
+            model.confirm(5 if found_where_stopped else 3, {"blue": 1})
+            model.confirm(3 if found_where_stopped else 5, {"yellow": 1})
+        return model.throw("blue", [Landing(9, 3, 1, 0.99, maybe_stopped_on=5, stop_chance=0.45)])
+
+    assert after(found_where_stopped=True)[5] > 0.75
+    assert after(found_where_stopped=False)[3] > 0.75
+    # With nothing learnt yet, the detector's share.
+    first = TowerModel().throw("blue", [Landing(0, 3, 1, 0.99, maybe_stopped_on=5,
+                                                stop_chance=0.45)])
+    assert first[5] == pytest.approx(0.45, abs=0.01)
+
+
 def test_a_suspected_stop_below_the_landing_is_ignored() -> None:
     model = TowerModel()
     model.throw("yellow", [Landing(0, 2, 1, 0.99)])
