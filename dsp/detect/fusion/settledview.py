@@ -107,9 +107,11 @@ _SETTLED_HOLD_S = 0.6
 # from the start would cost model F's cubes that no disc hears (71 right
 # landings) the wait, so only a tower that has shown such a grip waits.
 GRIP_BEFORE_LIFT_S = 1.0
-# Why 0.3 cube: a squeeze is no whole number of cubes, a cube resting is
-# (within 0.1 of one on every model's settled plates); a rise that far from
-# whole, with no strike at all, waits even before the tower showed a grip.
+# Why 0.3 cube: a squeeze is no whole number of cubes, a cube resting is;
+# a rise that far from whole, with no strike at all, waits even before the
+# tower showed a grip. Model N: 4 false landings fewer of 24, one right
+# landing fewer; on the other thirteen models a few unheard cubes waited
+# (model C's p95 latency on towers 1-8 0.43 -> 0.46 s), none was lost.
 _GRIP_UNCLEAN = 0.3
 
 
