@@ -127,8 +127,7 @@ MESSAGES = {
     "heard only": "nur gehört",
     "knocked down from floor {floor}": "von Ebene {floor} heruntergestoßen",
     "knocked down": "heruntergestoßen",
-    "or it stopped on floor {floor} and knocked this one down":
-        "oder er blieb auf Ebene {floor} liegen und stieß diesen herunter",
+    "perhaps knocked down from floor {floor}": "vielleicht von Ebene {floor} heruntergestoßen",
     "the tower was opened: level {level} lies open":
         "der Turm wurde geöffnet: Ebene {level} liegt offen",
     "the tower was closed": "der Turm wurde geschlossen",

@@ -91,7 +91,7 @@ def describe_event(event: Any) -> str:
         if data.get("knocked"):
             text += ", " + tr("knocked down")
         if data.get("maybe_stopped_on") is not None:
-            text += ", " + tr("or it stopped on floor {floor} and knocked this one down",
+            text += ", " + tr("perhaps knocked down from floor {floor}",
                               floor=data["maybe_stopped_on"])
     elif kind == "lift":
         text = tr("the tower was opened: level {level} lies open", level=data["exposed"])
@@ -271,6 +271,8 @@ class LivePage(QWidget):
         self.events_list = QListWidget()
         # wide enough for a whole line such as "123.45 s  a cube landed on floor 3 (97 % sure)"
         self.events_list.setMinimumWidth(350)
+        # Whole lines, not a sideways scroll: knock-downs and suspicions run long.
+        self.events_list.setWordWrap(True)
         self.events_list.setAccessibleName(tr("Detected events"))
         side.addWidget(self.events_list, 1)
         view_layout.addWidget(self.plots, 1)

@@ -120,10 +120,8 @@ def test_live_view_streams_detects_and_locks_during_a_game(
          "2 cubes landed on floor 5 (50 % sure), heard only, knocked down from floor 6",
          "2 Würfel auf Ebene 5 gelandet (50 % sicher), nur gehört, von Ebene 6 heruntergestoßen"),
         (Landing(1.0, 1.2, 3, 1, 0.5, maybe_stopped_on=5),
-         "a cube landed on floor 3 (50 % sure), "
-         "or it stopped on floor 5 and knocked this one down",
-         "Würfel auf Ebene 3 gelandet (50 % sicher), "
-         "oder er blieb auf Ebene 5 liegen und stieß diesen herunter"),
+         "a cube landed on floor 3 (50 % sure), perhaps knocked down from floor 5",
+         "Würfel auf Ebene 3 gelandet (50 % sicher), vielleicht von Ebene 5 heruntergestoßen"),
         (Removal(2.0, 2.5, 4, 1, 0.9, knocked=True),
          "a cube left floor 4 (90 % sure), knocked down",
          "Würfel von Ebene 4 weg (90 % sicher), heruntergestoßen"),
