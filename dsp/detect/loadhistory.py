@@ -243,6 +243,31 @@ class LoadHistory:
             return float("nan"), float("nan")
         return float(self._v[ok, level].min()), float(self._v[ok, level].max())
 
+    def held_extent(
+        self, level: int, t0_s: float, t1_s: float, held_s: float
+    ) -> tuple[float, float]:
+        """Lowest and highest load ``level`` held ``held_s`` in ``[t0, t1]``, from where it was.
+
+        Medians of each run of readings spanning ``held_s`` (one reading at
+        the least), against the median of the half second before ``t0``: a
+        strike's spike or a ringing plate's swing does not last that long
+        one way. ``(NaN, NaN)`` with too few readings to tell.
+        """
+        ok = self._ok[:, level]
+        before = self._before(ok, t0_s, -np.inf)
+        during = ok & (self._t >= t0_s) & (self._t <= t1_s)
+        if before.sum() < 3 or not during.any():
+            return float("nan"), float("nan")
+        base = float(orderstats.median_of(self._v[before, level].tolist()))
+        values = self._v[during, level] - base
+        interval = self.reading_interval_s(t0_s)
+        run = 1 if not np.isfinite(interval) else max(1, int(round(held_s / interval)))
+        if values.size < run:
+            return float("nan"), float("nan")
+        held = [orderstats.median_of(values[i : i + run].tolist())
+                for i in range(values.size - run + 1)]
+        return float(min(held)), float(max(held))
+
     def level_near(self, level: int, t0_s: float, t1_s: float) -> float:
         """Median of ``level``'s readings in ``[t0, t1]`` (NaN: none)."""
         ok = self._ok[:, level] & (self._t >= t0_s) & (self._t <= t1_s)

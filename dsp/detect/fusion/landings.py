@@ -25,6 +25,9 @@ from dsp.detect.stops import (
     BEFORE_STRIKE_S,
     LOAD_LAG_S,
     STOP_ALONE_S,
+    STOP_DIP_ABOVE,
+    STOP_DIP_CUBES,
+    STOP_DIP_HELD_S,
     STOP_SUSPECTED_SHARE,
     STOP_SWING_FELL,
     PlateWindow,
@@ -331,7 +334,9 @@ class LandingJudge(HandsJudge):
                 # A later look at this drop must not find the stop again; the
                 # next throw's may (two cubes in turn can stop on one plate).
                 self._levels[stopped].stopped_t = at
-                if seen_leaving is None:
+                if seen_leaving is None and not self._dipped(
+                    stopped, thrown[0].t_s - BEFORE_STRIKE_S, judged_until
+                ):
                     # The plate above swung like a landing and its load is
                     # where it was: the thrown cube may have stopped there and
                     # knocked a cube down to this level (one came, one left).
@@ -343,8 +348,9 @@ class LandingJudge(HandsJudge):
                     self.stats.stops_suspected += 1
                 else:
                     # Its load was read a cube lighter before the thrown
-                    # cube settled there: the knocked cube was weighed
-                    # leaving, and the thrown one staying.
+                    # cube settled there (a step, or a dip held a while):
+                    # the knocked cube was weighed leaving, and the thrown
+                    # one staying.
                     knocked_from = stopped
                     self._levels[stopped].landed_t = max(at, self._levels[stopped].landed_t)
                     self.silent_cells.note_landing(stopped, at, now_s)
@@ -530,6 +536,16 @@ class LandingJudge(HandsJudge):
             self.stats.stops_not_told += 1
             return None
         return best
+
+    def _dipped(self, level: int, t0_s: float, t1_s: float) -> bool:
+        """Whether ``level``'s plate held a cube lighter a while in ``[t0, t1]``, and never heavier.
+
+        (``stops.STOP_DIP_CUBES``, ``STOP_DIP_ABOVE``, ``STOP_DIP_HELD_S``.)
+        """
+        low, high = self.load_history.held_extent(level, t0_s, t1_s, STOP_DIP_HELD_S)
+        lightest = min(self.scale.cubes(level, low), self.scale.cubes(level, high))
+        heaviest = max(self.scale.cubes(level, low), self.scale.cubes(level, high))
+        return bool(lightest <= -STOP_DIP_CUBES and heaviest <= STOP_DIP_ABOVE)
 
     def _swung_alone(
         self, j: int, level: int, window: PlateWindow, until_s: float, ratio: float

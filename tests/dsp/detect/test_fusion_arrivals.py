@@ -2352,3 +2352,20 @@ def test_an_unheard_rise_far_from_whole_cubes_waits_for_a_lift_on_any_tower() ->
 
     assert squeeze(lift=True) == []
     assert squeeze(lift=False) == [(4, 1, 0.4)]
+
+
+def test_a_plate_held_a_cube_lighter_after_the_blow_is_a_stop_weighed_and_reported() -> None:
+    """The knocked cube left plate 5 before the thrown one's weight was on
+    it: the plate read a cube lighter for 0.2 s (no step the fast view
+    could take), then came back. That is weighed, not only suspected."""
+    t = np.arange(4.0, 6.0, 1 / 80)
+    values = _ringing(t, (5.0,))
+    fusion = _plate_holding(1, t, values + np.where((t >= 5.02) & (t < 5.25), -UNIT, 0.0)[:, None]
+                            * (np.arange(8) == 5))
+    fusion.add_impacts([_strike(t, level) for t, level in _STOP_DROP])
+    out = fusion._landings(_step(3, 5.0, 5.2, 1.0), 1, 0.9, 5.9, settled=False)
+    assert _landings(out) == [(5, 1, 5.05), (3, 1, 5.15)]
+    assert [(e.floor, e.knocked) for e in out if isinstance(e, Removal)] == [(5, True)]
+    assert [e.knocked_from for e in out if isinstance(e, Landing) and e.floor == 3] == [5]
+    # Swinging as far up as down, it is only suspected.
+    assert _landing_below(_stop_candidate(), 5.9) == _STOPPED

@@ -266,3 +266,22 @@ def test_changes_of_several_plates_are_each_plates_own_change() -> None:
     # Still ringing by thousands of counts at 1.3 s, plate 0 is read at the
     # load its ring settles to, not at its last readings' mean.
     assert history.change(0, 0.9, 1.3, 0.15) == pytest.approx(9000, abs=300)
+
+
+def test_the_load_a_plate_held_a_while_leaves_out_spikes_and_fast_ringing() -> None:
+    t = np.arange(0.0, 2.0, 1 / 80)
+    values = np.zeros((t.size, 8))
+    values[(t >= 1.0) & (t < 1.3), 2] = -1000.0  # a cube lighter for 0.3 s
+    values[(t >= 1.5) & (t < 1.53), 2] = 3000.0  # a strike's spike
+    ring = t >= 1.0
+    age = t[ring] - 1.0
+    values[ring, 3] = 1800.0 * np.exp(-age / 0.3) * np.cos(2 * np.pi * 25 * age)  # 25 Hz
+    history = LoadHistory(keep_s=10.0)
+    history.add(t, values, np.ones(values.shape, bool))
+    low, high = history.held_extent(2, 0.95, 1.9, 0.1)
+    assert low == pytest.approx(-1000.0) and high == pytest.approx(0.0)
+    low, high = history.held_extent(3, 0.95, 1.9, 0.1)
+    assert abs(low) < 500.0 and abs(high) < 500.0
+    # Held for one reading, the ringing and the spike count in full.
+    assert history.held_extent(2, 0.95, 1.9, 0.0)[1] == pytest.approx(3000.0)
+    assert np.isnan(history.held_extent(2, 0.0, 0.5, 0.1)[0])  # nothing before to measure from
