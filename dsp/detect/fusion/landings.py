@@ -542,9 +542,9 @@ class LandingJudge(HandsJudge):
 
         (``stops.STOP_DIP_CUBES``, ``STOP_DIP_ABOVE``, ``STOP_DIP_HELD_S``.)
         """
-        low, high = self.load_history.held_extent(level, t0_s, t1_s, STOP_DIP_HELD_S)
-        lightest = min(self.scale.cubes(level, low), self.scale.cubes(level, high))
-        heaviest = max(self.scale.cubes(level, low), self.scale.cubes(level, high))
+        held = self.load_history.held_extent(level, t0_s, t1_s, STOP_DIP_HELD_S)
+        # In cubes, signed: a cell wired the other way reads a loss upwards.
+        lightest, heaviest = sorted(self.scale.cubes(level, counts) for counts in held)
         return bool(lightest <= -STOP_DIP_CUBES and heaviest <= STOP_DIP_ABOVE)
 
     def _swung_alone(
