@@ -500,9 +500,9 @@ class TowerModel:
             self._cubes = [c for c in self._cubes if not any(c is h for h in here)]
         else:
             for cube in here:
-                cube.p = np.eye(N_FLOORS)[level]
+                cube.p = _at(level)
             for _ in range(max(0, n - len(mine))):
-                self._cubes.append(_Cube(color, np.eye(N_FLOORS)[level]))
+                self._cubes.append(_Cube(color, _at(level)))
 
 
 def most_likely_level(probabilities: np.ndarray) -> int:
