@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Measure ``towerear detect`` on all the cross-check models (A-N) with one command.
+"""Measure ``towerear detect`` on all the cross-check models (A-P) with one command.
 
 Makes the recordings of each model once (towers 1-8 and 9-16, the four
 scenarios, 120 s each, about 23 h of stream; kept in ``--sets`` for the
@@ -53,6 +53,7 @@ GENERATORS = {
     "M": TOOLS / "crosscheck_m" / "make_recordings_m.py",
     "N": TOOLS / "crosscheck_n" / "make_recordings_n.py",
     "O": TOOLS / "crosscheck_o" / "make_recordings_o.py",
+    "P": TOOLS / "crosscheck_p" / "make_recordings_p.py",
 }
 
 

@@ -471,8 +471,10 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         if run.exit_code != 0:
             print(f"  stderr: {run.stderr_tail.strip()[-500:]}", file=sys.stderr)
+    known = ["single", "rapid", "noisy", "game", "long", "damaged", "damagedclean", "acoustic"]
+    # Known scenarios in the usual order, any other a generator names after them.
     scenarios = sorted({r["scenario"] for r in per_rec.values()},
-                       key=lambda s: ["single", "rapid", "noisy", "game"].index(s))
+                       key=lambda s: (known.index(s) if s in known else len(known), s))
     by_scenario = {s: aggregate([r for r in per_rec.values() if r["scenario"] == s])
                    for s in scenarios}
     for cells in sorted({r["cells"] for r in per_rec.values()}):
