@@ -17,6 +17,15 @@ _HALF = T_US_MODULUS // 2
 # second ahead skipped lost bytes. Either, alone, is a damaged frame.
 _CLOCK_BACK_US = 1_000_000
 _CLOCK_AHEAD_US = 1_000_000
+# Why 10 s: a device that rebooted streams within a second or two of
+# power-up, so its first stamps after a restart are its time since boot,
+# and at least that much time passed since the last stamp before it (the
+# device was running then). A restarted clock reading more than this was
+# no fresh boot (bytes of another session, or a clock that ran on).
+_BOOT_CLOCK_MAX_US = 10_000_000
+# Why 0.1 s: a HELLO with seq 0 for no reboot (the sequence number came
+# round) sits between two messages of a clock running on, milliseconds apart.
+_RAN_ON_US = 100_000
 
 
 class ClockUnwrapper:
@@ -58,6 +67,11 @@ class ClockUnwrapper:
         delta = np.diff(raw, prepend=self._last_raw) % T_US_MODULUS
         delta[delta >= _HALF] -= T_US_MODULUS
         return self._last + np.cumsum(delta)
+
+    @property
+    def last_raw(self) -> int | None:
+        """The latest value taken, as it came (None before any)."""
+        return self._last_raw
 
     def accept(self, t_us: int, unwrapped: int) -> None:
         """Take ``t_us`` as the latest value, unwrapped to ``unwrapped``."""
@@ -101,8 +115,10 @@ class StreamClock:
     Stream time is ``(unwrapped t_us - t_us of the first PIEZO or LOAD) / 1e6``.
     Feed every decoded message in arrival order to :meth:`stamp`. When the
     device reboots (a HELLO with seq 0 after other messages) its clock starts
-    again; stream time then carries on from the last time seen instead of
-    jumping back, so it never runs backwards by a whole session.
+    again; stream time then carries on from the last time seen, plus the
+    new clock's reading (its time since boot, at most ``_BOOT_CLOCK_MAX_US``:
+    the least time the device can have been away), instead of jumping
+    back, so it never runs backwards by a whole session.
 
     A message whose clock leaves the time seen so far (a second or more back,
     or more than a second ahead) is held, untimed, until the next one shows
@@ -128,6 +144,10 @@ class StreamClock:
         # raw t_us that boot's first timed message carried.
         self._epoch_start_us = 0
         self._epoch_ref_us: int | None = None
+        # A reboot's HELLO came and no timed message since; the raw clock
+        # last seen before it, if any.
+        self._rebooting = False
+        self._rebooted_from: int | None = None
         self._last_us = 0
         self._seen_any = False
         # The message held for want of the next: (raw t_us, unwrapped, stream us).
@@ -203,6 +223,9 @@ class StreamClock:
                 if self._held is not None:
                     self._held = None
                     self.outliers += 1
+                if not self._rebooting:
+                    self._rebooted_from = self._unwrapper.last_raw
+                self._rebooting = True
                 self._epoch_start_us = self._last_us
                 self._epoch_ref_us = None
                 self._unwrapper.reset()
@@ -223,12 +246,15 @@ class StreamClock:
         """Stream time of one timed message in microseconds, or None while it is held."""
         self._seen_any = True
         if self._epoch_ref_us is None:
-            self._epoch_ref_us = t_us
+            away = self._since_boot(t_us, self._rebooted_from) if self._rebooting else 0
+            self._epoch_ref_us = t_us - away
+            self._rebooting, self._rebooted_from = False, None
             if self._origin_us is None:
                 self._origin_us = t_us
             self._unwrapper.accept(t_us, t_us)
-            self._last_us = max(self._last_us, self._epoch_start_us)
-            return self._epoch_start_us
+            elapsed = self._epoch_start_us + t_us - self._epoch_ref_us
+            self._last_us = max(self._last_us, elapsed)
+            return elapsed
         unwrapped = self._unwrapper.following(t_us)
         elapsed = self._epoch_start_us + unwrapped - self._epoch_ref_us
         if self._last_us - _CLOCK_BACK_US < elapsed <= self._last_us + _CLOCK_AHEAD_US:
@@ -245,8 +271,9 @@ class StreamClock:
                 # The clock did go where the held message said.
                 self._held = None
                 if held_elapsed <= self._last_us - _CLOCK_BACK_US:
-                    self._epoch_start_us += self._last_us - held_elapsed
-                    held_elapsed = self._last_us
+                    away = self._since_boot(held_raw, None)
+                    self._epoch_start_us += self._last_us + away - held_elapsed
+                    held_elapsed = self._last_us + away
                     self.restarts_unannounced += 1
                 self._unwrapper.accept(t_us, held_unwrapped + step)
                 elapsed = held_elapsed + step
@@ -255,6 +282,20 @@ class StreamClock:
             self.outliers += 1
         self._held = (t_us, unwrapped, elapsed)
         return None
+
+
+    @staticmethod
+    def _since_boot(t_us: int, before_us: int | None) -> int:
+        """How long a restarted clock reading ``t_us`` has run: 0 unless it is a fresh boot's.
+
+        ``before_us``: the raw clock last seen before the restart, if known;
+        a clock reading on from it did not restart.
+        """
+        if t_us > _BOOT_CLOCK_MAX_US:
+            return 0
+        if before_us is not None and 0 <= _wrapped_step(t_us - before_us) <= _RAN_ON_US:
+            return 0
+        return t_us
 
 
 def _wrapped_step(delta_us: int) -> int:

@@ -89,10 +89,26 @@ def test_stream_clock_carries_on_after_a_reboot() -> None:
     assert clock.stamp(1, Status(5)) is None
     assert clock.stamp(2, Piezo(2**32 - 500, samples)) == 0.0
     assert clock.stamp(3, Piezo(1500, samples)) == pytest.approx(0.002)
-    assert clock.stamp(0, Hello()) is None  # reboot: the device clock starts again
-    assert clock.stamp(1, Piezo(10, samples)) == pytest.approx(0.002)
-    assert clock.stamp(2, Piezo(1010, samples)) == pytest.approx(0.003)
+    # Reboot: the device clock starts again, at its time since boot, which
+    # had at least passed since the last stamp before (the device ran then).
+    assert clock.stamp(0, Hello()) is None
+    assert clock.stamp(1, Piezo(400_000, samples)) == pytest.approx(0.402)
+    assert clock.stamp(2, Piezo(401_000, samples)) == pytest.approx(0.403)
     assert clock.origin_us == 2**32 - 500
+
+
+def test_stream_clock_takes_a_clock_running_on_after_a_hello_for_no_reboot() -> None:
+    # A HELLO with seq 0 whose device clock runs on (no restart: the sequence
+    # number came round), or one reading long after boot (bytes of another
+    # session): stream time carries on from the last time seen.
+    samples = np.zeros((1, 8), dtype=np.uint16)
+    for first_after in (5_002_000, 90_000_000):
+        clock = StreamClock()
+        assert clock.stamp(1, Piezo(5_000_000, samples)) == 0.0
+        assert clock.stamp(2, Piezo(5_001_000, samples)) == pytest.approx(0.001)
+        assert clock.stamp(0, Hello()) is None
+        assert clock.stamp(1, Piezo(first_after, samples)) == pytest.approx(0.001)
+        assert clock.stamp(2, Piezo(first_after + 1000, samples)) == pytest.approx(0.002)
 
 
 def _clock_both_ways(raw: list[int]) -> tuple[list[float | None], StreamClock]:
@@ -119,9 +135,11 @@ def test_stream_clock_takes_a_clock_gone_back_for_a_restart_whose_hello_was_lost
     # HELLO seen (lost in damage), then a LOAD stamped a little before the
     # PIEZO sent ahead of it (which stays a small step back). The first
     # message of the new clock stays untimed: alone, it could be damage.
+    # The new clock is the time since boot, which passed since 0.3 s at least.
     raw = [5_000_000, 5_100_000, 5_300_000, 40_000, 140_000, 139_000, 240_000]
     times, clock = _clock_both_ways(raw)
-    assert times == [0.0, 0.1, 0.3, None, pytest.approx(0.4), pytest.approx(0.399), 0.5]
+    assert times == [0.0, 0.1, 0.3, None, pytest.approx(0.44), pytest.approx(0.439),
+                     pytest.approx(0.54)]
     assert (clock.restarts_unannounced, clock.outliers) == (1, 0)
 
 
