@@ -28,7 +28,11 @@ left for knock-downs. These signs tell such a tower:
 
 After ``WARY_AFTER`` slides seen the fusion lets landings wait until their
 plate has held the cube a while; after ``SEEN`` (full) signs, also no
-knock-down stop is inferred from a plate whose load came back.
+knock-down stop is inferred from a plate whose load came back. Signs count
+while they are among the last ``SIGN_MEMORY`` cubes seen arriving on a
+plate, and once that many came, only at ``SIGN_SHARE`` of them: a tower
+whose cubes slide on shows one every few arrivals, while any tower shows
+one now and then over an evening, from jolts and hands.
 """
 
 from __future__ import annotations
@@ -57,6 +61,16 @@ WARY_AFTER = 1
 # p95 latency (470 -> 485 ms), three 10 ms; model B kept 31 and 19 of its
 # false landings off with six, 19 and 12 with three.
 WARY_HOLDS = 3
+# Why 60 arrivals and 5 %: a tower whose cubes slide on shows a sign at
+# 8-50 % of the cubes seen arriving on a plate (models B, I, J: 20-27 %,
+# 8-13 %, 22-50 %; a cube that rests a moment on several plates arrives
+# on each), so sixty hold five or more; towers whose cubes stay showed one
+# at 1-2 % (model P's half-hour sessions: 18 slides and 25 bounces, about
+# 2,400 arrivals), which over a whole evening added up to SEEN and made
+# every landing after wait (latency median 0.1 -> 0.4 s). Until forty
+# cubes arrived, SEEN signs are enough, as in a short session before.
+SIGN_MEMORY = 60
+SIGN_SHARE = 0.05
 # Why 0.8 s: a sliding cube leaves its plate within half a second of settling.
 SLID_WITHIN_S = 0.8
 # Why 0.1 s: a plate that read a cube for less than that after its rise
@@ -114,14 +128,24 @@ class SlideSigns:
         self.slides_seen = 0
         self.bounced_on_empty = 0
         self._held_since_slide = 0
+        # Cubes seen arriving so far, and each sign still counted, with how
+        # many had arrived when it came (True: a slide, False: a bounce on an
+        # empty plate).
+        self._arrivals = 0
+        self._signs: deque[tuple[int, bool]] = deque()
         self._risen: dict[int, LoadStep] = {}
         self._seen: deque[tuple[int, float]] = deque(maxlen=_STEPS_KEPT)
         self._checks: deque[LoadStep] = deque(maxlen=_CHECKS_KEPT)
 
     @property
     def slides(self) -> bool:
-        """Whether enough signs were seen (see the module's description)."""
-        return 2 * self.slides_seen + self.bounced_on_empty >= 2 * SEEN
+        """Whether enough signs were seen (see the module's description).
+
+        ``SEEN`` of them, and over a whole ``SIGN_MEMORY`` of arrivals at
+        least ``SIGN_SHARE`` of those.
+        """
+        needed = max(SEEN, SIGN_SHARE * min(self._arrivals, SIGN_MEMORY))
+        return 2 * self.slides_seen + self.bounced_on_empty >= 2 * needed
 
     @property
     def wary(self) -> bool:
@@ -158,6 +182,8 @@ class SlideSigns:
         if key in self._seen:
             return
         self._seen.append(key)
+        if np.isnan(cubes) or ABOUT_ONE[0] <= cubes <= ABOUT_ONE[1]:
+            self._arrived()
         if np.isnan(cubes):
             # A plate's first cube, whose size is not known yet: the fall
             # that follows tells whether it was one (its size is learnt
@@ -229,10 +255,22 @@ class SlideSigns:
         """A fall from :meth:`due` was heard striking below its plate."""
         self.slides_seen += 1
         self._held_since_slide = 0
+        self._signs.append((self._arrivals, True))
 
     def count_bounce_on_empty(self) -> None:
         """A cube bounced on an empty plate, swung it like a landing and went on."""
         self.bounced_on_empty += 1
+        self._signs.append((self._arrivals, False))
+
+    def _arrived(self) -> None:
+        """A cube seen arriving on a plate: signs older than ``SIGN_MEMORY`` arrivals are let go."""
+        self._arrivals += 1
+        while self._signs and self._signs[0][0] <= self._arrivals - SIGN_MEMORY:
+            _, slide = self._signs.popleft()
+            if slide:
+                self.slides_seen = max(0, self.slides_seen - 1)
+            else:
+                self.bounced_on_empty = max(0, self.bounced_on_empty - 1)
 
     def next_due(self, impact_delay_s: float) -> float | None:
         """When the first queued fall can be judged (None: none is queued)."""

@@ -79,6 +79,48 @@ def test_two_slides_or_four_bounces_on_empty_plates_tell_the_tower() -> None:
     assert signs.slides
 
 
+def _arrivals(signs: SlideSigns, n: int, start: int) -> int:
+    """``n`` cubes seen arriving on plates 0.2 s apart (each a rise of one cube); the next start."""
+    for k in range(start, start + n):
+        t = 1.0 + 0.2 * k
+        signs.note_step(_step(t - 0.05, t, 1.0, level=k % 8), 1.0, 0.25, -np.inf)
+    return start + n
+
+
+def test_signs_now_and_then_over_an_evening_do_not_tell_the_tower() -> None:
+    # Model P's towers, whose cubes stay: a sign at 1-2 % of the cubes seen
+    # arriving over half an hour. Two of them, far apart, are not a tower
+    # whose cubes slide on (every landing after would wait).
+    from dsp.detect.slides import SIGN_MEMORY
+
+    signs = SlideSigns()
+    start = _arrivals(signs, 10, 0)
+    signs.count_slide()
+    start = _arrivals(signs, SIGN_MEMORY, start)
+    signs.count_slide()
+    assert not signs.slides
+    # Three bounces on empty plates among the last sixty arrivals, and a
+    # slide: too few once that many arrived (under SIGN_SHARE of them).
+    for _ in range(3):
+        start = _arrivals(signs, 10, start)
+        signs.count_bounce_on_empty()
+    assert 2 * signs.slides_seen + signs.bounced_on_empty == 5 and not signs.slides
+    signs.count_slide()
+    assert signs.slides
+
+
+def test_a_tower_whose_cubes_slide_stays_known_through_a_long_session() -> None:
+    # Model I: a sign at about one cube in ten seen arriving.
+    signs = SlideSigns()
+    start = 0
+    for arrival in range(2000):
+        start = _arrivals(signs, 1, start)
+        if arrival % 10 == 9:
+            signs.count_slide()
+        if arrival >= 20:
+            assert signs.slides
+
+
 def test_a_plates_first_cube_of_no_known_size_is_a_sign_when_as_much_left_soon() -> None:
     # The size is learnt from the rise itself, so only the fall has one.
     for rise_counts, signs_seen in ((1.0, 1), (1.1, 1), (2.0, 0)):
