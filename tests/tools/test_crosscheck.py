@@ -161,6 +161,25 @@ def test_cubes_count_wrong_when_one_detection_claims_two_for_one_truth() -> None
     assert res["right"] == 1 and res["cubes_right"] == 0
 
 
+def test_after_a_reboot_truth_times_are_scored_as_the_bytes_tell_them() -> None:
+    # The device was away 1.5 s and its new clock read 0.4 s at its first
+    # message: stream time can only go on 0.4 s after the last stamp, so a
+    # landing at physical 20.0 s is at 18.9 s in the stream.
+    doc = {"duration_s": 30.0, "removals": [], "lifts": [], "closes": [], "knocks": [],
+           "knockdowns": [],
+           "landings": [{"t": 5.0, "floor": 2, "cubes": 1}, {"t": 20.0, "floor": 4, "cubes": 1}],
+           "damage": [{"t_start": 10.0, "t_end": 11.5, "kind": "reboot", "gap_s": 1.5,
+                       "t_us_after": 400_000}]}
+    ev = [{"event": "landing", "t": t, "t_decided": t + 0.1, "floor": f, "cubes": 1,
+           "confidence": 1.0} for t, f in ((5.0, 2), (18.9, 4))]
+    res = score.score_one(doc, score.DetectRun(ev, 0, 1.0), tolerance_s=0.2)
+    assert (res["right"], res["false"]) == (2, 0)
+    assert score.as_the_bytes_tell(doc)["landings"][1]["t"] == pytest.approx(18.9)
+    assert doc["landings"][1]["t"] == 20.0  # the truth given is left as it was
+    plain = {**doc, "damage": [{"t_start": 10.0, "t_end": 11.5, "kind": "lost"}]}
+    assert score.as_the_bytes_tell(plain) is plain
+
+
 def test_a_broken_truth_file_is_named_in_one_line(tmp_path: Path) -> None:
     (tmp_path / "single_t1.truth.json").write_text('{"format": "towerear-crosscheck-truth/1"}')
     with pytest.raises(ValueError, match="single_t1.truth.json: truth file lacks cells, "):

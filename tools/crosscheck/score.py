@@ -214,6 +214,33 @@ def damage_windows(truth_doc: dict[str, Any]) -> list[tuple[float, float]]:
             for d in truth_doc.get("damage") or []]
 
 
+def as_the_bytes_tell(truth_doc: dict[str, Any]) -> dict[str, Any]:
+    """Truth times after a reboot as the byte stream can give them.
+
+    A device that reboots starts its clock again, and nothing in the bytes
+    says how long it was away. A truth that keeps the physical time (a
+    ``reboot`` damage span with ``gap_s``, the time nothing came, and
+    ``t_us_after``, the new clock's first reading) is joined the way the
+    bytes allow: stream time goes on from the last stamp before the reboot
+    plus the new clock's time since boot (as model G's truth does). Truths
+    without such spans are returned as they are.
+    """
+    shifts = [(float(d["t_end"]), float(d["gap_s"]) - float(d["t_us_after"]) / 1e6)
+              for d in truth_doc.get("damage") or []
+              if d.get("kind") == "reboot" and "gap_s" in d and "t_us_after" in d]
+    if not shifts:
+        return truth_doc
+
+    def joined(t: float) -> float:
+        return t - sum(shift for at, shift in shifts if t >= at)
+
+    doc = dict(truth_doc)
+    for kind in TRUTH_EVENT_KINDS:
+        if kind in truth_doc:
+            doc[kind] = [{**x, "t": joined(float(x["t"]))} for x in truth_doc[kind]]
+    return doc
+
+
 def without_damage(truth_doc: dict[str, Any], run: DetectRun
                    ) -> tuple[dict[str, Any], DetectRun]:
     """Truth and detections with every event inside a damage window left out."""
@@ -234,9 +261,11 @@ def score_one(truth_doc: dict[str, Any], run: DetectRun, *,
               tolerance_s: float) -> dict[str, Any]:
     """Score one recording; returns counts, latencies and failure examples.
 
-    Events in the truth's damage windows (see :func:`damage_windows`) are not scored.
+    Events in the truth's damage windows (see :func:`damage_windows`) are not
+    scored; times after a reboot are taken as the bytes tell them
+    (:func:`as_the_bytes_tell`).
     """
-    truth_doc, run = without_damage(truth_doc, run)
+    truth_doc, run = without_damage(as_the_bytes_tell(truth_doc), run)
     ev = run.events
     det_land = [e for e in ev if e["event"] == "landing"]
     # Throws first, then knocked-down cubes (a throw's side effect), matched
