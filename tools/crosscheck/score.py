@@ -28,7 +28,10 @@ Matching (all times in stream seconds):
 - A truth file may list ``damage`` (``[{"t_start", "t_end", "kind"}]``: spans
   where the byte stream was damaged on purpose). Truth and detected events
   whose ``t`` lies in a span widened by 1 s before and 2 s after are left out
-  of the scoring: neither right, missed nor false.
+  of the scoring: neither right, missed nor false. A ``reboot`` span that
+  gives ``gap_s`` (the time nothing came) and ``t_us_after`` (the new
+  clock's first reading) moves the truth's later times to what the bytes
+  can tell: the last stamp before it plus the new clock (``as_the_bytes_tell``).
 """
 
 from __future__ import annotations
