@@ -192,6 +192,29 @@ def decode_stream(data: bytes) -> DecodedStream:
     )
 
 
+class GeneratedRecording:
+    """One recording a generator (``gen``) made, decoded, with its truth and tower.
+
+    The generator's tower has per-channel ``offset`` (counts of the empty
+    plate) and ``cpg`` (counts per gram).
+    """
+
+    def __init__(self, gen: ModuleType, score: ModuleType, seed: int, scenario: str,
+                 duration: float, out: Path) -> None:
+        self.seed, self.scenario, self.duration = seed, scenario, duration
+        self.bin_path, truth_path = gen.make_recording(seed, scenario, duration, out)
+        self.truth: dict[str, Any] = score.read_truth(truth_path)
+        self.d = decode_stream(self.bin_path.read_bytes())
+        self.tower = gen.make_tower(seed)
+
+    def grams(self, ch: int, t0: float, t1: float) -> float:
+        """Median load of ``ch`` over fresh readings in [t0, t1), grams above the empty plate."""
+        sel = self.d.fresh(ch) & (self.d.load_t >= t0) & (self.d.load_t < t1)
+        assert sel.sum() >= 5, (ch, t0, t1)
+        return float((np.median(self.d.load_values[sel, ch]) - self.tower.offset[ch])
+                     / self.tower.cpg[ch])
+
+
 def check_seqs_consecutive(frames: list[Frame]) -> None:
     """Every message's ``seq`` follows the one before (u16, wrapping)."""
     seqs = [f.seq for f in frames]

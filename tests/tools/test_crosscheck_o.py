@@ -6,14 +6,13 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
 
 from tests.scripts import (
     TOOLS,
-    DecodedStream,
+    GeneratedRecording,
     check_command_line,
     check_row_encoders,
     check_same_seed_same_bytes,
@@ -21,7 +20,6 @@ from tests.scripts import (
     check_seqs_consecutive,
     check_truth,
     check_wire_encoder,
-    decode_stream,
     load_script,
 )
 
@@ -33,22 +31,11 @@ GAME_SEED = 2
 GAME_S = 75.0
 
 
-class Rec:
-    """One generated recording, decoded, with its truth and tower."""
+class Rec(GeneratedRecording):
+    """One recording of model O, decoded, with its truth and tower."""
 
     def __init__(self, seed: int, scenario: str, duration: float, out: Path) -> None:
-        self.seed, self.scenario, self.duration = seed, scenario, duration
-        bin_path, truth_path = gen.make_recording(seed, scenario, duration, out)
-        self.truth: dict[str, Any] = score.read_truth(truth_path)
-        self.d: DecodedStream = decode_stream(bin_path.read_bytes())
-        self.tower = gen.make_tower(seed)
-
-    def grams(self, ch: int, t0: float, t1: float) -> float:
-        """Median load of channel ``ch`` over fresh readings in [t0, t1), in grams above tare."""
-        sel = self.d.fresh(ch) & (self.d.load_t >= t0) & (self.d.load_t < t1)
-        assert sel.sum() >= 5, (ch, t0, t1)
-        return float((np.median(self.d.load_values[sel, ch]) - self.tower.offset[ch])
-                     / self.tower.cpg[ch])
+        super().__init__(gen, score, seed, scenario, duration, out)
 
 
 def _first_seed_with_isolated_knockdown(scenario: str) -> int:

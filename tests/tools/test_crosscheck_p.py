@@ -16,7 +16,7 @@ import pytest
 from hostapp.protocol import Load, Piezo, cobs_decode
 from tests.scripts import (
     TOOLS,
-    DecodedStream,
+    GeneratedRecording,
     check_command_line,
     check_row_encoders,
     check_same_seed_same_bytes,
@@ -36,22 +36,11 @@ GAME_SEED = 3
 GAME_S = 90.0
 
 
-class Rec:
-    """One generated recording, decoded, with its truth and tower."""
+class Rec(GeneratedRecording):
+    """One recording of model P, decoded, with its truth and tower."""
 
     def __init__(self, seed: int, scenario: str, duration: float, out: Path) -> None:
-        self.seed, self.scenario, self.duration = seed, scenario, duration
-        self.bin_path, truth_path = gen.make_recording(seed, scenario, duration, out)
-        self.truth: dict[str, Any] = score.read_truth(truth_path)
-        self.d: DecodedStream = decode_stream(self.bin_path.read_bytes())
-        self.tower = gen.make_tower(seed)
-
-    def grams(self, ch: int, t0: float, t1: float) -> float:
-        """Median load of ``ch`` over fresh readings in [t0, t1), grams above the empty plate."""
-        sel = self.d.fresh(ch) & (self.d.load_t >= t0) & (self.d.load_t < t1)
-        assert sel.sum() >= 5, (ch, t0, t1)
-        return float((np.median(self.d.load_values[sel, ch]) - self.tower.offset[ch])
-                     / self.tower.cpg[ch])
+        super().__init__(gen, score, seed, scenario, duration, out)
 
 
 @pytest.fixture(scope="module")
