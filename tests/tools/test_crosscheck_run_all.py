@@ -31,3 +31,19 @@ def test_run_all_makes_detects_and_scores_each_model(
     before = {p: p.stat().st_mtime for p in (tmp_path / "a1").glob("*.bin")}
     assert run_all.main([*argv[:3], "u", *argv[4:]]) == 0
     assert {p: p.stat().st_mtime for p in (tmp_path / "a1").glob("*.bin")} == before
+
+
+def test_run_all_scores_the_families_only_some_models_make(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["--sets", str(tmp_path), "--tag", "t", "--models", "P", "--towers", "1",
+            "--ranges", "1", "--duration", "30", "--jobs", "1", "--families",
+            "--long-duration", "60"]
+    assert run_all.main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("P 1-1 ")
+    families = [line.split()[2] for line in lines[1:-1]]
+    assert families == ["acoustic", "damaged", "damagedclean", "long"]
+    assert len(list((tmp_path / "p1x").glob("*.t.jsonl"))) == 4
+    long_line = next(line for line in lines if " long " in line)
+    assert float(re.search(r"right +([\d.]+) %", long_line).group(1)) >= 80.0  # type: ignore[union-attr]

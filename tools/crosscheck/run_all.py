@@ -14,6 +14,12 @@ Usage::
 
     .venv/bin/python tools/crosscheck/run_all.py --sets /tmp/crosscheck-sets --tag mine
     .venv/bin/python tools/crosscheck/run_all.py --sets DIR --tag mine --models A E --towers 2
+    .venv/bin/python tools/crosscheck/run_all.py --sets DIR --tag mine --models P --families
+
+``--families`` also makes and scores the families only some generators
+make (model P: half-hour sessions, damaged streams beside their clean
+twins, towers without load cells), one line per family, kept in
+``<model><first>x``.
 
 Two runs with different tags (two versions of the code) can be compared
 line by line; docs/crosscheck.md, run 22 on, was measured this way.
@@ -57,6 +63,28 @@ GENERATORS = {
 }
 
 
+# The families beyond the usual four, and the generators that make them.
+EXTRA_FAMILIES = ("long", "damaged", "acoustic")
+FAMILY_MODELS = frozenset({"P"})
+
+
+def make_extra_set(model: str, first_seed: int, towers: int, duration_s: float,
+                   long_s: float, out: Path) -> None:
+    """Make one model's extra families into ``out`` unless they are there already.
+
+    Four truths a tower: long, damaged, its clean twin, acoustic.
+    """
+    if out.is_dir() and len(list(out.glob("*.truth.json"))) >= 4 * towers:
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        [sys.executable, str(GENERATORS[model]), "--out", str(out), "--towers", str(towers),
+         "--first-seed", str(first_seed), "--duration", str(duration_s),
+         "--scenarios", *EXTRA_FAMILIES, "--long-duration", str(long_s)],
+        check=True, capture_output=True,
+    )
+
+
 def make_set(model: str, first_seed: int, towers: int, duration_s: float, out: Path) -> None:
     """Make one model's recordings into ``out`` unless they are there already."""
     if out.is_dir() and len(list(out.glob("*.truth.json"))) >= 4 * towers:
@@ -84,13 +112,27 @@ def detect_one(recording: Path, tag: str) -> tuple[str, float, float]:
 
 def score_set(folder: Path, tag: str) -> dict[str, Any]:
     """The scorer's totals over a folder's recordings, from their ``.<tag>.jsonl``."""
-    results = []
+    return score.aggregate(list(_scored(folder, tag).values()))
+
+
+def score_families(folder: Path, tag: str) -> dict[str, dict[str, Any]]:
+    """The scorer's totals per family (the name before ``_t``) over a folder's recordings."""
+    by_family: dict[str, list[dict[str, Any]]] = {}
+    for name, result in _scored(folder, tag).items():
+        by_family.setdefault(name.split("_t")[0], []).append(result)
+    return {family: score.aggregate(results) for family, results in sorted(by_family.items())}
+
+
+def _scored(folder: Path, tag: str) -> dict[str, dict[str, Any]]:
+    """Each recording's score (by its name), from its ``.<tag>.jsonl``."""
+    results = {}
     for truth_path in sorted(folder.glob("*.truth.json")):
         out = truth_path.with_name(truth_path.name.replace(".truth.json", f".{tag}.jsonl"))
         events, malformed = score.parse_jsonl(out.read_text())
         run = score.DetectRun(events, 0, 0.0, malformed)
-        results.append(score.score_one(score.read_truth(truth_path), run, tolerance_s=0.5))
-    return score.aggregate(results)
+        results[truth_path.name] = score.score_one(
+            score.read_truth(truth_path), run, tolerance_s=0.5)
+    return results
 
 
 def summary_line(name: str, agg: dict[str, Any]) -> str:
@@ -116,8 +158,14 @@ def main(argv: list[str] | None = None) -> int:
                    help="1: towers 1..N only; 2: also towers 9..8+N")
     p.add_argument("--duration", type=float, default=120.0, help="seconds per recording")
     p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--families", action="store_true",
+                   help=f"also the families {', '.join(EXTRA_FAMILIES)} of the models that "
+                        f"make them ({', '.join(sorted(FAMILY_MODELS))})")
+    p.add_argument("--long-duration", type=float, default=1800.0,
+                   help="seconds per long session (with --families)")
     args = p.parse_args(argv)
     folders: list[tuple[str, Path]] = []
+    extra: list[tuple[str, Path]] = []
     for model in args.models:
         for first in (1, 9)[: args.ranges]:
             name = f"{model} {first}-{first + args.towers - 1}"
@@ -125,7 +173,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: making recordings if missing", file=sys.stderr, flush=True)
             make_set(model, first, args.towers, args.duration, folder)
             folders.append((name, folder))
-    recordings = [r for _, folder in folders for r in sorted(folder.glob("*.bin"))]
+            if args.families and model in FAMILY_MODELS:
+                more = args.sets / f"{model.lower()}{first}x"
+                make_extra_set(model, first, args.towers, args.duration, args.long_duration, more)
+                extra.append((name, more))
+    recordings = [r for _, folder in folders + extra for r in sorted(folder.glob("*.bin"))]
     stream = cpu = 0.0
     with ProcessPoolExecutor(args.jobs) as pool:
         futures = [pool.submit(detect_one, r, args.tag) for r in recordings]
@@ -136,6 +188,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"detected {done}/{len(futures)}", file=sys.stderr, flush=True)
     for name, folder in folders:
         print(summary_line(name, score_set(folder, args.tag)))
+    for name, folder in extra:
+        for family, agg in score_families(folder, args.tag).items():
+            print(summary_line(f"{name} {family}", agg))
     print(f"{stream / 3600:.1f} h of stream at {stream / max(cpu, 1e-9):.0f}x real time per core")
     return 0
 
