@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Measure ``towerear detect`` on all the cross-check models (A-P) with one command.
+"""Measure ``towerear detect`` on all the cross-check models (A-Q) with one command.
 
 Makes the recordings of each model once (towers 1-8 and 9-16, the four
 scenarios, 120 s each, about 23 h of stream; kept in ``--sets`` for the
@@ -17,8 +17,8 @@ Usage::
     .venv/bin/python tools/crosscheck/run_all.py --sets DIR --tag mine --models P --families
 
 ``--families`` also makes and scores the families only some generators
-make (model P: half-hour sessions, damaged streams beside their clean
-twins, towers without load cells), one line per family, kept in
+make (models P and Q: half-hour sessions, damaged streams beside their
+clean twins, towers without load cells), one line per family, kept in
 ``<model><first>x``.
 
 Two runs with different tags (two versions of the code) can be compared
@@ -60,12 +60,13 @@ GENERATORS = {
     "N": TOOLS / "crosscheck_n" / "make_recordings_n.py",
     "O": TOOLS / "crosscheck_o" / "make_recordings_o.py",
     "P": TOOLS / "crosscheck_p" / "make_recordings_p.py",
+    "Q": TOOLS / "crosscheck_q" / "make_recordings_q.py",
 }
 
 
 # The families beyond the usual four, and the generators that make them.
 EXTRA_FAMILIES = ("long", "damaged", "acoustic")
-FAMILY_MODELS = frozenset({"P"})
+FAMILY_MODELS = frozenset({"P", "Q"})
 
 
 def make_extra_set(model: str, first_seed: int, towers: int, duration_s: float,
