@@ -3,6 +3,7 @@ scripts, not a package), and check an independent generator's wire encoder."""
 
 from __future__ import annotations
 
+import binascii
 import importlib.util
 import subprocess
 import sys
@@ -213,6 +214,25 @@ class GeneratedRecording:
         assert sel.sum() >= 5, (ch, t0, t1)
         return float((np.median(self.d.load_values[sel, ch]) - self.tower.offset[ch])
                      / self.tower.cpg[ch])
+
+
+def crc_valid_messages(data: bytes) -> list[bytes]:
+    """The CRC-valid messages (type|seq|body) of a byte stream, damaged or not, in order."""
+    out = []
+    for chunk in data.split(b"\x00"):
+        try:
+            msg = cobs_decode(chunk) if chunk else b""
+        except ValueError:  # a chunk cut by damage
+            continue
+        if len(msg) >= 5 and binascii.crc_hqx(msg[:-2], 0xFFFF) == int.from_bytes(msg[-2:],
+                                                                                    "little"):
+            out.append(bytes(msg[:-2]))
+    return out
+
+
+def message_t_us(msg: bytes) -> int | None:
+    """A PIEZO's or LOAD's ``t_us`` (None for other types), from ``crc_valid_messages``."""
+    return int.from_bytes(msg[3:7], "little") if msg[0] in (2, 3) else None
 
 
 def check_seqs_consecutive(frames: list[Frame]) -> None:

@@ -3,7 +3,6 @@ its damaged files their clean twins outside the damage."""
 
 from __future__ import annotations
 
-import binascii
 import json
 import subprocess
 import sys
@@ -13,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hostapp.protocol import Load, Piezo, cobs_decode
+from hostapp.protocol import Load, Piezo
 from tests.scripts import (
     TOOLS,
     GeneratedRecording,
@@ -24,8 +23,10 @@ from tests.scripts import (
     check_seqs_consecutive,
     check_truth,
     check_wire_encoder,
+    crc_valid_messages,
     decode_stream,
     load_script,
+    message_t_us,
 )
 
 SCRIPT = TOOLS / "crosscheck_p" / "make_recordings_p.py"
@@ -284,24 +285,6 @@ def test_long_session_clock_wraps_and_cells_drift(tmp_path: Path) -> None:
         '"clock_wraps": true')
 
 
-def _messages(data: bytes) -> list[bytes]:
-    """CRC-valid messages (type|seq|body) of a byte stream, by our decoder's COBS."""
-    out = []
-    for chunk in data.split(b"\x00"):
-        try:
-            msg = cobs_decode(chunk) if chunk else b""
-        except ValueError:  # a chunk cut by the damage
-            continue
-        if len(msg) >= 5 and binascii.crc_hqx(msg[:-2], 0xFFFF) == int.from_bytes(msg[-2:],
-                                                                                    "little"):
-            out.append(bytes(msg[:-2]))
-    return out
-
-
-def _t_us(msg: bytes) -> int | None:
-    return int.from_bytes(msg[3:7], "little") if msg[0] in (2, 3) else None
-
-
 def test_damaged_equals_its_clean_twin_outside_the_damage(tmp_path: Path) -> None:
     kinds_seen: set[str] = set()
     for seed in range(1, 20):
@@ -314,14 +297,14 @@ def test_damaged_equals_its_clean_twin_outside_the_damage(tmp_path: Path) -> Non
             {k: v for k, v in clean_truth.items() if k not in ("damage", "scenario")}
         spans = truth["damage"]
         kinds_seen |= {s["kind"] for s in spans}
-        clean = _messages(clean_path.read_bytes())
-        damaged = _messages(bin_path.read_bytes())
+        clean = crc_valid_messages(clean_path.read_bytes())
+        damaged = crc_valid_messages(bin_path.read_bytes())
         reboot = next((s for s in spans if s["kind"] == "reboot"), None)
-        t_us0 = _t_us(next(m for m in clean if m[0] == 2))
+        t_us0 = message_t_us(next(m for m in clean if m[0] == 2))
         assert t_us0 is not None
 
         def stream_s(msg: bytes, t0: int = t_us0) -> float | None:
-            t = _t_us(msg)
+            t = message_t_us(msg)
             return None if t is None else ((t - t0) % 2**32) / 1e6
 
         if reboot is not None:
@@ -331,7 +314,7 @@ def test_damaged_equals_its_clean_twin_outside_the_damage(tmp_path: Path) -> Non
             # The rebooted device sends the clean twin's data again, seq and clock from zero.
             assert [m[1:3] for m in after[:3]] == [(i + 1).to_bytes(2, "little")
                                                     for i in range(3)]
-            assert _t_us(next(m for m in after if m[0] == 2)) < 2_000_000
+            assert message_t_us(next(m for m in after if m[0] == 2)) < 2_000_000
             bodies = {m[7:] for m in clean if m[0] == 2}
             assert all(m[7:] in bodies for m in after if m[0] == 2)
         # Every message that got through is byte for byte one of the clean twin's.

@@ -3,7 +3,6 @@ its damaged files their clean twins outside the damage."""
 
 from __future__ import annotations
 
-import binascii
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hostapp.protocol import Load, Piezo, cobs_decode
+from hostapp.protocol import Load, Piezo
 from tests.scripts import (
     TOOLS,
     GeneratedRecording,
@@ -23,8 +22,10 @@ from tests.scripts import (
     check_seqs_consecutive,
     check_truth,
     check_wire_encoder,
+    crc_valid_messages,
     decode_stream,
     load_script,
+    message_t_us,
 )
 
 SCRIPT = TOOLS / "crosscheck_q" / "make_recordings_q.py"
@@ -270,24 +271,6 @@ def test_long_session_clock_wraps(tmp_path: Path) -> None:
     check_seqs_consecutive(rec.d.frames)
 
 
-def _messages(data: bytes) -> list[bytes]:
-    """CRC-valid messages (type|seq|body) of a byte stream."""
-    out = []
-    for chunk in data.split(b"\x00"):
-        try:
-            msg = cobs_decode(chunk) if chunk else b""
-        except ValueError:
-            continue
-        if len(msg) >= 5 and binascii.crc_hqx(msg[:-2], 0xFFFF) == int.from_bytes(msg[-2:],
-                                                                                    "little"):
-            out.append(bytes(msg[:-2]))
-    return out
-
-
-def _t_us(msg: bytes) -> int | None:
-    return int.from_bytes(msg[3:7], "little") if msg[0] in (2, 3) else None
-
-
 def test_damaged_equals_its_clean_twin_outside_the_damage(tmp_path: Path) -> None:
     kinds: set[str] = set()
     for seed in (1, 2, 3):
@@ -300,21 +283,22 @@ def test_damaged_equals_its_clean_twin_outside_the_damage(tmp_path: Path) -> Non
             {k: v for k, v in clean_truth.items() if k not in ("damage", "scenario")}
         spans = truth["damage"]
         kinds |= {s["kind"] for s in spans}
-        clean, damaged = _messages(clean_path.read_bytes()), _messages(bin_path.read_bytes())
+        clean = crc_valid_messages(clean_path.read_bytes())
+        damaged = crc_valid_messages(bin_path.read_bytes())
         reboot = next(s for s in spans if s["kind"] == "reboot")
         i_hello = max(i for i, m in enumerate(damaged) if m[0] == 1)
         after, damaged = damaged[i_hello + 1:], damaged[:i_hello]
         assert after[0][1:3] == (1).to_bytes(2, "little")
-        first_t = _t_us(next(m for m in after if m[0] in (2, 3)))
+        first_t = message_t_us(next(m for m in after if m[0] in (2, 3)))
         assert first_t == reboot["t_us_after"] < 1_000_000
         bodies = {m[7:] for m in clean if m[0] == 2}
         assert all(m[7:] in bodies for m in after if m[0] == 2)
         assert set(damaged) <= set(clean)
-        t0 = _t_us(next(m for m in clean if m[0] == 2))
+        t0 = message_t_us(next(m for m in clean if m[0] == 2))
         assert t0 is not None
         got = set(damaged)
         for m in clean:
-            t = _t_us(m)
+            t = message_t_us(m)
             if m in got or t is None:
                 continue
             ts = ((t - t0) % 2**32) / 1e6
