@@ -128,7 +128,13 @@ class HandsJudge(FusionBase):
     def _plates_calm(self, step: LoadStep, now_s: float) -> bool:
         """Whether every plate within reach that no cube struck is back at its load at ``now_s``."""
         explained = self._explained_plates(step)
-        own = self.scale.unit(step.level)
+        # Before this plate's cube size is known, the step itself is the
+        # measure: with none, a level's first cube always waited for the
+        # settled view (models A-Q: p95 latency N 9-16 0.58 -> 0.36 s, Q
+        # 9-16 0.71 -> 0.67 s, P 9-16 0.61 -> 0.56 s; right N 9-16 +1.0, I
+        # 1-8 +1.6, J 9-16 +0.7 points; false landings B 9-16 60 -> 66 and
+        # I +7 / +3, cubes that rest a moment and go on, F, G, L, N -1 each).
+        own = self.scale.unit(step.level) or abs(step.delta_counts)
         for k in range(self.n_levels):
             if k == step.level or explained >> k & 1 or abs(k - step.level) > _CALM_REACH:
                 continue

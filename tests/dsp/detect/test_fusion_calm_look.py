@@ -39,10 +39,10 @@ def _shaken_until(t1: float, pressed_by: float = 0.0) -> Plate:
     return plate
 
 
-def _fusion(plates: dict[int, Plate]) -> Fusion:
+def _fusion(plates: dict[int, Plate], *, sizes_known: bool = True) -> Fusion:
     fusion = Fusion(n_levels=8, scale=CubeScale(n_levels=8),
                     acoustic=AcousticLevelModel(n_levels=8))
-    for level in range(8):
+    for level in range(8 if sizes_known else 0):
         fusion.scale.learn(level, UNIT, 1)
     t = np.arange(0.0, 4.0, 1 / RATE)
     values = np.column_stack([plates.get(k, _still)(t) for k in range(8)])
@@ -180,3 +180,14 @@ def test_a_cube_waiting_for_calm_times_its_arrival_when_the_settled_view_counts_
     assert [(e.floor, e.cubes, e.t <= 0.6) for e in out if isinstance(e, Landing)] == [
         (5, 1, True), (5, 1, False)
     ]
+
+
+def test_the_first_cube_of_a_session_is_looked_at_again_by_its_own_size() -> None:
+    # No plate's cube size is known yet: the step itself measures whether
+    # the plates near it are back (model Q's rocking tower: its first cube
+    # had waited for the settled view).
+    fusion = _fusion({3: _shaken_until(2.5), 5: _landed_at(1.1)}, sizes_known=False)
+    assert fusion.scale.unit(5) is None and fusion.scale.unit(3) is None
+    assert _decided(fusion, _step((0, 3))) == [(5, 1.21)]
+    pressed = _fusion({3: _shaken_until(2.5, UNIT / 2), 5: _landed_at(1.1)}, sizes_known=False)
+    assert _decided(pressed, _step((0, 3))) == []
