@@ -283,7 +283,6 @@ class StreamClock:
         self._held = (t_us, unwrapped, elapsed)
         return None
 
-
     @staticmethod
     def _since_boot(t_us: int, before_us: int | None) -> int:
         """How long a restarted clock reading ``t_us`` has run: 0 unless it is a fresh boot's.
