@@ -29,7 +29,13 @@ from dsp.detect.slides import SlideSigns
 from dsp.detect.stops import LOAD_LAG_S, PassSwings
 from dsp.detect.strikes import heard_on, loudest_levels, strikes_on
 from dsp.detect.topmodule import set_down_at
-from dsp.detect.trust import cube_like, drop_loudness_db, loud_as_a_cube, read_on_a_strike
+from dsp.detect.trust import (
+    CUBE_STRIKES,
+    cube_like,
+    drop_loudness_db,
+    loud_as_a_cube,
+    read_on_a_strike,
+)
 
 # Why 0 s: a step is decided as soon as its window completes. Steps of one
 # disturbance pending at the same moment are still judged together, and the
@@ -417,7 +423,8 @@ class FusionBase:
         Nobody throws while the top module is off, and cubes are taken out,
         not put in: a cube heard striking the top plate that adds to its
         load came through the entrance. The module was set down before it,
-        with its knock (:meth:`_set_down_at`); none heard, nothing is said.
+        with its knock (:meth:`_set_down_at`); none heard, by the cube's
+        first strike, if it bounced there (one tap is a finger's).
         """
         top = self.n_levels - 1
         if not self.openings.top_off or step.level != top or step.revises:
@@ -427,9 +434,18 @@ class FusionBase:
         drop = self._drop_impacts(step)
         struck = [imp.t_s for imp, level in zip(drop, self._levels_of(drop), strict=True)
                   if level == top and cube_like(imp)]
-        if not struck or (t_set := self._set_down_at(struck[0])) >= struck[0]:
+        if not struck:
             return []
-        return self.openings.close_top(t_set, step.t_decided_s, handling=True)
+        if (t_set := self._set_down_at(struck[0])) < struck[0]:
+            return self.openings.close_top(t_set, step.t_decided_s, handling=True)
+        if len(struck) >= CUBE_STRIKES:
+            # Set down without a sound, then a cube bounced on the top plate
+            # (a finger taking cubes taps it once): the module was on by the
+            # cube's first strike (model Q, whose hands set it down
+            # silently: 18 and 7 landings more in its half-hour sessions,
+            # G, J, L 1 more each; no false landing more on models A-Q).
+            return self.openings.close_top(struck[0], step.t_decided_s, handling=False)
+        return []
 
     def _drop_impacts(self, step: LoadStep) -> list[TimedImpact]:
         """Impacts of the drop that ended in this step (from shortly before it began)."""

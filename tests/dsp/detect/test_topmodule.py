@@ -249,11 +249,20 @@ def test_a_cube_landing_on_the_top_plate_shows_the_module_set_back_at_its_knock(
     out = fusion.add_settled_step(landing)
     assert [type(e) for e in out] == [Closed, Landing]
     assert out[0].t == pytest.approx(13.0) and out[1].floor == 7
-    # Without a knock before it, a gain on the open top plate is still a hand's.
+    # Set down without a sound: a cube that bounced on the top plate shows
+    # the module on by its first strike (model Q's hands set it down silently).
     fusion = _fusion_with_top_cube()
     fusion.add_impacts([_strike(8.0, 7), _strike(9.9, 7)])
     fusion.add_settled_step(_removal_from_top(10.0))
     fusion.add_impacts([_strike(15.0, 7), _strike(15.06, 7)])
+    out = fusion.add_settled_step(landing)
+    assert [type(e) for e in out] == [Closed, Landing]
+    assert out[0].t == pytest.approx(15.0) and out[1].floor == 7
+    # One tap and a gain on the open top plate: a finger's, the module still off.
+    fusion = _fusion_with_top_cube()
+    fusion.add_impacts([_strike(8.0, 7), _strike(9.9, 7)])
+    fusion.add_settled_step(_removal_from_top(10.0))
+    fusion.add_impacts([_strike(15.0, 7)])
     assert fusion.add_settled_step(landing) == []
 
 
