@@ -235,6 +235,22 @@ def message_t_us(msg: bytes) -> int | None:
     return int.from_bytes(msg[3:7], "little") if msg[0] in (2, 3) else None
 
 
+def check_extra_families_command_line(script: Path, out: Path) -> None:
+    """The families beyond the usual four, as ``run_all.py --families`` asks for them.
+
+    One tower: its long session (of ``--long-duration``), its damaged
+    recording beside the clean twin, and its acoustic one.
+    """
+    proc = subprocess.run([sys.executable, str(script), "--out", str(out), "--towers", "1",
+                           "--first-seed", "2", "--duration", "12", "--long-duration", "40",
+                           "--scenarios", "long", "damaged", "acoustic"],
+                          capture_output=True, text=True, check=False, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        f"{s}_t2.{e}" for s in ("long", "damaged", "damagedclean", "acoustic")
+        for e in ("bin", "truth.json"))
+
+
 def check_seqs_consecutive(frames: list[Frame]) -> None:
     """Every message's ``seq`` follows the one before (u16, wrapping)."""
     seqs = [f.seq for f in frames]

@@ -17,6 +17,7 @@ from tests.scripts import (
     TOOLS,
     GeneratedRecording,
     check_command_line,
+    check_extra_families_command_line,
     check_row_encoders,
     check_same_seed_same_bytes,
     check_scored_perfect,
@@ -347,14 +348,7 @@ def test_command_line(tmp_path: Path) -> None:
     assert truth["tower"] == json.loads(
         (tmp_path / "set" / "single_t5.truth.json").read_text())["tower"]
     out = tmp_path / "extra"
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--out", str(out), "--towers", "1",
-                           "--first-seed", "2", "--duration", "12", "--long-duration", "40",
-                           "--scenarios", "long", "damaged", "acoustic"],
-                          capture_output=True, text=True, check=False, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    assert sorted(p.name for p in out.iterdir()) == sorted(
-        f"{s}_t2.{e}" for s in ("long", "damaged", "damagedclean", "acoustic")
-        for e in ("bin", "truth.json"))
+    check_extra_families_command_line(SCRIPT, out)
     assert json.loads((out / "long_t2.truth.json").read_text())["duration_s"] == 40.0
 
 

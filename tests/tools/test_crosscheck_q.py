@@ -16,6 +16,7 @@ from tests.scripts import (
     TOOLS,
     GeneratedRecording,
     check_command_line,
+    check_extra_families_command_line,
     check_row_encoders,
     check_same_seed_same_bytes,
     check_scored_perfect,
@@ -317,14 +318,7 @@ def test_same_seed_same_bytes(tmp_path: Path) -> None:
 def test_command_line(tmp_path: Path) -> None:
     check_command_line(SCRIPT, score, tmp_path / "set", 12.0)
     out = tmp_path / "extra"
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--out", str(out), "--towers", "1",
-                           "--first-seed", "2", "--duration", "12", "--long-duration", "40",
-                           "--scenarios", "long", "damaged", "acoustic"],
-                          capture_output=True, text=True, check=False, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    assert sorted(p.name for p in out.iterdir()) == sorted(
-        f"{s}_t2.{e}" for s in ("long", "damaged", "damagedclean", "acoustic")
-        for e in ("bin", "truth.json"))
+    check_extra_families_command_line(SCRIPT, out)
     bad = subprocess.run([sys.executable, str(SCRIPT), "--out", str(tmp_path / "o"),
                           "--scenarios", "party"], capture_output=True, text=True, check=False,
                          timeout=60)
