@@ -111,6 +111,13 @@ _ENDED_LOUDNESS = 0.25
 # the age on the deciding clock (``Fusion.advance``).
 _REST_ONSET_S = 0.03
 _REST_MAX_S = 0.5
+# Why the last 20 settled steps, and three before they tell: how many of
+# the other plates are restless as one settles is a tower's own (model P
+# tower 7: cells noisy enough that six or seven read restless at every
+# step), so a count that would mean hands on a quiet tower means nothing
+# there; on one it is only unusual above the median of its recent steps.
+BUSY_SEEN = 20
+BUSY_SEEN_LEAST = 3
 BUSY_KEPT_S = 4.0
 
 
@@ -157,6 +164,8 @@ class FusionBase:
         # whether one was followed by a lift: hands squeeze plates as they grip.
         self._unheard_rises: deque[float] = deque(maxlen=16)
         self._grips_shown = False
+        # How many other plates were restless at the settled view's last steps.
+        self._busy_seen: deque[int] = deque(maxlen=BUSY_SEEN)
         # Fast steps queued to be looked at again later (``_look_again``).
         self._looks: dict[LoadStep, Look] = {}
         self._recent_steps: deque[tuple[LoadStep, int]] = deque()  # (step, signed cubes)

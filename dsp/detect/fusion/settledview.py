@@ -14,7 +14,7 @@ from dataclasses import replace
 import numpy as np
 
 from dsp.detect.events import Event, Landing, Removal
-from dsp.detect.fusion.base import DEFAULT_WIDE_IMPACT_CHANNELS, FAST_MAX_RESIDUAL
+from dsp.detect.fusion.base import BUSY_SEEN_LEAST, DEFAULT_WIDE_IMPACT_CHANNELS, FAST_MAX_RESIDUAL
 from dsp.detect.fusion.fastview import RING_MAX_RESIDUAL, FastView, count_confidence
 from dsp.detect.fusion.landings import GONE_SHARE
 from dsp.detect.loadcell import LoadStep
@@ -30,6 +30,15 @@ from dsp.detect.trust import cube_like
 # landings over 64 sessions, and no landing lost (quick series had fewer
 # plates restless).
 _SEVERAL_BUSY_LEVELS = 6
+# Why 1 s: on a tower whose plates are always restless, a share of a size
+# tells only from a plate that went from still to still as a cube's does
+# (0.3-0.6 s); model C's knocks nudged plates that had crept for seconds.
+_CRISP_STEP_S = 1.0
+# Why two: there, the other plates' restlessness must be the falling cube's
+# (struck on its way down, ``HandsJudge._unexplained_busy``); model J's top
+# plate, holding a quarter or half of a cube that slid on, saw four to six
+# restless plates no strike explained.
+_SEVERAL_UNEXPLAINED = 2
 # Why 1.25: one cube measured twice (the fast view's step while the plate
 # rang, then once it was still) agrees within a few percent; a quarter
 # leaves room for a step read early in a quick series.
@@ -205,6 +214,7 @@ class SettledView(FastView):
 
     def _settled_step(self, step: LoadStep) -> list[Event]:
         level = step.level
+        self._busy_seen.append(step.busy_levels)
         self.silent_cells.note_step(level)
         if level in self.openings.disconnected:
             return []
@@ -463,7 +473,7 @@ class SettledView(FastView):
         """
         level = step.level
         m = self.scale.learnt_from_several(level, delta)
-        if m < 2 or step.busy_levels >= _SEVERAL_BUSY_LEVELS:
+        if m < 2 or self._shaken_as_a_whole(step, m):
             return []
         if not (heard or self._heard_landing_here(step)):
             return []
@@ -476,6 +486,26 @@ class SettledView(FastView):
             return []
         return [Landing(t=at, t_decided=step.t_decided_s, floor=level, cubes=m - 1,
                         confidence=0.7, source="load")]
+
+    def _shaken_as_a_whole(self, step: LoadStep, several: int) -> bool:
+        """Whether ``step``, read as a share of ``several`` cubes, came as the tower was shaken.
+
+        Many plates restless, more than this tower's steps usually see; on a
+        tower that always is, a step that was no cube's (not crisp), or a
+        share of three or four (a cube that rested a moment and slid on
+        leaves a quarter of a cube on a swinging plate, model J).
+        """
+        if step.busy_levels < _SEVERAL_BUSY_LEVELS:
+            return False
+        seen = sorted(self._busy_seen)
+        if (
+            len(seen) < BUSY_SEEN_LEAST
+            or several > 2
+            or self._unexplained_busy(step) > _SEVERAL_UNEXPLAINED
+            or step.t_settled_s - step.t_before_s > _CRISP_STEP_S
+        ):
+            return True
+        return step.busy_levels > seen[len(seen) // 2]
 
     def _fast_counted_one(self, step: LoadStep) -> bool:
         """Whether the fast view counted exactly one cube, and nothing else, during ``step``."""

@@ -1045,6 +1045,45 @@ def test_a_plate_whose_size_a_hand_taught_learns_it_again_from_the_next_cube() -
     assert fusion.scale.unit(4) == UNIT
 
 
+def _half_cube_heard_on_plate_2(busy_before: int) -> tuple[Fusion, list]:
+    """Plate 2 learnt its size from two cubes that settled as one; then a single cube lands.
+
+    Six steps elsewhere came first with ``busy_before`` other plates
+    restless; the single cube's step has all seven restless, the plates
+    above struck by it on its way down.
+    """
+    fusion = _fusion()
+    fusion.scale.forget(2)
+    fusion.scale.learn(2, 2 * UNIT, 1)
+    restless = (0, 1, 3, 4, 5, 6, 7)
+    for k in range(6):
+        t = 1.0 + 4.0 * k
+        fusion.add_impacts([_strike(t + 0.3, 5)])
+        fusion.add_settled_step(replace(_settled(5, t, k, k + 1), busy_levels=busy_before,
+                                        busy_mask=(1 << busy_before) - 1))
+    fusion.add_impacts([_strike(t, level) for t, level in
+                        ((40.0, 7), (40.06, 6), (40.12, 5), (40.18, 4), (40.24, 3), (40.3, 2),
+                         (40.4, 2))])
+    step = replace(_settled(2, 40.0, 0.0, 1.0), busy_levels=len(restless),
+                   busy_mask=sum(1 << k for k in restless))
+    assert fusion._unexplained_busy(step) <= 2
+    return fusion, fusion.add_settled_step(step)
+
+
+def test_a_share_of_a_plates_size_tells_on_a_tower_whose_plates_are_always_restless() -> None:
+    # Model P tower 7: cells so noisy that six or seven plates read
+    # restless at every step. A clean half of plate 2's size, heard landing
+    # there, shows its size was two cubes': learnt again, and both told.
+    fusion, out = _half_cube_heard_on_plate_2(busy_before=7)
+    assert fusion.scale.unit(2) == pytest.approx(UNIT)
+    assert [e.floor for e in out if isinstance(e, Landing)] == [2]
+    assert fusion.cubes_on[2] == 2
+    # On a tower whose steps are usually quiet, so many restless plates
+    # are hands on it, and the size stands.
+    fusion, _ = _half_cube_heard_on_plate_2(busy_before=2)
+    assert fusion.scale.unit(2) == pytest.approx(2 * UNIT)
+
+
 def test_a_plate_whose_sign_a_hand_taught_learns_it_again_from_a_cube_it_cannot_lose() -> None:
     def kinds(events: list) -> list[tuple[str, int]]:
         return [(type(e).__name__, e.floor) for e in events]
