@@ -61,6 +61,18 @@ _CROSSTALK_KEPT = 64
 _CROSSTALK_MIN_HEARD = 20
 _CROSSTALK_FLOOR_RATIO = 10.0 ** (-40.0 / 20.0)
 _CROSSTALK_RANGE_DB = (3.0, 20.0)
+# Why per pair of neighbours, from 8 impacts, within 1-20 dB: discs differ
+# in gain (glued harder, another batch: model P's 0.5-1.3, +-4 dB), and a
+# tower-wide loss each way takes a strike on a quiet disc next to a loud
+# one for the loud one's level (model P's acoustic towers: a cube resting
+# on a top plate whose disc heard half as much as the one below was placed
+# a level down 12 times in 300 throws). How far the strikes heard loudest
+# on a plate fall on each neighbour holds both discs' gains; the chain of
+# those losses is the tower's own prior. A pair heard less often keeps the
+# tower-wide loss; a disc louder than the plate struck would be heard
+# loudest, so a pair's loss is at least 1 dB.
+_PAIR_MIN_HEARD = 8
+_PAIR_RANGE_DB = (1.0, 20.0)
 
 
 def loudness_profile(peaks: np.ndarray, *, floor_db: float = DEFAULT_FLOOR_DB) -> np.ndarray:
@@ -138,10 +150,14 @@ class AcousticLevelModel:
         self.floor_db = float(floor_db)
         self.prior_weight = float(prior_weight)
         self.temperature = float(temperature_db2)
+        self._crosstalk_db = float(crosstalk_db_per_level)
         self.prior = self._crosstalk_prior(crosstalk_db_per_level, crosstalk_db_per_level)
         self._heard_prior: np.ndarray | None = self.prior
         self._heard_below: deque[float] = deque(maxlen=_CROSSTALK_KEPT)
         self._heard_above: deque[float] = deque(maxlen=_CROSSTALK_KEPT)
+        # Per plate heard loudest: how far its neighbour below / above fell under it.
+        self._pair_below = [deque(maxlen=_CROSSTALK_KEPT) for _ in range(self.n_levels)]
+        self._pair_above = [deque(maxlen=_CROSSTALK_KEPT) for _ in range(self.n_levels)]
         self.sums = np.zeros((self.n_levels, self.n_levels))
         self.counts = np.zeros(self.n_levels)
         #: Incremented whenever the signatures change (a landing learnt).
@@ -159,9 +175,24 @@ class AcousticLevelModel:
 
     def _crosstalk_prior(self, below_db: float, above_db: float) -> np.ndarray:
         """Signatures heard ``below_db`` quieter per level down, ``above_db`` per level up."""
-        k = np.arange(self.n_levels, dtype=np.float64)
-        under = k[:, None] - k[None, :]  # > 0 where channel k is under level L
-        prior = np.where(under > 0, -below_db * under, above_db * under)
+        n = self.n_levels
+        return self._chained_prior(np.full(n, below_db), np.full(n, above_db))
+
+    def _chained_prior(self, below_db: np.ndarray, above_db: np.ndarray) -> np.ndarray:
+        """Signatures from each plate's losses to the neighbour below and above it.
+
+        ``below_db[j]``: how far the channel under plate ``j`` falls below it
+        for a strike on ``j``; ``above_db[j]`` likewise for the channel over
+        it. A strike on L is heard on channel k < L through the plates in
+        between: the losses of plates k+1 .. L add up (each ratio of
+        neighbouring discs is the same whichever plate was struck).
+        """
+        n = self.n_levels
+        down = np.concatenate(([0.0], np.cumsum(below_db[1:])))  # down[L] - down[k]: L to k < L
+        up = np.concatenate(([0.0], np.cumsum(above_db[:-1])))  # up[k] - up[L]: L to k > L
+        k = np.arange(n)
+        under = k[:, None] > k[None, :]  # row L, channel k under it
+        prior = np.where(under, -(down[:, None] - down[None, :]), -(up[None, :] - up[:, None]))
         return np.maximum(prior, self.floor_db)
 
     def observe(self, peaks: np.ndarray) -> None:
@@ -175,24 +206,44 @@ class AcousticLevelModel:
         """
         top = int(np.argmax(peaks))
         loudest = float(peaks[top])
-        if not 0 < top < self.n_levels - 1 or loudest <= 0:
+        if loudest <= 0:
             return
-        for neighbour, heard in ((top - 1, self._heard_below), (top + 1, self._heard_above)):
+        inner = 0 < top < self.n_levels - 1
+        for neighbour, heard, pair in (
+            (top - 1, self._heard_below, self._pair_below[top]),
+            (top + 1, self._heard_above, self._pair_above[top]),
+        ):
+            if not 0 <= neighbour < self.n_levels:
+                continue
             ratio = max(float(peaks[neighbour]) / loudest, _CROSSTALK_FLOOR_RATIO)
-            heard.append(-20.0 * math.log10(ratio))
+            loss = -20.0 * math.log10(ratio)
+            pair.append(loss)
+            if inner:
+                heard.append(loss)
         self._heard_prior = None  # recomputed when next asked for
 
     @property
     def heard_prior(self) -> np.ndarray:
         """The prior with the crosstalk heard each way so far (the symmetric one until then)."""
         if self._heard_prior is None:
-            if len(self._heard_below) < _CROSSTALK_MIN_HEARD:
-                self._heard_prior = self.prior
-            else:
+            below = above = self._crosstalk_db
+            if len(self._heard_below) >= _CROSSTALK_MIN_HEARD:
                 below = float(np.clip(median(self._heard_below), *_CROSSTALK_RANGE_DB))
                 above = float(np.clip(median(self._heard_above), *_CROSSTALK_RANGE_DB))
-                self._heard_prior = self._crosstalk_prior(below, above)
+            self._heard_prior = self._chained_prior(
+                self._pair_losses(self._pair_below, below),
+                self._pair_losses(self._pair_above, above),
+            )
         return self._heard_prior
+
+    @staticmethod
+    def _pair_losses(pairs: list[deque[float]], tower_db: float) -> np.ndarray:
+        """Each plate's median loss to one neighbour, or the tower's where too few were heard."""
+        return np.array([
+            float(np.clip(median(heard), *_PAIR_RANGE_DB))
+            if len(heard) >= _PAIR_MIN_HEARD else tower_db
+            for heard in pairs
+        ])
 
     @property
     def n_learnt(self) -> int:

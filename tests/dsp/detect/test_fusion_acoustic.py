@@ -221,6 +221,31 @@ def test_the_ear_hears_a_tower_carry_strikes_further_down_than_up() -> None:
     assert model.classify(strike).level == 4
 
 
+def test_the_ear_hears_each_pair_of_discs_apart() -> None:
+    # Model P acoustic tower 2: the top plate's disc hears half as much as
+    # the one below it (gains 1.19, 1.10, 0.55 on plates 5-7), strikes lose
+    # 8 dB a level down. A cube resting on the top plate, heard 5 and 7 dB
+    # quieter on plates 6 and 5, sounds to a tower-wide prior like plate 6's.
+    gains = np.array([1.18, 1.30, 0.52, 0.81, 0.76, 1.19, 1.10, 0.55])
+
+    def strike_on(level: int) -> np.ndarray:
+        distance = np.arange(8) - level
+        loss_db = np.where(distance < 0, 8.0, 10.5) * np.abs(distance)
+        return gains * 10 ** (-loss_db / 20)
+
+    resting_on_top = 10 ** (np.array([7.0, 12, 12, 7, 17, 32, 34, 39]) / 20)
+    model = AcousticLevelModel(n_levels=8)
+    assert model.classify(resting_on_top, heard_crosstalk=True).level == 6
+    # Every throw strikes the top plate first: eight strikes heard there,
+    # and a few elsewhere, are enough to hear its disc is the quiet one.
+    for i in range(8):
+        model.observe(strike_on(7))
+        model.observe(strike_on(1 + i % 6))
+    assert model.classify(resting_on_top, heard_crosstalk=True).level == 7
+    # Decisions beside the load cells keep the symmetric prior.
+    assert model.classify(resting_on_top).level == 6
+
+
 def test_without_load_cells_a_strike_is_placed_by_the_crosstalk_heard() -> None:
     fusion = _fusion()
     for i in range(24):
