@@ -156,8 +156,12 @@ class AcousticLevelModel:
         self._heard_below: deque[float] = deque(maxlen=_CROSSTALK_KEPT)
         self._heard_above: deque[float] = deque(maxlen=_CROSSTALK_KEPT)
         # Per plate heard loudest: how far its neighbour below / above fell under it.
-        self._pair_below = [deque(maxlen=_CROSSTALK_KEPT) for _ in range(self.n_levels)]
-        self._pair_above = [deque(maxlen=_CROSSTALK_KEPT) for _ in range(self.n_levels)]
+        self._pair_below: list[deque[float]] = [
+            deque(maxlen=_CROSSTALK_KEPT) for _ in range(self.n_levels)
+        ]
+        self._pair_above: list[deque[float]] = [
+            deque(maxlen=_CROSSTALK_KEPT) for _ in range(self.n_levels)
+        ]
         self.sums = np.zeros((self.n_levels, self.n_levels))
         self.counts = np.zeros(self.n_levels)
         #: Incremented whenever the signatures change (a landing learnt).
