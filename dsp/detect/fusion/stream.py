@@ -13,7 +13,7 @@ from dsp.detect.deadcells import STILL_SIGMAS, HeardDrop
 from dsp.detect.events import Event, Landing
 from dsp.detect.fusion.base import BUSY_KEPT_S, DEFAULT_WIDE_IMPACT_CHANNELS, IMPACT_MEMORY_S
 from dsp.detect.fusion.settledview import SettledView
-from dsp.detect.heardrops import heard_landing, resting_level
+from dsp.detect.heardrops import heard_landing, knock_on_the_table, resting_level
 from dsp.detect.loadcell import LoadConnection, LoadStep
 from dsp.detect.memory import Drop
 from dsp.detect.piezo import PlateBusy, TimedImpact
@@ -280,6 +280,8 @@ class Fusion(SettledView):
             # One strike heard through the whole tower and nothing after it:
             # a knock on the table or the tower (a falling cube strikes hole
             # edges and bounces; our noisy sessions: 44 such drops, all knocks).
+            return self._disturbance(last.t_s, now_s)
+        if knock_on_the_table(impacts):
             return self._disturbance(last.t_s, now_s)
         level, confidence, _ = resting_level(self.acoustic, impacts)
         self.acoustic_gap.decided(last.t_s, level)

@@ -161,6 +161,26 @@ def test_one_strike_heard_through_the_whole_tower_is_a_knock_not_a_cube() -> Non
     assert [e.floor for e in landings if isinstance(e, Landing)] == [4]
 
 
+def test_strikes_heard_only_at_the_bottom_and_on_every_plate_alike_are_a_knock() -> None:
+    # A knock on the table, heard twice (a bounce of the table top): loudest
+    # on the ground floor, but only 6-9 dB over the median plate.
+    def knock(t_s: float, peaks: list[float]) -> TimedImpact:
+        return TimedImpact(t_s, Impact(frame=0, channels=(0,), peaks=np.array(peaks),
+                                       floor=np.ones(8)))
+
+    heard = [knock(3.0, [90.0, 70, 45, 40, 40, 35, 40, 38]),
+             knock(3.08, [60.0, 50, 30, 28, 30, 25, 26, 27])]
+    events = _decided(heard, 4.0)
+    assert [type(e) for e in events] == [Disturbance]
+    # A cube resting on the ground floor, which passed the holes above
+    # unheard, stands out on its plate: a landing.
+    landings = _decided([_strike(3.0, 0), _strike(3.08, 0, 120.0)], 4.0)
+    assert [e.floor for e in landings if isinstance(e, Landing)] == [0]
+    # Flat strikes higher up may be a cube on a rocking tower: heard as one.
+    flat_up_high = [knock(3.0, [30.0, 35, 40, 45, 60, 90, 50, 40])]
+    assert [type(e) for e in _decided(flat_up_high, 4.0)] == [Landing]
+
+
 def test_a_plate_below_struck_while_the_thrown_cube_still_bounced_got_the_knocked_cube() -> None:
     # The cube stopped on 4 (its bounces come last) and knocked the resting
     # one off: plate 3 was struck 90 ms after the first strike on 4, more
