@@ -43,6 +43,15 @@ KNOCK_DOWN_CONFIDENCE = 0.7
 # and no cube; such drops heard higher up were cubes 30 times in 77
 # (cubes on a rocking tower, model I and J), so they are left be.
 TABLE_LEVELS = 2
+# Why six: hands lifting modules, reaching in and setting them back rumble
+# on every plate alike, strike after strike; a falling cube's strikes each
+# stand out on their plate. Over models A-R's acoustic-only sessions, drops
+# with six or more strikes that did not stand out (``trust.cube_like``)
+# were 99 false landings at handling and 25 others, and 9 cubes (rocking
+# towers, models I and K); with five, 15 cubes. Five in half a second is
+# what the fusion beside the load cells takes for hands
+# (``trust.HANDS_FLAT_STRIKES``); a drop spans longer.
+HANDS_FLAT_IN_A_DROP = 6
 
 
 def resting_level(
@@ -77,6 +86,11 @@ def knock_on_the_table(impacts: list[TimedImpact]) -> bool:
     return all(top < TABLE_LEVELS for top in loudest_levels(impacts)) and not any(
         cube_like(imp) for imp in impacts
     )
+
+
+def hands_at_the_tower(impacts: list[TimedImpact]) -> bool:
+    """Whether a drop was hands at the tower: many strikes, heard on every plate alike."""
+    return sum(1 for imp in impacts if not cube_like(imp)) >= HANDS_FLAT_IN_A_DROP
 
 
 def heard_landing(

@@ -13,7 +13,12 @@ from dsp.detect.deadcells import STILL_SIGMAS, HeardDrop
 from dsp.detect.events import Event, Landing
 from dsp.detect.fusion.base import BUSY_KEPT_S, DEFAULT_WIDE_IMPACT_CHANNELS, IMPACT_MEMORY_S
 from dsp.detect.fusion.settledview import SettledView
-from dsp.detect.heardrops import heard_landing, knock_on_the_table, resting_level
+from dsp.detect.heardrops import (
+    hands_at_the_tower,
+    heard_landing,
+    knock_on_the_table,
+    resting_level,
+)
 from dsp.detect.loadcell import LoadConnection, LoadStep
 from dsp.detect.memory import Drop
 from dsp.detect.piezo import PlateBusy, TimedImpact
@@ -281,7 +286,7 @@ class Fusion(SettledView):
             # a knock on the table or the tower (a falling cube strikes hole
             # edges and bounces; our noisy sessions: 44 such drops, all knocks).
             return self._disturbance(last.t_s, now_s)
-        if knock_on_the_table(impacts):
+        if knock_on_the_table(impacts) or hands_at_the_tower(impacts):
             return self._disturbance(last.t_s, now_s)
         level, confidence, _ = resting_level(self.acoustic, impacts)
         self.acoustic_gap.decided(last.t_s, level)
