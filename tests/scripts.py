@@ -235,6 +235,56 @@ def message_t_us(msg: bytes) -> int | None:
     return int.from_bytes(msg[3:7], "little") if msg[0] in (2, 3) else None
 
 
+def check_damaged_twin(
+    gen: ModuleType, score: ModuleType, seed: int, duration_s: float, out: Path
+) -> set[str]:
+    """A damaged recording beside its clean twin; returns the kinds of its damage spans.
+
+    The same scene (truths equal but for the damage); every message that got
+    through is byte for byte one of the twin's; every one lost lies in a
+    damage span; after a reboot the device sends the twin's data again, seq
+    from 1 and its clock from zero (``t_us_after`` when the span gives it);
+    the project's decoder reads it to the end and counts the damage.
+    """
+    bin_path, truth_path = gen.make_recording(seed, "damaged", duration_s, out)
+    clean_path = out / f"damagedclean_t{seed}.bin"
+    truth = score.read_truth(truth_path)
+    clean_truth = score.read_truth(clean_path.with_suffix(".truth.json"))
+    check_truth(truth, score, scenario="damaged", seed=seed, duration_s=duration_s)
+    assert {k: v for k, v in truth.items() if k not in ("damage", "scenario")} == \
+        {k: v for k, v in clean_truth.items() if k not in ("damage", "scenario")}
+    spans = truth["damage"]
+    clean = crc_valid_messages(clean_path.read_bytes())
+    damaged = crc_valid_messages(bin_path.read_bytes())
+    reboot = next((s for s in spans if s["kind"] == "reboot"), None)
+    if reboot is not None:
+        i_hello = max(i for i, m in enumerate(damaged) if m[0] == 1)
+        after, damaged = damaged[i_hello + 1:], damaged[:i_hello]
+        assert after[0][1:3] == (1).to_bytes(2, "little")
+        first_t = message_t_us(next(m for m in after if m[0] in (2, 3)))
+        assert first_t is not None and first_t < 2_000_000
+        if "t_us_after" in reboot:
+            assert first_t == reboot["t_us_after"]
+        bodies = {m[7:] for m in clean if m[0] == 2}
+        assert all(m[7:] in bodies for m in after if m[0] == 2)
+    assert set(damaged) <= set(clean)
+    t0 = message_t_us(next(m for m in clean if m[0] == 2))
+    assert t0 is not None
+    got = set(damaged)
+    last_s = reboot["t_start"] if reboot is not None else np.inf
+    for m in clean:
+        t = message_t_us(m)
+        if m in got or t is None:
+            continue
+        t_s = ((t - t0) % 2**32) / 1e6
+        if t_s > last_s:
+            continue
+        assert any(s["t_start"] - 0.01 <= t_s <= s["t_end"] + 0.01 for s in spans), (seed, t_s)
+    d = decode_stream(bin_path.read_bytes())
+    assert d.stats.crc_errors + d.stats.framing_errors > 0
+    return {s["kind"] for s in spans}
+
+
 def check_extra_families_command_line(script: Path, out: Path) -> None:
     """The families beyond the usual four, as ``run_all.py --families`` asks for them.
 

@@ -17,6 +17,7 @@ from tests.scripts import (
     TOOLS,
     GeneratedRecording,
     check_command_line,
+    check_damaged_twin,
     check_extra_families_command_line,
     check_row_encoders,
     check_same_seed_same_bytes,
@@ -24,10 +25,7 @@ from tests.scripts import (
     check_seqs_consecutive,
     check_truth,
     check_wire_encoder,
-    crc_valid_messages,
-    decode_stream,
     load_script,
-    message_t_us,
 )
 
 SCRIPT = TOOLS / "crosscheck_p" / "make_recordings_p.py"
@@ -289,49 +287,7 @@ def test_long_session_clock_wraps_and_cells_drift(tmp_path: Path) -> None:
 def test_damaged_equals_its_clean_twin_outside_the_damage(tmp_path: Path) -> None:
     kinds_seen: set[str] = set()
     for seed in range(1, 20):
-        bin_path, truth_path = gen.make_recording(seed, "damaged", 60.0, tmp_path)
-        clean_path = tmp_path / f"damagedclean_t{seed}.bin"
-        truth = score.read_truth(truth_path)
-        clean_truth = score.read_truth(clean_path.with_suffix(".truth.json"))
-        check_truth(truth, score, scenario="damaged", seed=seed, duration_s=60.0)
-        assert {k: v for k, v in truth.items() if k not in ("damage", "scenario")} == \
-            {k: v for k, v in clean_truth.items() if k not in ("damage", "scenario")}
-        spans = truth["damage"]
-        kinds_seen |= {s["kind"] for s in spans}
-        clean = crc_valid_messages(clean_path.read_bytes())
-        damaged = crc_valid_messages(bin_path.read_bytes())
-        reboot = next((s for s in spans if s["kind"] == "reboot"), None)
-        t_us0 = message_t_us(next(m for m in clean if m[0] == 2))
-        assert t_us0 is not None
-
-        def stream_s(msg: bytes, t0: int = t_us0) -> float | None:
-            t = message_t_us(msg)
-            return None if t is None else ((t - t0) % 2**32) / 1e6
-
-        if reboot is not None:
-            i_hello = max(i for i, m in enumerate(damaged) if m[0] == 1)
-            after = damaged[i_hello + 1:]
-            damaged = damaged[:i_hello]
-            # The rebooted device sends the clean twin's data again, seq and clock from zero.
-            assert [m[1:3] for m in after[:3]] == [(i + 1).to_bytes(2, "little")
-                                                    for i in range(3)]
-            assert message_t_us(next(m for m in after if m[0] == 2)) < 2_000_000
-            bodies = {m[7:] for m in clean if m[0] == 2}
-            assert all(m[7:] in bodies for m in after if m[0] == 2)
-        # Every message that got through is byte for byte one of the clean twin's.
-        clean_set = set(clean)
-        assert set(damaged) <= clean_set
-        # Every clean message that did not is inside a damaged span.
-        got = set(damaged)
-        last_t = reboot["t_start"] if reboot else np.inf
-        for m in clean:
-            t = stream_s(m)
-            if m in got or t is None or t > last_t:
-                continue
-            assert any(s["t_start"] - 0.01 <= t <= s["t_end"] + 0.01 for s in spans), \
-                (seed, t, spans)
-        d = decode_stream(bin_path.read_bytes())  # the project's decoder reads it to the end
-        assert d.stats.crc_errors + d.stats.framing_errors > 0
+        kinds_seen |= check_damaged_twin(gen, score, seed, 60.0, tmp_path)
         if len(kinds_seen) == 7:
             break
     assert {"bitflip", "lost", "garbage", "duplicate", "unplug", "reboot",

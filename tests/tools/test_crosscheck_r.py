@@ -16,6 +16,7 @@ from tests.scripts import (
     TOOLS,
     GeneratedRecording,
     check_command_line,
+    check_damaged_twin,
     check_extra_families_command_line,
     check_row_encoders,
     check_same_seed_same_bytes,
@@ -23,10 +24,8 @@ from tests.scripts import (
     check_seqs_consecutive,
     check_truth,
     check_wire_encoder,
-    crc_valid_messages,
     decode_stream,
     load_script,
-    message_t_us,
 )
 
 SCRIPT = TOOLS / "crosscheck_r" / "make_recordings_r.py"
@@ -385,40 +384,8 @@ def test_long_session_clock_wraps(tmp_path: Path) -> None:
 def test_damaged_equals_its_clean_twin_outside_the_damage(tmp_path: Path) -> None:
     kinds: set[str] = set()
     for seed in (1, 2):
-        bin_path, truth_path = gen.make_recording(seed, "damaged", 50.0, tmp_path)
-        clean_path = tmp_path / f"damagedclean_t{seed}.bin"
-        truth = score.read_truth(truth_path)
-        clean_truth = score.read_truth(clean_path.with_suffix(".truth.json"))
-        check_truth(truth, score, scenario="damaged", seed=seed, duration_s=50.0)
-        assert {k: v for k, v in truth.items() if k not in ("damage", "scenario")} == \
-            {k: v for k, v in clean_truth.items() if k not in ("damage", "scenario")}
-        spans = truth["damage"]
-        kinds |= {s["kind"] for s in spans}
-        clean = crc_valid_messages(clean_path.read_bytes())
-        damaged = crc_valid_messages(bin_path.read_bytes())
-        reboot = next(s for s in spans if s["kind"] == "reboot")
-        i_hello = max(i for i, m in enumerate(damaged) if m[0] == 1)
-        after, damaged = damaged[i_hello + 1:], damaged[:i_hello]
-        assert after[0][1:3] == (1).to_bytes(2, "little")
-        first_t = message_t_us(next(m for m in after if m[0] in (2, 3)))
-        assert first_t == reboot["t_us_after"] < 1_000_000
-        bodies = {m[7:] for m in clean if m[0] == 2}
-        assert all(m[7:] in bodies for m in after if m[0] == 2)
-        assert set(damaged) <= set(clean)
-        t0 = message_t_us(next(m for m in clean if m[0] == 2))
-        assert t0 is not None
-        got = set(damaged)
-        for m in clean:
-            t = message_t_us(m)
-            if m in got or t is None:
-                continue
-            ts = ((t - t0) % 2**32) / 1e6
-            if ts > reboot["t_start"]:
-                continue
-            assert any(s["t_start"] - 0.01 <= ts <= s["t_end"] + 0.01 for s in spans), (seed, ts)
-        d = decode_stream(bin_path.read_bytes())
-        assert d.stats.crc_errors + d.stats.framing_errors > 0
-        dc = decode_stream(clean_path.read_bytes())
+        kinds |= check_damaged_twin(gen, score, seed, 50.0, tmp_path)
+        dc = decode_stream((tmp_path / f"damagedclean_t{seed}.bin").read_bytes())
         assert dc.stats.crc_errors + dc.stats.framing_errors == 0
     assert {"bitflip", "lost", "reboot", "midframe", "noise"} <= kinds
 
