@@ -61,12 +61,13 @@ GENERATORS = {
     "O": TOOLS / "crosscheck_o" / "make_recordings_o.py",
     "P": TOOLS / "crosscheck_p" / "make_recordings_p.py",
     "Q": TOOLS / "crosscheck_q" / "make_recordings_q.py",
+    "R": TOOLS / "crosscheck_r" / "make_recordings_r.py",
 }
 
 
 # The families beyond the usual four, and the generators that make them.
 EXTRA_FAMILIES = ("long", "damaged", "acoustic")
-FAMILY_MODELS = frozenset({"P", "Q"})
+FAMILY_MODELS = frozenset({"P", "Q", "R"})
 
 
 def make_extra_set(model: str, first_seed: int, towers: int, duration_s: float,
