@@ -17,9 +17,11 @@ the distances with temperature ``temperature_db2``.
 
 A tower may carry strikes further down than up (or the other way round):
 with a symmetric prior, strikes are then taken for the level next to
-theirs until landings were learnt. The model hears every impact
-(:meth:`AcousticLevelModel.observe`) and keeps a second prior with the
-crosstalk heard each way; acoustic-only decisions use that one.
+theirs until landings were learnt, and discs of different gains make a
+quiet disc's strikes sound like its louder neighbour's level. The model
+hears every impact (:meth:`AcousticLevelModel.observe`) and keeps a second
+prior with the crosstalk heard between each pair of neighbouring discs;
+acoustic-only decisions use that one.
 """
 
 from __future__ import annotations
@@ -228,7 +230,12 @@ class AcousticLevelModel:
 
     @property
     def heard_prior(self) -> np.ndarray:
-        """The prior with the crosstalk heard each way so far (the symmetric one until then)."""
+        """The prior with the crosstalk heard so far.
+
+        Each pair of neighbouring discs by its own losses once heard
+        ``_PAIR_MIN_HEARD`` times, the others by the tower's losses each way
+        (after ``_CROSSTALK_MIN_HEARD`` strikes; the symmetric one until then).
+        """
         if self._heard_prior is None:
             below = above = self._crosstalk_db
             if len(self._heard_below) >= _CROSSTALK_MIN_HEARD:
