@@ -195,6 +195,12 @@ def test_hands_rumbling_on_the_tower_without_load_cells_are_no_landing() -> None
     # A cube clipping five hole edges faintly before its bounces is a landing.
     drop = rumble[:5] + [_strike(3.5, 2), _strike(3.58, 2, 150.0)]
     assert [e.floor for e in _decided(drop, 5.0) if isinstance(e, Landing)] == [2]
+    # So is a cube heard through six onsets of a noisy room's talk.
+    talk = [TimedImpact(3.0 + 0.05 * k, Impact(
+        frame=0, channels=(2,), peaks=np.where(np.arange(8) == 2, 60.0, 40.0),
+        floor=np.ones(8))) for k in range(6)]
+    drop = [*talk, _strike(3.35, 3), _strike(3.4, 2), _strike(3.48, 2, 150.0)]
+    assert [e.floor for e in _decided(drop, 5.0) if isinstance(e, Landing)] == [2]
 
 
 def test_a_plate_below_struck_while_the_thrown_cube_still_bounced_got_the_knocked_cube() -> None:
