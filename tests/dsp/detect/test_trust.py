@@ -45,6 +45,10 @@ def test_five_flat_strikes_in_the_half_second_before_a_step_are_hands() -> None:
     assert not hands_rumbling([_impact(0.6 + 0.08 * i, i, 25.0) for i in range(6)], step)
     # Flat strikes long before the step are not this step's.
     assert not hands_rumbling([_impact(0.1 + 0.05 * i, i, 5.0) for i in range(6)], step)
+    # A noisy room's talk between a falling cube's strikes: the cube's stand out.
+    cube = [_impact(0.9, 5, 25.0), _impact(0.97, 4, 25.0), _impact(1.05, 3, 20.0)]
+    assert not hands_rumbling(flat + cube, step)
+    assert hands_rumbling(flat + cube[:1], step)
 
 
 def test_a_drop_is_heard_on_its_level_and_next_to_it_only() -> None:
