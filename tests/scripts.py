@@ -235,6 +235,31 @@ def message_t_us(msg: bytes) -> int | None:
     return int.from_bytes(msg[3:7], "little") if msg[0] in (2, 3) else None
 
 
+def check_lifted_levels_invalid(
+    d: DecodedStream, truth: dict[str, Any], *, after_lift_s: float, fresh_least: float,
+    back_within_s: float, back_least: float, before_close_s: float = 0.0,
+) -> None:
+    """While modules are lifted, the levels above the exposed one read invalid and zero.
+
+    Over each lift (from ``after_lift_s`` after it to ``before_close_s``
+    before its close) the levels up to the exposed one stay fresh in at
+    least ``fresh_least`` of the readings; from 0.2 s after the close to
+    ``back_within_s``, at least ``back_least`` of the readings are all valid.
+    """
+    for lift, close in zip(truth["lifts"], truth["closes"], strict=False):
+        k = lift["exposed"]
+        during = (d.load_t > lift["t"] + after_lift_s) & (d.load_t < close["t"] - before_close_s)
+        assert during.sum() > 10
+        for ch in range(8):
+            fresh = d.fresh(ch)[during]
+            if ch > k:
+                assert not fresh.any() and np.all(d.load_values[during, ch] == 0)
+            else:
+                assert fresh.mean() >= fresh_least
+        after = (d.load_t > close["t"] + 0.2) & (d.load_t < close["t"] + back_within_s)
+        assert np.mean(d.load_valid[after] == 0xFF) >= back_least
+
+
 def check_damaged_twin(
     gen: ModuleType, score: ModuleType, seed: int, duration_s: float, out: Path
 ) -> set[str]:

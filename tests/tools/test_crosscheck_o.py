@@ -14,6 +14,7 @@ from tests.scripts import (
     TOOLS,
     GeneratedRecording,
     check_command_line,
+    check_lifted_levels_invalid,
     check_row_encoders,
     check_same_seed_same_bytes,
     check_scored_perfect,
@@ -164,18 +165,9 @@ def test_lifted_levels_read_invalid_and_removals_weigh(game: Rec) -> None:
     tr = game.truth
     d = game.d
     assert tr["lifts"] and tr["removals"]
-    for lift, close in zip(tr["lifts"], tr["closes"], strict=False):
-        k = lift["exposed"]
-        during = (d.load_t > lift["t"] + 0.02) & (d.load_t < close["t"])
-        assert during.sum() > 10
-        for ch in range(8):
-            fresh = d.fresh(ch)[during]
-            if ch > k:
-                assert not fresh.any() and np.all(d.load_values[during, ch] == 0)
-            else:
-                assert fresh.all()
-        after = (d.load_t > close["t"] + 0.2) & (d.load_t < close["t"] + 1.0)
-        assert np.all(d.load_valid[after] == 0xFF)
+    check_lifted_levels_invalid(d, tr, after_lift_s=0.02, fresh_least=1.0,
+                                back_within_s=1.0, back_least=1.0)
+    for lift in tr["lifts"]:
         before = (d.load_t > lift["t"] - 1.0) & (d.load_t < lift["t"] - 0.01)
         assert np.all(d.load_valid[before] == 0xFF)
     for r in tr["removals"]:

@@ -19,6 +19,7 @@ from tests.scripts import (
     check_command_line,
     check_damaged_twin,
     check_extra_families_command_line,
+    check_lifted_levels_invalid,
     check_row_encoders,
     check_same_seed_same_bytes,
     check_scored_perfect,
@@ -171,21 +172,12 @@ def test_knockdown_changes_two_or_three_levels(tmp_path: Path) -> None:
 
 def test_lifted_levels_read_invalid_and_removals_weigh(game: Rec) -> None:
     tr, d = game.truth, game.d
-    assert tr["lifts"] and tr["removals"]
-    for lift, close in zip(tr["lifts"], tr["closes"], strict=True):
-        k = lift["exposed"]
-        during = (d.load_t > lift["t"] + 0.05) & (d.load_t < close["t"] - 0.15)
-        assert during.sum() > 10
-        for ch in range(8):
-            fresh = d.fresh(ch)[during]
-            if ch > k:
-                assert not fresh.any() and np.all(d.load_values[during, ch] == 0)
-            else:
-                assert fresh.mean() > 0.99
+    assert tr["lifts"] and tr["removals"] and len(tr["lifts"]) == len(tr["closes"])
+    check_lifted_levels_invalid(d, tr, after_lift_s=0.05, before_close_s=0.15,
+                                fresh_least=0.99, back_within_s=1.0, back_least=0.95)
+    for lift in tr["lifts"]:
         before = (d.load_t > lift["t"] - 1.0) & (d.load_t < lift["t"] - 0.01)
         assert np.mean(d.load_valid[before] == 0xFF) > 0.95
-        after = (d.load_t > close["t"] + 0.2) & (d.load_t < close["t"] + 1.0)
-        assert np.mean(d.load_valid[after] == 0xFF) > 0.95
     for r in tr["removals"]:
         f = r["floor"]
         drop = game.grams(f, r["t"] + 0.2, r["t"] + 0.5) \

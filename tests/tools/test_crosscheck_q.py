@@ -18,6 +18,7 @@ from tests.scripts import (
     check_command_line,
     check_damaged_twin,
     check_extra_families_command_line,
+    check_lifted_levels_invalid,
     check_row_encoders,
     check_same_seed_same_bytes,
     check_scored_perfect,
@@ -196,18 +197,8 @@ def test_knockdown_moves_mass_between_levels(tmp_path: Path) -> None:
 def test_lifted_levels_read_invalid_and_removals_weigh(game: Rec) -> None:
     tr, d = game.truth, game.d
     assert tr["lifts"] and tr["removals"] and len(tr["closes"]) >= 1
-    for lift, close in zip(tr["lifts"], tr["closes"], strict=False):
-        k = lift["exposed"]
-        during = (d.load_t > lift["t"] + 0.01) & (d.load_t < close["t"])
-        assert during.sum() > 10
-        for ch in range(8):
-            fresh = d.fresh(ch)[during]
-            if ch > k:
-                assert not fresh.any() and np.all(d.load_values[during, ch] == 0)
-            else:
-                assert fresh.mean() > 0.9
-        after = (d.load_t > close["t"] + 0.2) & (d.load_t < close["t"] + 1.5)
-        assert np.mean(d.load_valid[after] == 0xFF) > 0.8
+    check_lifted_levels_invalid(d, tr, after_lift_s=0.01, fresh_least=0.9,
+                                back_within_s=1.5, back_least=0.8)
     for r in tr["removals"]:
         if r.get("fell_out"):
             continue
