@@ -1460,6 +1460,19 @@ def test_where_cubes_slide_a_landing_waits_until_its_plate_has_held_the_cube() -
     # (At rest when it fell quiet, or half a second after its strike at most.)
     assert _landings(out) == [(5, 1, 1.45)]
     assert 1.55 <= out[0].t_decided < 1.75
+    # The next cube of a quick series strikes the plate 0.25 s on and takes
+    # the place of this one, which goes on 0.45 s after it settled: the
+    # plate holds a cube throughout, but the wait starts again from the
+    # strike, and the plate is seen to have let its cube go.
+    fusion, step = _rests_a_moment(leaves_at=1.45)
+    fusion.slide_signs.slides_seen = 2
+    fusion.add_impacts([_strike(1.25, 5)])
+    assert _landings(_decide(fusion, step, 2.0)) == []
+    fusion, step = _rests_a_moment(leaves_at=None)
+    fusion.slide_signs.slides_seen = 2
+    fusion.add_impacts([_strike(1.25, 5)])
+    out = _decide(fusion, step, 2.0)
+    assert _landings(out) == [(5, 1, 0.95)] and 1.5 <= out[0].t_decided < 1.6
     # Elsewhere the fast view decides at once.
     fusion, step = _rests_a_moment(leaves_at=1.3)
     out = _decide(fusion, step, 2.0)
