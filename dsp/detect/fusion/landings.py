@@ -139,22 +139,38 @@ class LandingJudge(HandsJudge):
         Only when the doubted steps in the change each look like whole cubes,
         add up to exactly ``n`` and came to rest apart (a plate ringing after
         one landing makes window means wander, but never by whole cubes that
-        add up). They are taken off the doubted list.
+        add up). A doubted fall undoes the latest doubted rise of as many
+        cubes before it: a cube that rested a moment and went on. They are
+        taken off the doubted list.
         """
         level = step.level
-        doubted = [
-            s for s in self._levels[level].doubted
-            if step.t_before_s <= s.t_settled_s <= step.t_settled_s
-        ]
-        counts = [self.scale.count(level, s.delta_counts) for s in doubted]
-        if len(doubted) < 2 or any(m <= 0 or r > FAST_MAX_RESIDUAL for m, r in counts):
+        within = sorted(
+            (s for s in self._levels[level].doubted
+             if step.t_before_s <= s.t_settled_s <= step.t_settled_s),
+            key=lambda s: s.t_settled_s,
+        )
+        doubted: list[LoadStep] = []
+        counts: list[tuple[int, float]] = []
+        for s in within:
+            m, r = self.scale.count(level, s.delta_counts)
+            if m == 0 or r > FAST_MAX_RESIDUAL:
+                return []
+            if m > 0:
+                doubted.append(s)
+                counts.append((m, r))
+                continue
+            came = [k for k, (rose, _) in enumerate(counts) if rose == -m]
+            if not came:
+                return []
+            del doubted[came[-1]], counts[came[-1]]
+        if len(doubted) < 2:
             return []
         if sum(m for m, _ in counts) != n:
             return []
         times = [s.t_settled_s for s in doubted]
         if min(np.diff(times)) < ARRIVALS_APART_S:
             return []
-        for s in doubted:
+        for s in within:
             self._levels[level].doubted.remove(s)
         share = step.delta_counts / n
         return [

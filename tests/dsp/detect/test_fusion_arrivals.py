@@ -98,6 +98,24 @@ def test_doubted_fast_steps_that_add_up_time_each_landing() -> None:
     assert not fusion._levels[5].doubted
 
 
+def test_a_cube_that_rested_a_moment_among_doubted_arrivals_is_no_landing_of_them() -> None:
+    # Model R's quick series: the fast view doubted two cubes that came to
+    # stay, and a third that rested on the plate a moment and went on.
+    fusion = _fusion()
+    fusion.add_impacts([_strike(1.00, 5), _strike(1.50, 5), _strike(2.10, 5), _strike(2.35, 4)])
+    fusion._doubt(_step(5, 0.9, 1.05, 1.0))
+    fusion._doubt(LoadStep(level=5, t_before_s=1.45, t_settled_s=1.55, t_decided_s=1.6,
+                           delta_counts=UNIT, before_counts=UNIT, after_counts=2 * UNIT))
+    fusion._doubt(LoadStep(level=5, t_before_s=2.05, t_settled_s=2.15, t_decided_s=2.2,
+                           delta_counts=UNIT, before_counts=2 * UNIT, after_counts=3 * UNIT))
+    fusion._doubt(LoadStep(level=5, t_before_s=2.3, t_settled_s=2.33, t_decided_s=2.4,
+                           delta_counts=-UNIT, before_counts=3 * UNIT, after_counts=2 * UNIT))
+    out = fusion.add_settled_step(_step(5, 0.9, 2.6, 2.0))
+    assert [(floor, cubes) for floor, cubes, _ in _landings(out)] == [(5, 1), (5, 1)]
+    assert [e.t for e in out if isinstance(e, Landing)][1] < 1.6
+    assert not fusion._levels[5].doubted
+
+
 def test_a_cube_landing_under_a_hand_is_timed_by_the_plates_last_gain() -> None:
     fusion = _fusion()
     # A hand on plate 6 (a soft strike, the plate pressed and pulled), then a
