@@ -412,12 +412,15 @@ class CubeScale:
         """
         if sum(self._odd_share) < _KINDS_SHARE * len(self._odd_share):
             return None
+        # The most readings that agree, not the first pair: two odd steps
+        # of another cause agreeing by chance (a cube read on a ringing
+        # plate) must not stand for a dozen of the heavier kind.
         seen = sorted(self._odd)
-        for k in range(len(seen) - _KINDS_READINGS + 1):
-            group = seen[k : k + _KINDS_READINGS]
-            if group[-1] <= _KINDS_SAME * group[0]:
-                return float(median_of(group))
-        return None
+        groups = [[x for x in seen[k:] if x <= _KINDS_SAME * seen[k]] for k in range(len(seen))]
+        group = max(groups, key=len, default=[])
+        if len(group) < _KINDS_READINGS:
+            return None
+        return float(median_of(group))
 
     def one_of_the_heavier(self, level: int, delta_counts: float) -> bool:
         """Whether a step read as two cubes is better one cube of the heavier kind.

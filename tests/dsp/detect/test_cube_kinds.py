@@ -54,6 +54,17 @@ def test_two_odd_steps_that_agree_among_many_whole_ones_are_no_second_kind() -> 
     assert scale.other_kind_residual(4, 1.45 * LIGHT) == float("inf")
 
 
+def test_the_ratio_is_the_size_most_odd_steps_agree_on_not_the_first_pair() -> None:
+    # Model E: a dozen heavier cubes read 1.53-1.67, two misread steps 1.34
+    # and 1.39 agree as well; the heavier kind is still 1.6 lighter ones.
+    scale = _scale_that_learnt_the_lighter()
+    for x in (1.61, 1.57, 1.66, 1.39, 1.34, 1.53, 1.59, 1.59, 1.58, 1.62, 1.57, 1.6):
+        scale.note_step(4, x * LIGHT)
+    ratio = scale.kind_ratio()
+    assert ratio is not None and 1.57 <= ratio <= 1.61
+    assert scale.one_of_the_heavier(4, 1.59 * LIGHT)
+
+
 def test_steps_between_one_and_two_cubes_that_do_not_agree_tell_nothing() -> None:
     scale = _scale_that_learnt_the_lighter()
     for level, x in ((1, 1.35), (2, 1.62)):  # a hand, a plate still ringing
