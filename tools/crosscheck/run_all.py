@@ -62,12 +62,13 @@ GENERATORS = {
     "P": TOOLS / "crosscheck_p" / "make_recordings_p.py",
     "Q": TOOLS / "crosscheck_q" / "make_recordings_q.py",
     "R": TOOLS / "crosscheck_r" / "make_recordings_r.py",
+    "S": TOOLS / "crosscheck_s" / "make_recordings_s.py",
 }
 
 
 # The families beyond the usual four, and the generators that make them.
 EXTRA_FAMILIES = ("long", "damaged", "acoustic")
-FAMILY_MODELS = frozenset({"P", "Q", "R"})
+FAMILY_MODELS = frozenset({"P", "Q", "R", "S"})
 
 
 def make_extra_set(model: str, first_seed: int, towers: int, duration_s: float,
