@@ -268,6 +268,23 @@ class LoadHistory:
                 for i in range(values.size - run + 1)]
         return float(min(held)), float(max(held))
 
+    def last_held_near(
+        self, level: int, t0_s: float, t1_s: float, value: float, within: float, held_s: float
+    ) -> float:
+        """When ``level`` last held ``value`` (give or take ``within``) ``held_s`` in ``[t0, t1]``.
+
+        The time of the last reading of the last such run (its median
+        within reach of ``value``); NaN when it never did.
+        """
+        ok = self._ok[:, level] & (self._t >= t0_s) & (self._t <= t1_s)
+        values, times = self._v[ok, level], self._t[ok]
+        interval = self.reading_interval_s(t1_s)
+        run = 1 if not np.isfinite(interval) else max(1, int(round(held_s / interval)))
+        for i in range(values.size - run, -1, -1):
+            if abs(orderstats.median_of(values[i : i + run].tolist()) - value) <= within:
+                return float(times[i + run - 1])
+        return float("nan")
+
     def level_near(self, level: int, t0_s: float, t1_s: float) -> float:
         """Median of ``level``'s readings in ``[t0, t1]`` (NaN: none)."""
         ok = self._ok[:, level] & (self._t >= t0_s) & (self._t <= t1_s)

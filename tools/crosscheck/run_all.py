@@ -146,7 +146,8 @@ def summary_line(name: str, agg: dict[str, Any]) -> str:
         f"false {agg['false']} ({agg['false_per_hour']:.1f}/h)  "
         f"latency {agg['latency_median_s']:.2f}/{agg['latency_p95_s']:.2f} s  "
         f"lifts {agg['lifts_found']}/{agg['lifts']} closes {agg['closes_found']}/{agg['closes']} "
-        f"removals {agg['removals_right']}/{agg['removals']}"
+        f"removals {agg['removals_right']}/{agg['removals']}  "
+        f"knocked_from {agg['knock_labels_right']}/{agg['knock_labels']}"
     )
 
 

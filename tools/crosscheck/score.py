@@ -374,6 +374,14 @@ def score_one(truth_doc: dict[str, Any], run: DetectRun, *,
             1 for j in false_idx if any(abs(det_land[j]["t"] - h) < 1.5 for h in handling)),
         "n_knocked": len(knocked),
         "knocked_found": knock_hit,
+        # Landings told as a knocked-down cube's (``knocked_from``): the game
+        # does not take them for the throw's, so a label on a thrown cube
+        # costs the game that throw.
+        "knock_labels": sum(1 for d in det_land if d.get("knocked_from") is not None),
+        "knock_labels_right": sum(
+            1 for j, d in enumerate(det_land)
+            if d.get("knocked_from") is not None
+            and any(i >= n_throws for i in both["taken"][j])),
         "latency": latency,
         "t_err": t_err,
         "lifts": len(truth_doc["lifts"]),

@@ -2439,3 +2439,43 @@ def test_a_plate_held_a_cube_lighter_after_the_blow_is_a_stop_weighed_and_report
     assert [e.knocked_from for e in out if isinstance(e, Landing) and e.floor == 3] == [5]
     # Swinging as far up as down, it is only suspected.
     assert _landing_below(_stop_candidate(), 5.9) == _STOPPED
+
+
+def test_a_plate_that_bore_a_passing_cube_a_moment_knocked_nothing_down() -> None:
+    """Plate 6 read a cube for 0.2 s as the thrown cube rested there on its
+    way to plate 3: the loss after is that cube leaving, not a knock-down,
+    and the landing below is the throw's. A plate that held its cube from
+    before and lost it did knock one down; so did one whose gain was told
+    as a landing (the thrown cube stayed and the other fell)."""
+    def landing_below(plate6: np.ndarray, *, told_on_6: bool = False) -> int | None:
+        readings = np.zeros((_T.size, 8))
+        readings[:, 6] = plate6
+        fusion = _fusion(readings)
+        if told_on_6:
+            fusion._levels[6].landed_t = 1.02
+        fusion._recent_steps.append((_step(6, 1.0, 1.05, 1.0), 1))
+        fall = LoadStep(level=6, t_before_s=1.2, t_settled_s=1.25, t_decided_s=1.55,
+                        delta_counts=-UNIT, before_counts=UNIT, after_counts=0.0)
+        fusion._recent_steps.append((fall, -1))
+        out = fusion._landings(_step(3, 1.4, 1.5, 1.0), 1, 0.9, 1.9)
+        [landing] = [e for e in out if isinstance(e, Landing)]
+        return landing.knocked_from
+
+    passing = np.where((_T >= 1.0) & (_T < 1.2), UNIT, 0.0)
+    assert landing_below(passing) is None
+    held = np.where(_T < 1.2, UNIT, 0.0)
+    held[(_T >= 1.0) & (_T < 1.2)] = 2 * UNIT  # the thrown cube struck and went on
+    assert landing_below(held - UNIT * (_T >= 1.2)) == 6
+    assert landing_below(passing, told_on_6=True) == 6
+
+
+def test_a_plates_last_hold_near_a_load_is_found_by_its_run_of_readings() -> None:
+    # Runs of eight readings (0.1 s at 80 Hz), each judged by its median:
+    # a run ends held while most of it still is.
+    values = np.zeros((_T.size, 8))
+    values[(_T >= 1.0) & (_T < 1.3), 2] = UNIT
+    values[(_T >= 2.0) & (_T < 2.02), 2] = UNIT  # a spike, held no 0.1 s
+    history = _fusion(values).load_history
+    assert history.last_held_near(2, 0.5, 3.0, UNIT, 0.3 * UNIT, 0.1) == pytest.approx(1.325)
+    assert np.isnan(history.last_held_near(2, 1.5, 3.0, UNIT, 0.3 * UNIT, 0.1))
+    assert history.last_held_near(2, 0.0, 1.1, 0.0, 0.3 * UNIT, 0.1) == pytest.approx(1.025)
