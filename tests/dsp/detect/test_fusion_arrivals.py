@@ -2446,13 +2446,15 @@ def test_a_plate_that_bore_a_passing_cube_a_moment_knocked_nothing_down() -> Non
     way to plate 3: the loss after is that cube leaving, not a knock-down,
     and the landing below is the throw's. A plate that held its cube from
     before and lost it did knock one down; so did one whose gain was told
-    as a landing (the thrown cube stayed and the other fell)."""
-    def landing_below(plate6: np.ndarray, *, told_on_6: bool = False) -> int | None:
+    as a landing (the thrown cube stayed and the other fell). Unless no
+    other landing was told since the loss began: then this one is told as
+    the throw's, which the game would otherwise wait for."""
+    def landing_below(plate6: np.ndarray, *, told_on: int | None = None) -> int | None:
         readings = np.zeros((_T.size, 8))
         readings[:, 6] = plate6
         fusion = _fusion(readings)
-        if told_on_6:
-            fusion._levels[6].landed_t = 1.02
+        if told_on is not None:
+            fusion._levels[told_on].landed_t = 1.02
         fusion._recent_steps.append((_step(6, 1.0, 1.05, 1.0), 1))
         fall = LoadStep(level=6, t_before_s=1.2, t_settled_s=1.25, t_decided_s=1.55,
                         delta_counts=-UNIT, before_counts=UNIT, after_counts=0.0)
@@ -2465,8 +2467,9 @@ def test_a_plate_that_bore_a_passing_cube_a_moment_knocked_nothing_down() -> Non
     assert landing_below(passing) is None
     held = np.where(_T < 1.2, UNIT, 0.0)
     held[(_T >= 1.0) & (_T < 1.2)] = 2 * UNIT  # the thrown cube struck and went on
-    assert landing_below(held - UNIT * (_T >= 1.2)) == 6
-    assert landing_below(passing, told_on_6=True) == 6
+    assert landing_below(held - UNIT * (_T >= 1.2), told_on=1) == 6
+    assert landing_below(held - UNIT * (_T >= 1.2)) is None
+    assert landing_below(passing, told_on=6) == 6
 
 
 def test_a_plates_last_hold_near_a_load_is_found_by_its_run_of_readings() -> None:
