@@ -246,3 +246,30 @@ def test_failures_leave_a_damaged_span_out_as_the_scorer_does(tmp_path: Path) ->
     )
     found = failures_tool.folder_failures(tmp_path, "mine")
     assert found["stops"] == {"right": 0, "false": 0}
+
+
+def test_the_game_takes_unlabelled_landings_in_the_order_decided_as_the_oldest_throw_owed() -> None:
+    throws = [
+        {"t": 2.0, "t_first_impact": 1.8, "floor": 3},
+        {"t": 10.0, "t_first_impact": 9.8, "floor": 5},
+        {"t": 12.0, "t_first_impact": 11.8, "floor": 1},
+        {"t": 40.0, "t_first_impact": 39.8, "floor": 2},
+    ]
+
+    def landing(t: float, floor: int, decided: float, **more: Any) -> dict[str, Any]:
+        return {"event": "landing", "t": t, "t_decided": decided, "floor": floor, "cubes": 1,
+                **more}
+
+    detected = [
+        landing(0.5, 6, 0.7),                    # before any throw: the game asked for none
+        landing(2.0, 3, 2.3),                    # the first throw
+        landing(10.0, 4, 10.2, knocked_from=5),  # labelled knocked down: no throw's
+        landing(12.0, 1, 12.3),                  # the third throw's, taken for the second
+        landing(40.0, 2, 40.3),                  # the third was over 5 s old: by hand
+    ]
+    assert score.as_the_game_takes(throws, detected) == {
+        "game_right": 2, "game_wrong": 1, "game_by_hand": 1}
+    # A landing of two cubes takes two throws; a throw nothing took is by hand.
+    two = [landing(12.1, 5, 12.4, cubes=2)]
+    assert score.as_the_game_takes(throws, two) == {
+        "game_right": 1, "game_wrong": 1, "game_by_hand": 2}

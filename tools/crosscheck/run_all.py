@@ -147,7 +147,8 @@ def summary_line(name: str, agg: dict[str, Any]) -> str:
         f"latency {agg['latency_median_s']:.2f}/{agg['latency_p95_s']:.2f} s  "
         f"lifts {agg['lifts_found']}/{agg['lifts']} closes {agg['closes_found']}/{agg['closes']} "
         f"removals {agg['removals_right']}/{agg['removals']}  "
-        f"knocked_from {agg['knock_labels_right']}/{agg['knock_labels']}"
+        f"knocked_from {agg['knock_labels_right']}/{agg['knock_labels']}  "
+        f"game right/wrong/by hand {agg['game_right']}/{agg['game_wrong']}/{agg['game_by_hand']}"
     )
 
 

@@ -25,6 +25,12 @@ Matching (all times in stream seconds):
 - Lifts match within ``2 * tolerance`` (exposed level compared), closes and
   removals likewise (removal floor and cubes compared); knocks against
   ``disturbance`` events.
+- *As the game takes them*: the throws as the app's Mord im Arosa
+  controller would record them (:func:`as_the_game_takes`): a landing not
+  labelled ``knocked_from``, in the order decided, is the oldest throw
+  owed (one throw per cube); a throw is owed from 1 s before its cube's
+  first impact, and entered by hand when nothing took it 5 s after it
+  came to rest. Right, wrong floor, or by hand.
 - A truth file may list ``damage`` (``[{"t_start", "t_end", "kind"}]``: spans
   where the byte stream was damaged on purpose). Truth and detected events
   whose ``t`` lies in a span widened by 1 s before and 2 s after are left out
@@ -260,6 +266,49 @@ def without_damage(truth_doc: dict[str, Any], run: DetectRun
     return doc, replace(run, events=[e for e in run.events if outside(float(e["t"]))])
 
 
+# A throw is owed from this long before its cube's first impact (the hand
+# over the tower), and entered by hand this long after it came to rest.
+GAME_OWED_BEFORE_S = 1.0
+GAME_BY_HAND_AFTER_S = 5.0
+
+
+def as_the_game_takes(throws: list[dict[str, Any]],
+                      detected: list[dict[str, Any]]) -> dict[str, int]:
+    """The throws as the app's game would record them from ``detected``.
+
+    As hostapp's Arosa controller does: a landing labelled ``knocked_from``
+    is no throw's; any other, in the order decided, is the oldest throw
+    still owed, once per cube. A landing before any throw is owed is
+    ignored (the game asked for none). A throw nothing took by
+    ``GAME_BY_HAND_AFTER_S`` after its cube came to rest is entered by
+    hand. Returns ``game_right``, ``game_wrong`` and ``game_by_hand``.
+    """
+    def start(x: dict[str, Any]) -> float:
+        return float(x.get("t_first_impact", x["t"])) - GAME_OWED_BEFORE_S
+
+    queue = sorted(throws, key=start)
+    owed: list[dict[str, Any]] = []
+    nxt = right = wrong = by_hand = 0
+    told = [d for d in detected if d.get("knocked_from") is None]
+    for d in sorted(told, key=lambda d: float(d["t_decided"])):
+        while nxt < len(queue) and start(queue[nxt]) <= float(d["t"]):
+            owed.append(queue[nxt])
+            nxt += 1
+        while owed and float(owed[0]["t"]) + GAME_BY_HAND_AFTER_S < float(d["t_decided"]):
+            owed.pop(0)
+            by_hand += 1
+        for _ in range(max(1, int(d.get("cubes", 1)))):
+            if not owed:
+                break
+            throw = owed.pop(0)
+            if int(throw["floor"]) == int(d["floor"]):
+                right += 1
+            else:
+                wrong += 1
+    by_hand += len(owed) + len(queue) - nxt
+    return {"game_right": right, "game_wrong": wrong, "game_by_hand": by_hand}
+
+
 def score_one(truth_doc: dict[str, Any], run: DetectRun, *,
               tolerance_s: float) -> dict[str, Any]:
     """Score one recording; returns counts, latencies and failure examples.
@@ -377,6 +426,7 @@ def score_one(truth_doc: dict[str, Any], run: DetectRun, *,
         # Landings told as a knocked-down cube's (``knocked_from``): the game
         # does not take them for the throw's, so a label on a thrown cube
         # costs the game that throw.
+        **as_the_game_takes(throws, det_land),
         "knock_labels": sum(1 for d in det_land if d.get("knocked_from") is not None),
         "knock_labels_right": sum(
             1 for j, d in enumerate(det_land)
