@@ -620,7 +620,7 @@ class LandingJudge(HandsJudge):
         cube's. With none, this landing is told as the throw's: the game
         takes a knocked cube's landing for no throw, and the thrown one
         would stay owed (when it stopped on ``above`` unweighed, or was
-        never heard at all). Over models A-S, 658 of 1,801 labels had no
+        never heard at all). Over models A-S, 680 of 1,801 labels had no
         other landing beside them, 394 of them on the thrown cube.
         """
         falls = [other for other, m in self._recent_steps if m < 0 and other.level == above]
