@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from dsp.detect.acoustic import AcousticLevelModel
 from dsp.detect.cubes import CubeScale
-from dsp.detect.events import Disturbance, Event, Landing, Removal
+from dsp.detect.events import Disturbance, Event, Landing
 from dsp.detect.fusion import Fusion
 from dsp.detect.grouping import Impact
 from dsp.detect.piezo import TimedImpact
@@ -75,11 +75,12 @@ def test_a_plate_struck_again_after_a_cube_struck_two_levels_below_kept_the_thro
     drop = [_strike(1.00, 7), _strike(1.05, 5), _strike(1.12, 3), _strike(1.15, 5, 100.0),
             _strike(1.20, 3, 150.0)]
     assert stayed_above(drop, 3) == 5
+    # By ear this is also two cubes thrown one after the other: two plain
+    # landings, neither labelled knocked down (the game takes both).
     events = _decided(drop)
     assert [(type(e).__name__, e.floor, round(e.t, 2)) for e in events] == [
-        ("Landing", 5, 1.15), ("Removal", 5, 1.15), ("Landing", 3, 1.2)]
-    assert isinstance(events[1], Removal) and events[1].knocked
-    assert isinstance(events[2], Landing) and events[2].knocked_from == 5
+        ("Landing", 5, 1.15), ("Landing", 3, 1.2)]
+    assert [e.knocked_from for e in events if isinstance(e, Landing)] == [None, None]
 
 
 def test_a_strike_on_the_plate_just_above_may_be_a_ceiling_hit_and_tells_nothing() -> None:
@@ -114,8 +115,7 @@ def test_a_cube_knocked_one_level_down_is_heard_by_its_early_arrival() -> None:
                _strike(1.20, 4, 100.0)]
     assert stayed_above(knocked, 4) == 5
     events = _decided(knocked)
-    assert [(type(e).__name__, e.floor) for e in events] == [
-        ("Landing", 5), ("Removal", 5), ("Landing", 4)]
+    assert [(type(e).__name__, e.floor) for e in events] == [("Landing", 5), ("Landing", 4)]
     # Bounced twice on 5, then fell through to 4: one cube.
     fell = [_strike(1.00, 5), _strike(1.08, 5, 150.0), _strike(1.20, 4), _strike(1.26, 4, 100.0)]
     assert stayed_above(fell, 4) is None
@@ -211,9 +211,8 @@ def test_a_plate_below_struck_while_the_thrown_cube_still_bounced_got_the_knocke
                _strike(1.26, 4, 60.0)]
     assert knocked_below(knocked, 4) == 3
     events = _decided(knocked)
-    assert [(type(e).__name__, e.floor) for e in events] == [
-        ("Landing", 4), ("Removal", 4), ("Landing", 3)]
-    assert [e.knocked_from for e in events if isinstance(e, Landing)] == [None, 4]
+    assert [(type(e).__name__, e.floor) for e in events] == [("Landing", 4), ("Landing", 3)]
+    assert [e.knocked_from for e in events if isinstance(e, Landing)] == [None, None]
     # One cube landing on 4: nothing below.
     assert knocked_below([_strike(1.00, 6), _strike(1.04, 5), _strike(1.09, 4),
                           _strike(1.16, 4, 100.0)], 4) is None
