@@ -150,6 +150,10 @@ class TowerOpenings:
         """Whether modules were lifted off or set back within ``[t0, t1]``."""
         return any(t0_s <= t <= t1_s for t in self._handled_times)
 
+    def last_handled_within(self, t0_s: float, t1_s: float) -> float | None:
+        """When modules were last lifted off or set back within ``[t0, t1]`` (None: never)."""
+        return max((t for t in self._handled_times if t0_s <= t <= t1_s), default=None)
+
     def opening_of(self, level: int, t0_s: float, t1_s: float) -> tuple[float, float] | None:
         """The last time ``level`` lay open within ``[t0, t1]``: ``(from, to)``, or None."""
         for opening in reversed(self._openings):

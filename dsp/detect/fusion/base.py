@@ -193,6 +193,8 @@ class FusionBase:
         #: NaN until the settled view has seen the level (or after a lift).
         self.accounted = np.full(self.n_levels, np.nan)
         self._reconnected = np.zeros(self.n_levels, dtype=bool)
+        #: When each level's module was last set back on the tower (inf: lifted).
+        self._reconnected_t = np.full(self.n_levels, np.inf)
         self._wide_impact_t: deque[float] = deque(maxlen=64)
         # Strikes standing out on the top plate, longer than the impacts are
         # kept: the top module's lift and set-down are looked for among them

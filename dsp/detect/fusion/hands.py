@@ -19,7 +19,9 @@ from dsp.detect.strikes import heard_on
 from dsp.detect.trust import (
     REREAD_TAIL_S,
     cube_like,
+    drop_loudness_db,
     hands_rumbling,
+    loud_as_a_cube,
     pressed_not_struck,
     swung_at_least,
     swung_less_than,
@@ -35,6 +37,10 @@ from dsp.detect.trust import (
 # (3 false landings in 64 sessions at 0.75 s; at 1 s none, and our games'
 # latency unchanged).
 HANDLING_GUARD_S = 1.0
+# Unless a cube was heard thrown back after the thump of the modules set
+# down (``_THUMP_S``), and the plate began to change this long after it.
+_THROWN_BACK_AFTER_S = 0.5
+_THUMP_S = 0.2
 # Why 1 s: a plate ringing at 1-4 times a cube's weight with a decay time
 # of up to 0.4 s needs about 0.9 s to ring below the fast view's tolerance;
 # until then window means swing, and a step after a step is suspect.
@@ -454,7 +460,25 @@ class HandsJudge(FusionBase):
         if self._tower_open:
             return True
         start, end = step.t_before_s - HANDLING_GUARD_S, step.t_settled_s + HANDLING_GUARD_S
-        return self.openings.handled_within(start, end)
+        last = self.openings.last_handled_within(start, end)
+        if last is None:
+            return False
+        return not self._thrown_back(step, last)
+
+    def _thrown_back(self, step: LoadStep, closed_s: float) -> bool:
+        """Whether a cube thrown back after the modules were set back at ``closed_s`` made ``step``.
+
+        The plate began to change ``_THROWN_BACK_AFTER_S`` after the hands
+        let go, and a cube was heard striking at its level since: the
+        modules' thump comes as they are set down, a hand's press is silent.
+        """
+        if step.t_before_s - closed_s < _THROWN_BACK_AFTER_S:
+            return False
+        since = [imp for imp in self._unclaimed_drop(step) if imp.t_s > closed_s + _THUMP_S]
+        return any(
+            cube_like(imp) and abs(top - step.level) <= 1
+            for imp, top in zip(since, self._levels_of(since), strict=True)
+        ) and loud_as_a_cube(drop_loudness_db(since, step.level), self._heard_db)
 
     def _under_hands(self, step: LoadStep) -> bool:
         """Whether hands had the tower while the settled view's step came (no cube's doing)."""

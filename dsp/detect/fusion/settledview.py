@@ -218,6 +218,14 @@ class SettledView(FastView):
         self.silent_cells.note_step(level)
         if level in self.openings.disconnected:
             return []
+        if (
+            not np.isfinite(self.accounted[level]) and self._reconnected[level]
+            and np.isfinite(step.before_counts)
+            and self._thrown_back(step, float(self._reconnected_t[level]))
+        ):
+            # Back on the tower, and a cube was heard thrown onto it after
+            # the thump: the load before this change is the module's own.
+            self.accounted[level] = step.before_counts
         if not np.isfinite(self.accounted[level]):
             if self._reconnected[level] or not np.isfinite(step.before_counts):
                 # Back on the tower: its load is learnt anew, not counted.

@@ -256,6 +256,7 @@ class Fusion(SettledView):
         # Its load is learnt anew when it is back: modules set back shift plates.
         self.accounted[conn.level] = np.nan
         self._reconnected[conn.level] = True
+        self._reconnected_t[conn.level] = conn.t_s if conn.connected else np.inf
         out = self.openings.connection(conn)
         if not conn.connected:
             # Steps of a lifted level (hands gripping the module) are moot.

@@ -463,7 +463,10 @@ def test_a_cube_thrown_back_soon_after_the_tower_is_closed_is_trusted() -> None:
     fusion.add_load([], [LoadConnection(5, True, 1.0, 1.0)], 1.0)
     fusion.add_impacts([_strike(1.45, 3), _strike(2.1, 3)])
     assert not fusion._fast_step_trusted(step_at(1.4))  # hands still on the tower
-    assert fusion._handled_during(step_at(1.8))  # the settled view does not count it either
+    # The settled view counts it: a cube was heard striking there after the
+    # modules' thump, and the plate began to change 0.8 s after the close.
+    assert not fusion._handled_during(step_at(1.8))
+    assert fusion._handled_during(step_at(1.3))  # too soon after the close
     assert not fusion._fast_step_trusted(step_at(1.9))
     assert fusion._fast_step_trusted(step_at(2.05))
     assert not fusion._handled_during(step_at(2.05))
@@ -2482,3 +2485,20 @@ def test_a_plates_last_hold_near_a_load_is_found_by_its_run_of_readings() -> Non
     assert history.last_held_near(2, 0.5, 3.0, UNIT, 0.3 * UNIT, 0.1) == pytest.approx(1.325)
     assert np.isnan(history.last_held_near(2, 1.5, 3.0, UNIT, 0.3 * UNIT, 0.1))
     assert history.last_held_near(2, 0.0, 1.1, 0.0, 0.3 * UNIT, 0.1) == pytest.approx(1.025)
+
+
+def test_a_cube_heard_thrown_back_just_after_the_close_is_a_landing() -> None:
+    """Module 5 set back at 3.0 s: its plate's load is learnt anew, and for
+    a second after a close a plate's change is the hands'. A cube heard
+    striking plate 5 after the thump, its plate changing from 0.5 s after
+    the close, was thrown back: a landing. Unheard, or sooner, it is not."""
+    def after_close(strikes: list[float], t_before: float) -> list[tuple[int, int, float]]:
+        fusion = _fusion()
+        fusion.add_load([], [LoadConnection(5, False, 2.0, 2.1)], 2.1)
+        fusion.add_load([], [LoadConnection(5, True, 3.0, 3.0)], 3.0)
+        fusion.add_impacts([_strike(t, 5) for t in strikes])
+        return _landings(fusion.add_settled_step(_step(5, t_before, t_before + 0.3, 1)))
+
+    assert after_close([3.62, 3.68], 3.6) == [(5, 1, 3.68)]
+    assert after_close([], 3.6) == []
+    assert after_close([3.32, 3.38], 3.3) == []
