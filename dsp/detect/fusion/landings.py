@@ -613,6 +613,11 @@ class LandingJudge(HandsJudge):
                 return other.level
         return None
 
+    def _last_fall_on(self, level: int) -> LoadStep | None:
+        """The latest recent step that took cubes off ``level`` (None: none)."""
+        falls = [other for other, m in self._recent_steps if m < 0 and other.level == level]
+        return falls[-1] if falls else None
+
     def _thrown_told(self, level: int, above: int) -> bool:
         """Whether a landing was told since plate ``above`` began to lose its cube, elsewhere.
 
@@ -623,10 +628,10 @@ class LandingJudge(HandsJudge):
         never heard at all). Over models A-S, 680 of 1,801 labels had no
         other landing beside them, 394 of them on the thrown cube.
         """
-        falls = [other for other, m in self._recent_steps if m < 0 and other.level == above]
-        if not falls:
+        fall = self._last_fall_on(above)
+        if fall is None:
             return True
-        since = falls[-1].t_before_s - _THROWN_TOLD_BEFORE_S
+        since = fall.t_before_s - _THROWN_TOLD_BEFORE_S
         return any(
             memory.landed_t >= since for k, memory in enumerate(self._levels) if k != level
         )
@@ -641,11 +646,10 @@ class LandingJudge(HandsJudge):
         Labelled a knock-down, the thrown cube's landing is not the throw's
         in the game (model J: 435 of 491 such labels on towers 1-8).
         """
-        falls = [other for other, m in self._recent_steps if m < 0 and other.level == above]
+        fall = self._last_fall_on(above)
         unit = self.scale.unit(above)
-        if not falls or unit is None:
+        if fall is None or unit is None:
             return False
-        fall = falls[-1]
         held_t = self.load_history.last_held_near(
             above, fall.t_before_s - _PASS_HELD_WITHIN_S, fall.t_before_s, fall.after_counts,
             GONE_SHARE * abs(unit), _PASS_HELD_S,
