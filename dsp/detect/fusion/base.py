@@ -195,6 +195,8 @@ class FusionBase:
         self._reconnected = np.zeros(self.n_levels, dtype=bool)
         #: When each level's module was last set back on the tower (inf: lifted).
         self._reconnected_t = np.full(self.n_levels, np.inf)
+        #: The latest landings told as throws' (not knocked down): (time, level).
+        self._throws_told: deque[tuple[float, int]] = deque(maxlen=16)
         self._wide_impact_t: deque[float] = deque(maxlen=64)
         # Strikes standing out on the top plate, longer than the impacts are
         # kept: the top module's lift and set-down are looked for among them

@@ -15,7 +15,7 @@ import numpy as np
 
 from dsp.detect.events import Event, Landing, Removal
 from dsp.detect.fusion.base import DOUBTED_KEPT, DROP_LOOKBACK_S, FAST_MAX_RESIDUAL
-from dsp.detect.fusion.hands import STOPPED_SWING, HandsJudge
+from dsp.detect.fusion.hands import HANDLING_GUARD_S, STOPPED_SWING, HandsJudge
 from dsp.detect.loadcell import LoadStep
 from dsp.detect.loadhistory import SWING_BASE_S, Press
 from dsp.detect.orderstats import median_of
@@ -381,6 +381,7 @@ class LandingJudge(HandsJudge):
                     # one staying.
                     knocked_from = stopped
                     self._levels[stopped].landed_t = max(at, self._levels[stopped].landed_t)
+                    self._throws_told.append((at, stopped))
                     self.silent_cells.note_landing(stopped, at, now_s)
                     out.append(
                         Landing(t=at, t_decided=now_s, floor=stopped, cubes=1,
@@ -428,6 +429,8 @@ class LandingJudge(HandsJudge):
         memory = self._levels[level]
         memory.landed_t = max(t, memory.landed_t)
         self.silent_cells.note_landing(level, t, now_s)
+        if knocked_from is None:
+            self._throws_told.append((t, level))
         out.append(
             Landing(
                 t=t,
@@ -619,22 +622,26 @@ class LandingJudge(HandsJudge):
         return falls[-1] if falls else None
 
     def _thrown_told(self, level: int, above: int) -> bool:
-        """Whether a landing was told since plate ``above`` began to lose its cube, elsewhere.
+        """Whether a throw's landing was told elsewhere since plate ``above`` began to lose a cube.
 
         That one is the thrown cube's, and this one's may be the knocked
         cube's. With none, this landing is told as the throw's: the game
         takes a knocked cube's landing for no throw, and the thrown one
         would stay owed (when it stopped on ``above`` unweighed, or was
         never heard at all). Over models A-S, 680 of 1,801 labels had no
-        other landing beside them, 394 of them on the thrown cube.
+        other landing beside them, 394 of them on the thrown cube. Only
+        landings told as throws' count (in a burst of cubes thrown back,
+        each labelled one let the next be labelled too), and a loss as the
+        plate's module was set back took no cube off it.
         """
         fall = self._last_fall_on(above)
         if fall is None:
             return True
+        if self.openings.handled_within(fall.t_before_s - HANDLING_GUARD_S, fall.t_settled_s):
+            # The plate settled as its module was set back: no cube left it.
+            return False
         since = fall.t_before_s - _THROWN_TOLD_BEFORE_S
-        return any(
-            memory.landed_t >= since for k, memory in enumerate(self._levels) if k != level
-        )
+        return any(t >= since and k != level for t, k in self._throws_told)
 
     def _passed_by(self, above: int) -> bool:
         """Whether plate ``above`` only bore a passing cube: its last loss took no cube of its own.

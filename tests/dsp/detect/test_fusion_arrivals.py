@@ -2458,6 +2458,7 @@ def test_a_plate_that_bore_a_passing_cube_a_moment_knocked_nothing_down() -> Non
         fusion = _fusion(readings)
         if told_on is not None:
             fusion._levels[told_on].landed_t = 1.02
+            fusion._throws_told.append((1.02, told_on))
         fusion._recent_steps.append((_step(6, 1.0, 1.05, 1.0), 1))
         fall = LoadStep(level=6, t_before_s=1.2, t_settled_s=1.25, t_decided_s=1.55,
                         delta_counts=-UNIT, before_counts=UNIT, after_counts=0.0)
