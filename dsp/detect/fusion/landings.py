@@ -606,6 +606,9 @@ class LandingJudge(HandsJudge):
         first strike): in quick series an earlier throw's knock-down is
         still recent.
         """
+        # The deque is trimmed only as fast steps come: after a long quiet
+        # spell (an open tower, doubted steps) it still holds old ones.
+        since_s = max(since_s, step.t_settled_s - self.knock_window_s)
         for other, m in reversed(self._recent_steps):
             if (
                 m < 0

@@ -2503,3 +2503,15 @@ def test_a_cube_heard_thrown_back_just_after_the_close_is_a_landing() -> None:
     assert after_close([3.62, 3.68], 3.6) == [(5, 1, 3.68)]
     assert after_close([], 3.6) == []
     assert after_close([3.32, 3.38], 3.3) == []
+
+
+def test_a_loss_above_long_before_the_landing_knocked_nothing_down() -> None:
+    """The recent steps are trimmed only as fast steps come: after a quiet
+    spell they still hold old ones. A plate's loss 1.5 s or more before a
+    landing settled is no knock-down of it, however recently it was kept."""
+    fusion = _fusion()
+    fall = LoadStep(level=6, t_before_s=1.0, t_settled_s=1.05, t_decided_s=1.35,
+                    delta_counts=-UNIT, before_counts=UNIT, after_counts=0.0)
+    fusion._recent_steps.append((fall, -1))
+    assert fusion._recent_removal_above(_step(2, 2.0, 2.2, 1.0)) == 6
+    assert fusion._recent_removal_above(_step(2, 3.0, 3.2, 1.0)) is None
