@@ -32,8 +32,8 @@ FINAL_STRIKES = 3
 # below, far more gently than it struck its own (12-40 dB on our towers); as
 # the drop's last strike that would name the level above.
 CEILING_DB = 12.0
-#: Confidence of a level told only by a knock-down's second cube.
-KNOCK_DOWN_CONFIDENCE = 0.7
+#: Confidence of a level told only as the second of two cubes heard in one drop.
+SECOND_CUBE_CONFIDENCE = 0.7
 # Why the lowest two levels: a knock on the table comes up through the
 # tower's base, heard loudest on the ground floor or the level over it and
 # on every plate alike (``trust.cube_like``: its loudest channel 6-11 dB
@@ -120,7 +120,7 @@ def heard_landing(
     below = knocked_below(impacts, level, heard)
     if below is not None:
         at = heard_on(impacts, heard, below)[-1]
-        return two_cubes_heard(level, last.t_s, below, at, KNOCK_DOWN_CONFIDENCE, now_s)
+        return two_cubes_heard(level, last.t_s, below, at, SECOND_CUBE_CONFIDENCE, now_s)
     return [Landing(t=last.t_s, t_decided=now_s, floor=level, cubes=1,
                     confidence=confidence, source="acoustic")]
 
@@ -131,7 +131,7 @@ def two_cubes_heard(
     """The landings of two cubes heard coming to rest in one drop, on ``upper`` and ``lower``."""
     return [
         Landing(t=t_upper, t_decided=now_s, floor=upper, cubes=1,
-                confidence=KNOCK_DOWN_CONFIDENCE, source="acoustic"),
+                confidence=SECOND_CUBE_CONFIDENCE, source="acoustic"),
         Landing(t=t_lower, t_decided=now_s, floor=lower, cubes=1,
                 confidence=confidence, source="acoustic"),
     ]

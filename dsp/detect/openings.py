@@ -148,7 +148,7 @@ class TowerOpenings:
 
     def handled_within(self, t0_s: float, t1_s: float) -> bool:
         """Whether modules were lifted off or set back within ``[t0, t1]``."""
-        return any(t0_s <= t <= t1_s for t in self._handled_times)
+        return self.last_handled_within(t0_s, t1_s) is not None
 
     def last_handled_within(self, t0_s: float, t1_s: float) -> float | None:
         """When modules were last lifted off or set back within ``[t0, t1]`` (None: never)."""

@@ -15,7 +15,7 @@ import numpy as np
 
 from dsp.detect.events import Event, Landing, Removal
 from dsp.detect.fusion.base import DOUBTED_KEPT, DROP_LOOKBACK_S, FAST_MAX_RESIDUAL
-from dsp.detect.fusion.hands import HANDLING_GUARD_S, STOPPED_SWING, HandsJudge
+from dsp.detect.fusion.hands import STOPPED_SWING, HandsJudge
 from dsp.detect.loadcell import LoadStep
 from dsp.detect.loadhistory import SWING_BASE_S, Press
 from dsp.detect.orderstats import median_of
@@ -635,13 +635,13 @@ class LandingJudge(HandsJudge):
         other landing beside them, 394 of them on the thrown cube. Only
         landings told as throws' count (in a burst of cubes thrown back,
         each labelled one let the next be labelled too), and a loss as the
-        plate's module was set back took no cube off it.
+        plate's module was set back (``_handled_during``) took no cube off it.
         """
         fall = self._last_fall_on(above)
         if fall is None:
             return True
-        if self.openings.handled_within(fall.t_before_s - HANDLING_GUARD_S, fall.t_settled_s):
-            # The plate settled as its module was set back: no cube left it.
+        if self._handled_during(fall):
+            # Hands had the tower as the plate changed: no cube left it.
             return False
         since = fall.t_before_s - _THROWN_TOLD_BEFORE_S
         return any(t >= since and k != level for t, k in self._throws_told)
