@@ -19,6 +19,7 @@ from dsp.detect.fusion.hands import (
     CALM_LOOK_EVERY_S,
     CALM_LOOK_UNTIL_S,
     HANDLING_GUARD_S,
+    PASSED_SHARE_SETTLING,
     RING_GUARD_S,
 )
 from dsp.detect.fusion.landings import LandingJudge
@@ -217,6 +218,10 @@ class FastView(LandingJudge):
             # is wired, for the whole session: only a cube heard striking
             # this very plate is taken for it.
             if not self._heard_here(step):
+                return False
+            if self.scale.unit(step.level) is None and self._left_by_a_passing_cube(
+                step, step.delta_counts, share=PASSED_SHARE_SETTLING
+            ):
                 return False
             if self._first_cube_unswung(step):
                 return False

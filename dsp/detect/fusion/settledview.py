@@ -259,6 +259,14 @@ class SettledView(FastView):
             # change that no strike came with (a drifting cell) is not one.
             self.accounted[level] = step.after_counts
             return []
+        # Judged by the step itself where the plate drifted since its load
+        # was last accounted for (model I's creeping cells).
+        if self.scale.unit(level) is None and self._left_by_a_passing_cube(
+            step, min(abs(delta), abs(step.delta_counts))
+        ):
+            self.accounted[level] = step.after_counts
+            self.stats.steps_in_disturbance += 1
+            return []
         if self._jolted_by_a_neighbour(step, delta):
             # The plate moved with a cube landing next to it, by a small part
             # of that cube: the tower's walls, not a cube of its own.
@@ -277,6 +285,21 @@ class SettledView(FastView):
         ):
             # Nothing on the plate to take away in a closed tower: the one
             # "cube" its sign was learnt from was a hand, and this is a cube.
+            self.scale.relearn_sign(level, delta, cubes_added=True)
+            n, residual = self.scale.count(level, delta)
+        if (
+            n <= -_MANY_CUBES
+            and -n > self.cubes_on[level] + 1
+            and not self._tower_open
+            and self.scale.learnt_from_few(level)
+            and self._heard_a_drop(step)
+        ):
+            # Many more cubes than the plate holds, taken from a closed
+            # tower as a drop was heard: the step its size and sign were
+            # learnt from was a jolt or drift a few times its noise, and
+            # this is its first cube (model C tower 16: a plate drifting by
+            # a tenth of a cube read every cube after as a removal of 9-21).
+            self.scale.forget(level)
             self.scale.relearn_sign(level, delta, cubes_added=True)
             n, residual = self.scale.count(level, delta)
         if n == 0 and self._unmatched_first_cube(step):

@@ -1751,11 +1751,11 @@ def test_a_jolt_is_told_by_the_neighbours_readings_before_its_landing_is_decided
     assert [e.floor for e in fusion.add_settled_step(jolt) if isinstance(e, Landing)] == [6]
 
 
-def _first_cube_of_the_tower(heard_on: int) -> Fusion:
-    """No plate knows its cube; one landed on plate 1 at 1.05 s, read 10 times a second."""
+def _first_cube_of_the_tower(heard_on: int, moved: float = 9.0) -> Fusion:
+    """No plate knows its cube; plate 1 moved ``moved`` UNIT at 1.05 s, read 10 times a second."""
     t = np.arange(0.0, 4.0, 0.1)
     values = np.zeros((t.size, 8))
-    values[t >= 1.05, 1] = 9 * UNIT
+    values[t >= 1.05, 1] = moved * UNIT
     fusion = Fusion(n_levels=8, scale=CubeScale(n_levels=8),
                     acoustic=AcousticLevelModel(n_levels=8))
     fusion.load_coverage.add(t)
@@ -1774,8 +1774,10 @@ def test_the_towers_first_cube_does_not_teach_the_plate_next_door_its_jolt() -> 
     assert fusion.add_settled_step(jolt) == []
     assert fusion.scale.unit(2) is None
     # Heard on plate 2 itself, the small step is its own cube (a cell that
-    # reads small; plate 1 moved with it).
-    fusion = _first_cube_of_the_tower(heard_on=2)
+    # reads small; plate 1, of another batch, moved with it). Not where plate
+    # 1 moved by eight times as much: no jolt of a cube goes so far, a cube
+    # went on down to it.
+    fusion = _first_cube_of_the_tower(heard_on=2, moved=5.0)
     assert [e.floor for e in fusion.add_settled_step(jolt) if isinstance(e, Landing)] == [2]
     # Struck on its way down to plate 1, where the drop ended: still a jolt,
     # faint onsets after it (a humming disc) notwithstanding.
@@ -1804,6 +1806,64 @@ def test_a_plate_with_no_cube_size_moved_by_a_hand_on_another_plate_learns_nothi
     fusion.accounted[:] = 0.0
     fusion.add_impacts([_strike(1.0, 1), _strike(1.05, 1)])
     assert [e.floor for e in fusion.add_settled_step(moved) if isinstance(e, Landing)] == [1]
+
+
+def _passing_the_towers_first_cube(below_cubes: float, strikes: tuple[int, ...]) -> Fusion:
+    """No plate knows its cube; plate 0 gained ``below_cubes`` at 1.3 s, read 10 times a second."""
+    t = np.arange(0.0, 4.0, 0.1)
+    values = np.zeros((t.size, 8))
+    values[t >= 1.3, 0] = below_cubes * UNIT
+    fusion = Fusion(n_levels=8, scale=CubeScale(n_levels=8),
+                    acoustic=AcousticLevelModel(n_levels=8))
+    fusion.load_coverage.add(t)
+    fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
+    fusion.accounted[:] = 0.0
+    fusion.add_impacts([_strike(1.0 + 0.1 * k, level) for k, level in enumerate(strikes)])
+    return fusion
+
+
+def test_a_cube_that_struck_a_plate_on_its_way_down_does_not_teach_it_its_cube() -> None:
+    # The tower's first cube struck plate 3 and went on down to plate 0;
+    # plate 3's cell kept a thirtieth of a cube (its hysteresis) and is
+    # decided before plate 0 is.
+    rest = LoadStep(level=3, t_before_s=0.95, t_settled_s=1.25, t_decided_s=1.6,
+                    delta_counts=0.3 * UNIT, before_counts=0.0, after_counts=0.3 * UNIT)
+    fusion = _passing_the_towers_first_cube(9.0, strikes=(3, 2, 1, 0))
+    assert fusion.add_settled_step(rest) == []
+    assert fusion.scale.unit(3) is None and fusion.accounted[3] == 0.3 * UNIT
+    # No plate below moved: plate 3's first cube, however small.
+    fusion = _passing_the_towers_first_cube(0.0, strikes=(4, 3))
+    assert [e.floor for e in fusion.add_settled_step(rest) if isinstance(e, Landing)] == [3]
+    # Gone on down to a plate that moved only twice as far: a kit of mixed
+    # cells, and plate 3 took a cube of its own.
+    fusion = _passing_the_towers_first_cube(0.6, strikes=(3, 2, 1, 0))
+    assert [e.floor for e in fusion.add_settled_step(rest) if isinstance(e, Landing)] == [3]
+
+
+def test_a_plate_giving_up_more_cubes_than_it_holds_learnt_its_cube_from_a_drift() -> None:
+    # Plate 6 learnt its cube, a tenth of its neighbours', from one step
+    # down (a drift heard with a drop) and took the sign of a landing from
+    # it. A cube heard landing on it then reads as ten taken away from a
+    # closed tower: it is the plate's first cube.
+    fusion = _fusion()
+    fusion.scale.forget(6)
+    fusion.scale.learn(6, 0.1 * UNIT, 1)
+    fusion.scale.relearn_sign(6, -0.1 * UNIT, cubes_added=True)
+    fusion.cubes_on[6] = 1
+    fusion.add_impacts([_strike(1.0, 6), _strike(1.05, 6)])
+    cube = LoadStep(level=6, t_before_s=0.95, t_settled_s=1.2, t_decided_s=1.5,
+                    delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
+    assert _landings(fusion.add_settled_step(cube)) == [(6, 1, 1.05)]
+    assert fusion.scale.sign[6] == 1.0
+    # Unheard, it is a hand's doing, and the plate's size stands.
+    fusion = _fusion()
+    fusion.scale.forget(6)
+    fusion.scale.learn(6, 0.1 * UNIT, 1)
+    fusion.scale.relearn_sign(6, -0.1 * UNIT, cubes_added=True)
+    fusion.cubes_on[6] = 1
+    fusion.add_impacts([_strike(0.1, 1)])  # the discs listen, and heard nothing since
+    assert not _landings(fusion.add_settled_step(cube))
+    assert fusion.scale.unit(6) == 0.1 * UNIT
 
 
 def test_an_earlier_throws_knock_down_does_not_hide_this_ones_stop() -> None:
