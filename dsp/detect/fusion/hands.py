@@ -131,7 +131,7 @@ _JOLT_TAIL_S = 0.15
 # shifted mount), while the plate it comes to rest on gains a whole cube
 # (cross-check models I and J: 200-450 counts left, 9,000-10,000 gained
 # below). A plate with no size yet took such a rest for its first cube and
-# read every cube after as 20-40 (58 plates in 40 of 1,100 sessions ended
+# read every cube after as 20-40 (58 plates in 40 of 1,216 recordings ended
 # so). Cells of one kit agree within a few times, and a jolt moves a plate
 # by a small part of the cube that caused it.
 _PASSED_SHARE = 8.0
