@@ -290,7 +290,7 @@ class SettledView(FastView):
         if (
             n <= -_MANY_CUBES
             and -n > self.cubes_on[level] + 1
-            and not self._tower_open
+            and not self._handled_during(step)
             and self.scale.learnt_from_few(level)
             and self._heard_a_drop(step)
         ):
@@ -299,6 +299,8 @@ class SettledView(FastView):
             # learnt from was a jolt or drift a few times its noise, and
             # this is its first cube (model C tower 16: a plate drifting by
             # a tenth of a cube read every cube after as a removal of 9-21).
+            # Not while hands opened or closed the tower: a plate pressed
+            # while its module was off is let go as it is set back (model J).
             self.scale.forget(level)
             self.scale.relearn_sign(level, delta, cubes_added=True)
             n, residual = self.scale.count(level, delta)

@@ -1864,6 +1864,17 @@ def test_a_plate_giving_up_more_cubes_than_it_holds_learnt_its_cube_from_a_drift
     fusion.add_impacts([_strike(0.1, 1)])  # the discs listen, and heard nothing since
     assert not _landings(fusion.add_settled_step(cube))
     assert fusion.scale.unit(6) == 0.1 * UNIT
+    # Nor as the modules above are set back: a plate pressed while they were
+    # off is let go, heard with the thump.
+    fusion = _fusion()
+    fusion.scale.forget(3)
+    fusion.scale.learn(3, 0.1 * UNIT, 1)
+    fusion.scale.relearn_sign(3, -0.1 * UNIT, cubes_added=True)
+    fusion.cubes_on[3] = 1
+    _set_back(fusion, 1.1)
+    fusion.add_impacts([_strike(1.0, 3), _strike(1.05, 3)])
+    assert not _landings(fusion.add_settled_step(replace(cube, level=3)))
+    assert fusion.scale.unit(3) == 0.1 * UNIT
 
 
 def test_an_earlier_throws_knock_down_does_not_hide_this_ones_stop() -> None:
