@@ -1751,16 +1751,22 @@ def test_a_jolt_is_told_by_the_neighbours_readings_before_its_landing_is_decided
     assert [e.floor for e in fusion.add_settled_step(jolt) if isinstance(e, Landing)] == [6]
 
 
-def _first_cube_of_the_tower(heard_on: int, moved: float = 9.0) -> Fusion:
-    """No plate knows its cube; plate 1 moved ``moved`` UNIT at 1.05 s, read 10 times a second."""
+def _tower_knowing_no_cube(plate: int, moved: float, from_s: float) -> Fusion:
+    """No plate knows its cube; ``plate`` moved ``moved`` UNIT from ``from_s``, read at 10 Hz."""
     t = np.arange(0.0, 4.0, 0.1)
     values = np.zeros((t.size, 8))
-    values[t >= 1.05, 1] = moved * UNIT
+    values[t >= from_s, plate] = moved * UNIT
     fusion = Fusion(n_levels=8, scale=CubeScale(n_levels=8),
                     acoustic=AcousticLevelModel(n_levels=8))
     fusion.load_coverage.add(t)
     fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
     fusion.accounted[:] = 0.0
+    return fusion
+
+
+def _first_cube_of_the_tower(heard_on: int, moved: float = 9.0) -> Fusion:
+    """No plate knows its cube; plate 1 moved ``moved`` UNIT at 1.05 s, heard on ``heard_on``."""
+    fusion = _tower_knowing_no_cube(1, moved, 1.05)
     fusion.add_impacts([_strike(1.0, heard_on), _strike(1.05, heard_on)])
     return fusion
 
@@ -1809,15 +1815,8 @@ def test_a_plate_with_no_cube_size_moved_by_a_hand_on_another_plate_learns_nothi
 
 
 def _passing_the_towers_first_cube(below_cubes: float, strikes: tuple[int, ...]) -> Fusion:
-    """No plate knows its cube; plate 0 gained ``below_cubes`` at 1.3 s, read 10 times a second."""
-    t = np.arange(0.0, 4.0, 0.1)
-    values = np.zeros((t.size, 8))
-    values[t >= 1.3, 0] = below_cubes * UNIT
-    fusion = Fusion(n_levels=8, scale=CubeScale(n_levels=8),
-                    acoustic=AcousticLevelModel(n_levels=8))
-    fusion.load_coverage.add(t)
-    fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
-    fusion.accounted[:] = 0.0
+    """No plate knows its cube; plate 0 gained ``below_cubes`` at 1.3 s, struck on ``strikes``."""
+    fusion = _tower_knowing_no_cube(0, below_cubes, 1.3)
     fusion.add_impacts([_strike(1.0 + 0.1 * k, level) for k, level in enumerate(strikes)])
     return fusion
 
