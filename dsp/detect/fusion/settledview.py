@@ -287,20 +287,7 @@ class SettledView(FastView):
             # "cube" its sign was learnt from was a hand, and this is a cube.
             self.scale.relearn_sign(level, delta, cubes_added=True)
             n, residual = self.scale.count(level, delta)
-        if (
-            n <= -_MANY_CUBES
-            and -n > self.cubes_on[level] + 1
-            and not self._handled_during(step)
-            and self.scale.learnt_from_few(level)
-            and self._heard_a_drop(step)
-        ):
-            # Many more cubes than the plate holds, taken from a closed
-            # tower as a drop was heard: the step its size and sign were
-            # learnt from was a jolt or drift a few times its noise, and
-            # this is its first cube (model C tower 16: a plate drifting by
-            # a tenth of a cube read every cube after as a removal of 9-21).
-            # Not while hands opened or closed the tower: a plate pressed
-            # while its module was off is let go as it is set back (model J).
+        if self._size_from_a_drift(step, n):
             self.scale.forget(level)
             self.scale.relearn_sign(level, delta, cubes_added=True)
             n, residual = self.scale.count(level, delta)
@@ -464,6 +451,25 @@ class SettledView(FastView):
             <= step.t_settled_s + _KNOCK_HEARD_AFTER_S and cube_like(imp)
         ]
         return not any(top >= level for top in self._levels_of(near))
+
+    def _size_from_a_drift(self, step: LoadStep, n: int) -> bool:
+        """Whether ``n`` cubes taken away show a size and sign learnt from a drift: this is a cube.
+
+        Many more cubes than the plate holds, taken from a closed tower as
+        a drop was heard, on a plate whose size rests on fewer than three
+        landings: the step it learnt from was a jolt or drift a few times
+        its noise (model C tower 16: a plate drifting by a tenth of a cube
+        read every cube after as a removal of 9-21). Not while hands open
+        or close the tower: a plate pressed while its module was off is
+        let go as it is set back (model J).
+        """
+        return (
+            n <= -_MANY_CUBES
+            and -n > self.cubes_on[step.level] + 1
+            and not self._handled_during(step)
+            and self.scale.learnt_from_few(step.level)
+            and self._heard_a_drop(step)
+        )
 
     def _size_from_a_touch(self, step: LoadStep, n: int) -> bool:
         """Whether a still step of ``n`` cubes, not heard arriving apart, shows a touch's size.
