@@ -287,6 +287,8 @@ class LoadHistory:
 
     def level_near(self, level: int, t0_s: float, t1_s: float) -> float:
         """Median of ``level``'s readings in ``[t0, t1]`` (NaN: none)."""
+        if self._t.size == 0:
+            return float("nan")
         ok = self._ok[:, level] & (self._t >= t0_s) & (self._t <= t1_s)
         if not ok.any():
             return float("nan")

@@ -139,6 +139,18 @@ _PASSED_SHARE = 8.0
 # (model I: a plate below at 3,500 of its 7,300 counts); a plate that went
 # half as far is left to the settled view, which sees where it ends.
 PASSED_SHARE_SETTLING = 0.5 * _PASSED_SHARE
+# Why 1.5 s, a quarter of the step and 0.2 s of readings: a hand pressing
+# the tower or a sleeve on it moves every plate a tenth of a cube and lets
+# go within a second or so (model J); a plate with no size counts the press
+# as drift and took the release, heard with a cube landing elsewhere, for
+# its first cube. A plate back at the load it stood at 1.5 s before has
+# only undone a change: no cube does that on a plate that had none (models
+# A-S: 52 false landings fewer, 6 right more). Any load held a moment in
+# those 1.5 s would also be a cube's that rested there and went on just
+# before the one that stayed (26 landings lost).
+_UNDONE_WITHIN_S = 1.5
+_UNDONE_SHARE = 0.25
+_UNDONE_HELD_S = 0.2
 
 
 class HandsJudge(FusionBase):
@@ -356,6 +368,21 @@ class HandsJudge(FusionBase):
             if np.isfinite(moved) and abs(moved) >= share * abs(delta):
                 return True
         return False
+
+    def _undid_a_change(self, step: LoadStep) -> bool:
+        """Whether a plate with no cube size came back to the load it held a moment before.
+
+        Its readings over ``_UNDONE_HELD_S`` ending ``_UNDONE_WITHIN_S``
+        before the step began, within ``_UNDONE_SHARE`` of the step: not
+        merely a load it passed through (a cube that rested a moment and
+        went on, then one that stayed), but where it stood.
+        """
+        end = step.t_before_s - _UNDONE_WITHIN_S
+        was = self.load_history.level_near(step.level, end - _UNDONE_HELD_S, end)
+        return bool(
+            np.isfinite(was)
+            and abs(step.after_counts - was) <= _UNDONE_SHARE * abs(step.delta_counts)
+        )
 
     def _steadied(self, step: LoadStep) -> bool:
         """Whether a hand on the tower moved this plate: others moved with it, no cube heard.

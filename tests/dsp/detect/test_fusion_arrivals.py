@@ -1751,11 +1751,16 @@ def test_a_jolt_is_told_by_the_neighbours_readings_before_its_landing_is_decided
     assert [e.floor for e in fusion.add_settled_step(jolt) if isinstance(e, Landing)] == [6]
 
 
-def _tower_knowing_no_cube(plate: int, moved: float, from_s: float) -> Fusion:
-    """No plate knows its cube; ``plate`` moved ``moved`` UNIT from ``from_s``, read at 10 Hz."""
+def _tower_knowing_no_cube(
+    plate: int, moved: float, from_s: float, until_s: float = np.inf
+) -> Fusion:
+    """No plate knows its cube; ``plate`` moved ``moved`` UNIT from ``from_s`` (to ``until_s``).
+
+    Read 10 times a second.
+    """
     t = np.arange(0.0, 4.0, 0.1)
     values = np.zeros((t.size, 8))
-    values[t >= from_s, plate] = moved * UNIT
+    values[(t >= from_s) & (t < until_s), plate] = moved * UNIT
     fusion = Fusion(n_levels=8, scale=CubeScale(n_levels=8),
                     acoustic=AcousticLevelModel(n_levels=8))
     fusion.load_coverage.add(t)
@@ -1837,6 +1842,25 @@ def test_a_cube_that_struck_a_plate_on_its_way_down_does_not_teach_it_its_cube()
     # cells, and plate 3 took a cube of its own.
     fusion = _passing_the_towers_first_cube(0.6, strikes=(3, 2, 1, 0))
     assert [e.floor for e in fusion.add_settled_step(rest) if isinstance(e, Landing)] == [3]
+
+
+def test_a_plate_with_no_cube_size_let_go_by_a_hand_does_not_learn_its_cube_from_it() -> None:
+    # A hand pressed plate 3 by a tenth of a cube from 1.0 s to 1.8 s (taken
+    # for drift) and let go as a cube was heard striking there: the plate
+    # is back where it held still a moment ago, which no cube does.
+    release = LoadStep(level=3, t_before_s=1.8, t_settled_s=1.9, t_decided_s=2.2,
+                       delta_counts=-0.1 * UNIT, before_counts=0.1 * UNIT, after_counts=0.0)
+    fusion = _tower_knowing_no_cube(3, 0.1, 1.0, until_s=1.85)
+    fusion.accounted[3] = 0.1 * UNIT
+    fusion.add_impacts([_strike(1.75, 3), _strike(1.8, 3)])
+    assert fusion.add_settled_step(release) == []
+    assert fusion.scale.unit(3) is None
+    # A plate never at that load before: its first cube (a cell wired the
+    # other way).
+    fusion = _tower_knowing_no_cube(3, 0.0, 1.0)
+    fusion.add_impacts([_strike(1.75, 3), _strike(1.8, 3)])
+    first = replace(release, before_counts=0.0, after_counts=-0.1 * UNIT)
+    assert [e.floor for e in fusion.add_settled_step(first) if isinstance(e, Landing)] == [3]
 
 
 def test_a_plate_giving_up_more_cubes_than_it_holds_learnt_its_cube_from_a_drift() -> None:
