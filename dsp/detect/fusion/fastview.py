@@ -219,12 +219,7 @@ class FastView(LandingJudge):
             # this very plate is taken for it.
             if not self._heard_here(step):
                 return False
-            if self.scale.unit(step.level) is None and (
-                self._left_by_a_passing_cube(
-                    step, step.delta_counts, share=PASSED_SHARE_SETTLING
-                )
-                or self._undid_a_change(step)
-            ):
+            if self._no_first_cube(step, step.delta_counts, share=PASSED_SHARE_SETTLING):
                 return False
             if self._first_cube_unswung(step):
                 return False

@@ -348,6 +348,16 @@ class HandsJudge(FusionBase):
                 return True
         return False
 
+    def _no_first_cube(self, step: LoadStep, delta: float, share: float = _PASSED_SHARE) -> bool:
+        """Whether a plate with no cube size must not learn it from this step.
+
+        What a cube passing on down left on it (``_left_by_a_passing_cube``,
+        ``share``), or a hand letting go (``_undid_a_change``).
+        """
+        return self.scale.unit(step.level) is None and (
+            self._left_by_a_passing_cube(step, delta, share) or self._undid_a_change(step)
+        )
+
     def _left_by_a_passing_cube(
         self, step: LoadStep, delta: float, share: float = _PASSED_SHARE
     ) -> bool:

@@ -261,10 +261,7 @@ class SettledView(FastView):
             return []
         # Judged by the step itself where the plate drifted since its load
         # was last accounted for (model I's creeping cells).
-        if self.scale.unit(level) is None and (
-            self._left_by_a_passing_cube(step, min(abs(delta), abs(step.delta_counts)))
-            or self._undid_a_change(step)
-        ):
+        if self._no_first_cube(step, min(abs(delta), abs(step.delta_counts))):
             self.accounted[level] = step.after_counts
             self.stats.steps_in_disturbance += 1
             return []
