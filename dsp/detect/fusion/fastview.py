@@ -91,13 +91,17 @@ class FastView(LandingJudge):
             now_s = step.t_decided_s + self.hold_s
             self._check_slides(now_s)
             self._note_slide(step)
+            # A step already judged and waiting to be looked at again is no
+            # part of a group of plates that changed together: it was
+            # decided alone when it came.
             group = [
                 s
                 for s in self._pending_steps
                 if abs(s.t_settled_s - step.t_settled_s) <= self.coincidence_s
+                and s not in self._looks
             ]
             levels = {s.level for s in group}
-            if len(levels) >= self.disturbance_levels:
+            if step not in self._looks and len(levels) >= self.disturbance_levels:
                 for s in group:
                     self._pending_steps.remove(s)
                 self.stats.steps_in_disturbance += len(group)

@@ -1509,6 +1509,36 @@ def test_where_cubes_slide_a_landing_waits_until_its_plate_has_held_the_cube() -
     assert fusion.slide_signs._held_since_slide == 1
 
 
+def test_a_landing_waiting_to_see_its_cube_stay_is_not_swept_away_with_plates_changing_after_it(
+) -> None:
+    # Where cubes slide on, the next cubes of a quick series rest a moment
+    # on plates 7 and 6 just after the cube on plate 5 settled: three plates
+    # changed within the coincidence window, but plate 5's step was judged
+    # alone when it came, and only waits to see its cube stay (model R:
+    # 22 and 12 landings more right, towers 1-8, 9-16).
+    values = np.zeros((_T.size, 8))
+    values[_T >= 1.0, 5] = UNIT
+    values[(_T >= 1.15) & (_T < 1.5), 7] = UNIT
+    values[(_T >= 1.25) & (_T < 1.6), 6] = UNIT
+    fusion = _fusion(values)
+    fusion.slide_signs.slides_seen = 2
+    fusion.add_impacts([_strike(0.95, 5), _strike(1.1, 7), _strike(1.2, 6)])
+    step = LoadStep(level=5, t_before_s=0.95, t_settled_s=1.0, t_decided_s=1.0625,
+                    delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
+    out = fusion.add_load([step], [], step.t_decided_s)
+    out += fusion.advance(1.1)
+    passing = [
+        LoadStep(level=7, t_before_s=1.1, t_settled_s=1.2, t_decided_s=1.25,
+                 delta_counts=UNIT, before_counts=0.0, after_counts=UNIT),
+        LoadStep(level=6, t_before_s=1.2, t_settled_s=1.3, t_decided_s=1.35,
+                 delta_counts=UNIT, before_counts=0.0, after_counts=UNIT),
+    ]
+    out += fusion.add_load(passing, [], 1.25)
+    for now in np.arange(1.25, 2.0, 0.05):
+        out += fusion.advance(float(now))
+    assert (5, 1, 0.95) in _landings(out)
+
+
 def test_a_landing_waiting_to_see_its_cube_stay_is_reported_once_if_the_settled_view_counts_it(
 ) -> None:
     fusion, step = _rests_a_moment(leaves_at=None)
