@@ -28,9 +28,14 @@ from dsp.detect.stops import (
     STOP_DIP_ABOVE,
     STOP_DIP_CUBES,
     STOP_DIP_HELD_S,
+    STOP_LIGHTER_CUBES,
+    STOP_LIGHTER_NOISE_S,
+    STOP_LIGHTER_NOISES,
+    STOP_LIGHTER_READINGS,
     STOP_SUSPECTED_SHARE,
     STOP_SWING_FELL,
     PlateWindow,
+    StopSeen,
     bounced_past,
     fast_arrivals,
     fell_clearly,
@@ -350,10 +355,11 @@ class LandingJudge(HandsJudge):
             # silence: measured from an earlier cube's, a plate that cube
             # landed on would seem to have gained one in this drop.
             thrown = after_last_silence(own_drop, self.drop_gap_s)
-            stopped = (
+            seen_stop = (
                 self._stopped_above(level, thrown, thrown[0].t_s - BEFORE_STRIKE_S, judged_until)
                 if n == 1 and thrown and not self.slides else None
             )
+            stopped = None if seen_stop is None else seen_stop.level
             seen_leaving = None if stopped is None else self._recent_removal_above(
                 step, since_s=thrown[0].t_s - BEFORE_STRIKE_S
             )
@@ -362,7 +368,8 @@ class LandingJudge(HandsJudge):
                 # A later look at this drop must not find the stop again; the
                 # next throw's may (two cubes in turn can stop on one plate).
                 self._levels[stopped].stopped_t = at
-                if seen_leaving is None and not self._dipped(
+                weighed = seen_stop is not None and seen_stop.lighter
+                if seen_leaving is None and not weighed and not self._dipped(
                     stopped, thrown[0].t_s - BEFORE_STRIKE_S, judged_until
                 ):
                     # The plate above swung like a landing and its load is
@@ -468,7 +475,7 @@ class LandingJudge(HandsJudge):
 
     def _stopped_above(
         self, level: int, drop: list[TimedImpact], t0_s: float, t1_s: float
-    ) -> int | None:
+    ) -> StopSeen | None:
         """An occupied level above where the thrown cube stopped, knocking one down.
 
         Its plate swung like a landing and was struck again (a bounce, not
@@ -486,6 +493,7 @@ class LandingJudge(HandsJudge):
         fast_on_level = fast_arrivals(drop, loudest, level)
         alone = t0_s - max(memory.landed_t for memory in self._levels) > STOP_ALONE_S
         best, best_ratio = None, 0.0
+        best_lighter = False
         passed_empty = False
         for j in range(level + 1, self.n_levels):
             # The thrown cube's own run of bounces there, begun before the
@@ -558,6 +566,14 @@ class LandingJudge(HandsJudge):
                 passed_empty = True
             elif ratio >= needed and ratio >= best_ratio:
                 best, best_ratio = j, ratio
+                noise = self.load_history.noise(j, t0_s - STOP_LIGHTER_NOISE_S, t0_s)
+                interval = self.load_history.reading_interval_s(t0_s)
+                best_lighter = bool(
+                    self.scale.cubes(j, change) <= -STOP_LIGHTER_CUBES
+                    and np.isfinite(noise)
+                    and abs(change) >= STOP_LIGHTER_NOISES * noise
+                    and interval * STOP_LIGHTER_READINGS <= _STOPPED_TAIL_S
+                )
         if passed_empty:
             # Bounced on a plate with no cube to knock down, swung it like a
             # landing and went on: cubes here do not stop where they bounce.
@@ -566,7 +582,7 @@ class LandingJudge(HandsJudge):
         if best is not None and not self.pass_swings.stops_told:
             self.stats.stops_not_told += 1
             return None
-        return best
+        return None if best is None else StopSeen(best, lighter=best_lighter)
 
     def _dipped(self, level: int, t0_s: float, t1_s: float) -> bool:
         """Whether ``level``'s plate held a cube lighter a while in ``[t0, t1]``, and never heavier.
