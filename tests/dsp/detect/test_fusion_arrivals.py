@@ -2591,7 +2591,7 @@ def test_a_plate_left_lighter_than_before_holds_another_cube_a_stop_weighed_and_
     assert [(e.floor, e.knocked) for e in out if isinstance(e, Removal)] == [(5, True)]
     assert [e.knocked_from for e in out if isinstance(e, Landing) and e.floor == 3] == [5]
     heavier, hardly, slow, noisy = (
-        landing_below(+0.2), landing_below(-0.05), landing_below(-0.2, rate_hz=25.0),
+        landing_below(+0.2), landing_below(-0.03), landing_below(-0.2, rate_hz=25.0),
         landing_below(-0.2, noise=0.1),
     )
     for k, suspected in enumerate((heavier, hardly, slow, noisy)):
