@@ -133,9 +133,10 @@ def write_report(results: dict[str, FamilyResult], out_dir: Path, *, quick: bool
         "",
         "*Thrown level right* leaves out the cubes that were knocked down; *throws knocking "
         "none down* leaves out as well the throws whose cube stopped on a level it knocked "
-        "another cube from. That level's load does not change (one cube left, one came), "
+        "another cube from. That level's load hardly changes (one cube left, one came), "
         "the knocked cube's landing below is found, and the thrown cube's level is found "
-        "only when the knocked cube was weighed leaving it. A plate that swung like a "
+        "only when the knocked cube was weighed leaving it, or the plate was left "
+        "measurably lighter (the cube there now is another). A plate that swung like a "
         "landing and was struck the way a stopping cube strikes it only makes the landing "
         "below carry `maybe_stopped_on` (on most towers a passing cube swings a plate as "
         "far: docs/detection.md, \"Stops are suspected, not reported\"): those throws are "
