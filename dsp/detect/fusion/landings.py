@@ -566,14 +566,7 @@ class LandingJudge(HandsJudge):
                 passed_empty = True
             elif ratio >= needed and ratio >= best_ratio:
                 best, best_ratio = j, ratio
-                noise = self.load_history.noise(j, t0_s - STOP_LIGHTER_NOISE_S, t0_s)
-                interval = self.load_history.reading_interval_s(t0_s)
-                best_lighter = bool(
-                    self.scale.cubes(j, change) <= -STOP_LIGHTER_CUBES
-                    and np.isfinite(noise)
-                    and abs(change) >= STOP_LIGHTER_NOISES * noise
-                    and interval * STOP_LIGHTER_READINGS <= _STOPPED_TAIL_S
-                )
+                best_lighter = self._left_lighter(j, change, t0_s)
         if passed_empty:
             # Bounced on a plate with no cube to knock down, swung it like a
             # landing and went on: cubes here do not stop where they bounce.
@@ -583,6 +576,22 @@ class LandingJudge(HandsJudge):
             self.stats.stops_not_told += 1
             return None
         return None if best is None else StopSeen(best, lighter=best_lighter)
+
+    def _left_lighter(self, level: int, change: float, t0_s: float) -> bool:
+        """Whether a plate a cube seems to have stopped on holds measurably less than before.
+
+        ``change`` is its net change since before the throw (counts),
+        ``t0_s`` when the throw's strikes began. Then the cube there now is
+        another than the one knocked down (``stops.STOP_LIGHTER_CUBES``).
+        """
+        noise = self.load_history.noise(level, t0_s - STOP_LIGHTER_NOISE_S, t0_s)
+        interval = self.load_history.reading_interval_s(t0_s)
+        return bool(
+            self.scale.cubes(level, change) <= -STOP_LIGHTER_CUBES
+            and np.isfinite(noise)
+            and abs(change) >= STOP_LIGHTER_NOISES * noise
+            and interval * STOP_LIGHTER_READINGS <= _STOPPED_TAIL_S
+        )
 
     def _dipped(self, level: int, t0_s: float, t1_s: float) -> bool:
         """Whether ``level``'s plate held a cube lighter a while in ``[t0, t1]``, and never heavier.
