@@ -566,7 +566,7 @@ class LandingJudge(HandsJudge):
                 passed_empty = True
             elif ratio >= needed and ratio >= best_ratio:
                 best, best_ratio = j, ratio
-                best_lighter = self._left_lighter(j, change, t0_s)
+                best_lighter = self._left_lighter(j, change, t0_s, window.until_s)
         if passed_empty:
             # Bounced on a plate with no cube to knock down, swung it like a
             # landing and went on: cubes here do not stop where they bounce.
@@ -577,19 +577,24 @@ class LandingJudge(HandsJudge):
             return None
         return None if best is None else StopSeen(best, lighter=best_lighter)
 
-    def _left_lighter(self, level: int, change: float, t0_s: float) -> bool:
+    def _left_lighter(self, level: int, change: float, t0_s: float, t1_s: float) -> bool:
         """Whether a plate a cube seems to have stopped on holds measurably less than before.
 
-        ``change`` is its net change since before the throw (counts),
-        ``t0_s`` when the throw's strikes began. Then the cube there now is
-        another than the one knocked down (``stops.STOP_LIGHTER_CUBES``).
+        ``change`` is its net change from before the throw's strikes began
+        (``t0_s``) to ``t1_s`` (counts). Then the cube there now is another
+        than the one knocked down (``stops.STOP_LIGHTER_CUBES``). Measured
+        against the plate's noise before the throw and over the readings
+        the change ends on, whichever is larger: a plate still ringing
+        then reads its change from the fit of its ringing, off by a
+        twentieth of a cube and more.
         """
-        noise = self.load_history.noise(level, t0_s - STOP_LIGHTER_NOISE_S, t0_s)
+        before = self.load_history.noise(level, t0_s - STOP_LIGHTER_NOISE_S, t0_s)
+        tail = self.load_history.noise(level, t1_s - _STOPPED_TAIL_S, t1_s)
         interval = self.load_history.reading_interval_s(t0_s)
         return bool(
             self.scale.cubes(level, change) <= -STOP_LIGHTER_CUBES
-            and np.isfinite(noise)
-            and abs(change) >= STOP_LIGHTER_NOISES * noise
+            and np.isfinite(before) and np.isfinite(tail)
+            and abs(change) >= STOP_LIGHTER_NOISES * max(before, tail)
             and interval * STOP_LIGHTER_READINGS <= _STOPPED_TAIL_S
         )
 

@@ -2576,11 +2576,15 @@ def test_a_plate_left_lighter_than_before_holds_another_cube_a_stop_weighed_and_
     differ in mass, and where one rests decides the share its cell sees).
     A stop, reported. Heavier by as much, or read 25 times a second (the
     change is then a reading or two of a plate that may still swing), or within
-    three times the plate's noise, it stays a suspicion."""
-    def landing_below(offset: float, *, rate_hz: float = 80.0, noise: float = 0.0) -> list:
+    three times the plate's noise, before the throw or as the change is read
+    (a plate still ringing), it stays a suspicion."""
+    def landing_below(
+        offset: float, *, rate_hz: float = 80.0, noise: float = 0.0, ringing: float = 0.0
+    ) -> list:
         t = np.arange(4.0, 6.0, 1 / rate_hz)
         values = _ringing(t, (5.0,))
         values[:, 5] += offset * UNIT * (t >= 5.0)
+        values[:, 5] += ringing * UNIT * np.sin(2 * np.pi * 12 * t) * (t >= 5.0)
         values[:, 5] += noise * UNIT * np.random.default_rng(1).standard_normal(t.size)
         fusion = _plate_holding(1, t, values)
         fusion.add_impacts([_strike(at, level) for at, level in _STOP_DROP])
@@ -2590,11 +2594,11 @@ def test_a_plate_left_lighter_than_before_holds_another_cube_a_stop_weighed_and_
     assert _landings(out) == [(5, 1, 5.05), (3, 1, 5.15)]
     assert [(e.floor, e.knocked) for e in out if isinstance(e, Removal)] == [(5, True)]
     assert [e.knocked_from for e in out if isinstance(e, Landing) and e.floor == 3] == [5]
-    heavier, hardly, slow, noisy = (
+    heavier, hardly, slow, noisy, still_ringing = (
         landing_below(+0.2), landing_below(-0.03), landing_below(-0.2, rate_hz=25.0),
-        landing_below(-0.2, noise=0.1),
+        landing_below(-0.2, noise=0.1), landing_below(-0.2, ringing=0.3),
     )
-    for k, suspected in enumerate((heavier, hardly, slow, noisy)):
+    for k, suspected in enumerate((heavier, hardly, slow, noisy, still_ringing)):
         assert _suspected(suspected) == _STOPPED, k
 
 
