@@ -493,7 +493,7 @@ class LandingJudge(HandsJudge):
         fast_on_level = fast_arrivals(drop, loudest, level)
         alone = t0_s - max(memory.landed_t for memory in self._levels) > STOP_ALONE_S
         best, best_ratio = None, 0.0
-        best_lighter = False
+        best_change, best_until = 0.0, t1_s
         passed_empty = False
         for j in range(level + 1, self.n_levels):
             # The thrown cube's own run of bounces there, begun before the
@@ -566,7 +566,7 @@ class LandingJudge(HandsJudge):
                 passed_empty = True
             elif ratio >= needed and ratio >= best_ratio:
                 best, best_ratio = j, ratio
-                best_lighter = self._left_lighter(j, change, t0_s, window.until_s)
+                best_change, best_until = change, window.until_s
         if passed_empty:
             # Bounced on a plate with no cube to knock down, swung it like a
             # landing and went on: cubes here do not stop where they bounce.
@@ -575,7 +575,9 @@ class LandingJudge(HandsJudge):
         if best is not None and not self.pass_swings.stops_told:
             self.stats.stops_not_told += 1
             return None
-        return None if best is None else StopSeen(best, lighter=best_lighter)
+        if best is None:
+            return None
+        return StopSeen(best, lighter=self._left_lighter(best, best_change, t0_s, best_until))
 
     def _left_lighter(self, level: int, change: float, t0_s: float, t1_s: float) -> bool:
         """Whether a plate a cube seems to have stopped on holds measurably less than before.
