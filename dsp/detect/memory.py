@@ -103,7 +103,11 @@ class Look:
     ``until_calm`` False: trusted, but read on a strike's jolt; decided if
     its plate still holds it once the jolt has passed. True: doubted only
     for restless plates; looked at until they are back at their loads.
+    ``reread``: trusted, but read at no whole number of cubes; the plate's
+    load is read again until it is one cube, clean (a revision), or the
+    time to look is over.
     """
 
     first: LoadStep
     until_calm: bool
+    reread: bool = False

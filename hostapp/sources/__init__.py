@@ -13,7 +13,8 @@ a :class:`~hostapp.protocol.FrameDecoder` and puts each decoded
   pseudo-terminal closed) the state becomes ``SourceState.DISCONNECTED`` -
   never an exception - and it retries every ``retry_interval_s`` until the
   port is back. After each (re)connection it sends GET_INFO, so a HELLO
-  arrives even from a device that booted long ago.
+  arrives even from a device that booted long ago, and asks again while
+  none has come (``HELLO_WAIT_S`` apart, ``HELLO_ASKS`` times at most).
 - ``get_frames(timeout_s)`` drains the queue (the UI calls it from a timer).
 - ``send(command) -> seq | None`` writes a host command (GET_INFO, START,
   STOP, PING, RESET); None when not connected.

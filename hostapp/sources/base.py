@@ -11,7 +11,15 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from hostapp.protocol import DecoderStats, Frame, FrameDecoder, GetInfo, HostCommand, encode_frame
+from hostapp.protocol import (
+    DecoderStats,
+    Frame,
+    FrameDecoder,
+    GetInfo,
+    Hello,
+    HostCommand,
+    encode_frame,
+)
 from hostapp.protocol.constants import SEQ_MODULUS
 
 # Frames held for a consumer that is not draining: 20 000 frames is about 80 s
@@ -20,6 +28,12 @@ DEFAULT_QUEUE_FRAMES = 20_000
 # How often a source that lost its device tries again.
 DEFAULT_RETRY_INTERVAL_S = 0.5
 _RATE_WINDOW_S = 1.0
+# A device answers GET_INFO within a few milliseconds; one whose HELLO has not
+# come a second after connecting is asked again, twice more at most (the
+# first question or its answer may be lost to a board still booting, or to
+# the input flush of a port just opened).
+HELLO_WAIT_S = 1.0
+HELLO_ASKS = 3
 
 
 class SourceState(enum.Enum):
@@ -116,6 +130,8 @@ class ByteSource(ABC):
         self._last_error = ""
         self._tap_error = ""
         self._rate_marks: deque[tuple[float, int]] = deque()
+        self._hello_asks = 0
+        self._hello_due: float | None = None
 
     # -- transport hooks -------------------------------------------------
 
@@ -270,9 +286,28 @@ class ByteSource(ABC):
         self._connects += 1
         self._last_error = ""
         self._set_state(SourceState.CONNECTED)
+        self._hello_due = None
         if self._request_info:
-            self.send(GetInfo())
+            self._hello_asks = 0
+            self._ask_for_hello()
         return True
+
+    def _ask_for_hello(self) -> None:
+        """Send GET_INFO, and look again later whether its HELLO came."""
+        self._hello_asks += 1
+        self._hello_due = (
+            time.monotonic() + HELLO_WAIT_S if self._hello_asks < HELLO_ASKS else None
+        )
+        self.send(GetInfo())
+
+    def _note_hello(self, frames: list[Frame]) -> None:
+        """Stop waiting once a HELLO came; ask again when it is overdue."""
+        if self._hello_due is None:
+            return
+        if any(isinstance(frame.msg, Hello) for frame in frames):
+            self._hello_due = None
+        elif time.monotonic() >= self._hello_due:
+            self._ask_for_hello()
 
     def _pump(self) -> None:
         while not self._stop.is_set():
@@ -287,6 +322,7 @@ class ByteSource(ABC):
             if not data:
                 if self._end_of_stream():
                     return
+                self._note_hello([])
                 continue
             if self._tap is not None:
                 try:
@@ -299,6 +335,7 @@ class ByteSource(ABC):
                 self._rate_marks.append((time.monotonic(), self._decoder.stats.bytes_in))
                 while self._rate_marks[-1][0] - self._rate_marks[0][0] > _RATE_WINDOW_S:
                     self._rate_marks.popleft()
+            self._note_hello(frames)
             for frame in frames:
                 try:
                     self.frames.put_nowait(frame)

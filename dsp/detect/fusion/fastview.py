@@ -26,7 +26,7 @@ from dsp.detect.fusion.landings import LandingJudge
 from dsp.detect.loadcell import LoadStep
 from dsp.detect.memory import Look
 from dsp.detect.slides import SLID_WITHIN_S, SlideSigns
-from dsp.detect.trust import REREAD_AFTER_S
+from dsp.detect.trust import REREAD_AFTER_S, REREAD_TAIL_S
 
 # Why 2: a cube shakes its own plate; two or more other plates restless
 # while it settles means hands or the table moved the tower.
@@ -59,6 +59,13 @@ _AGAINST_SIGN_SWING = 0.5
 # landings fewer on 140 fresh noisy-room sessions, no cross-check score
 # changed (session 13).
 _HARDLY_SWUNG = 0.1
+# Why these: a step read at no whole cube is read again every 50 ms, for up
+# to 0.4 s after it settled (the settled view's window is 0.3 s, once every
+# plate is still), and taken when two reads in a row are one clean cube
+# that agree within a tenth of one (``FastView._reread``).
+_REREAD_EVERY_S = 0.05
+_REREAD_UNTIL_S = 0.4
+_REREAD_AGREE_CUBES = 0.1
 # Why these: in a tower whose cubes rest a moment on a plate and slide on
 # (``slides.SlideSigns``), a landing waits until its plate has held the cube
 # 0.4 s, and 0.25 s since it was last struck (a sliding cube scrapes, heard
@@ -114,6 +121,7 @@ class FastView(LandingJudge):
                 # Only a step the fast view doubted for its measure is looked at again.
                 first = self._take_revised(step)
                 if first is None:
+                    self._remeasure_part(step)
                     continue
             self._levels[step.level].fast_settled_t = step.t_settled_s
             look = self._looks.pop(step, None)
@@ -276,6 +284,9 @@ class FastView(LandingJudge):
 
     def _looked_again(self, step: LoadStep, look: Look) -> bool:
         """Whether a step queued again is decided now, as a trusted fast step."""
+        if look.reread:
+            self._reread(step, look.first)
+            return False
         if look.until_calm:
             return self._calm_look(step, look.first)
         if not self._still_holds(step):
@@ -284,6 +295,39 @@ class FastView(LandingJudge):
             self.stats.steps_in_disturbance += 1
             return False
         return True
+
+    def _reread(self, step: LoadStep, first: LoadStep) -> None:
+        """Read again the load of a plate whose step read at no whole number of cubes.
+
+        A cube that bounces as it lands, or a plate that rings from the
+        strike, is read by the fast view's short window at 0.5-0.75 or
+        1.25-1.5 of a cube; the settled view then waited for every plate
+        to be still for 0.3 s (a quick series: half a second and more).
+        Once the plate's own load reads one clean cube from before the
+        step, twice in a row ``_REREAD_EVERY_S`` apart, that is the step,
+        as the converter's own second look would have it (a revision).
+        """
+        memory = self._levels[first.level]
+        if memory.remeasurable is not first or first not in memory.doubted:
+            return  # measured again, joined with the next step, or the settled view's
+        now_s = step.t_decided_s
+        held = [
+            self.load_history.change(first.level, first.t_before_s, t, REREAD_TAIL_S)
+            for t in (now_s - _REREAD_EVERY_S, now_s)
+        ]
+        counts = [self.scale.count(first.level, h) for h in held if np.isfinite(h)]
+        if (
+            len(counts) == 2
+            and all(n == 1 and residual <= RING_MAX_RESIDUAL for n, residual in counts)
+            and abs(self.scale.cubes(first.level, held[1] - held[0])) <= _REREAD_AGREE_CUBES
+        ):
+            self._pending_steps.append(replace(
+                first, t_decided_s=now_s, delta_counts=held[1],
+                after_counts=first.before_counts + held[1], revises=True,
+            ))
+        elif now_s + _REREAD_EVERY_S <= first.t_settled_s + _REREAD_UNTIL_S:
+            self._look_again(step, Look(first, until_calm=False, reread=True),
+                             now_s + _REREAD_EVERY_S)
 
     def _calm_look(self, step: LoadStep, first: LoadStep) -> bool:
         """Whether a step waiting for calm is decided now (else left, or looked at later)."""
@@ -426,6 +470,9 @@ class FastView(LandingJudge):
             self.stats.steps_in_disturbance += 1
             self._doubt(step, remeasure=True)
             memory.part = (step, previous)
+            if n == 1 and not step.revises and not other_kind:
+                self._look_again(step, Look(step, until_calm=False, reread=True),
+                                 step.t_decided_s + _REREAD_EVERY_S)
             return []
         parts: list[tuple[LoadStep, int]] = []
         if n >= 2:
@@ -513,6 +560,28 @@ class FastView(LandingJudge):
             before_counts=part.before_counts,
             busy_levels=max(part.busy_levels, step.busy_levels),
             busy_mask=part.busy_mask | step.busy_mask,
+        )
+
+    def _remeasure_part(self, step: LoadStep) -> None:
+        """Take a revision of the part of a cube kept to be joined (``memory.part``) as its measure.
+
+        A cube bouncing as it lands loads its plate in parts: a window
+        catches part of it, the window's level is measured again once
+        sure, and the rest arrives as the next step. Joined with the
+        first measure, the two came to more than a cube (model K's quick
+        series: a cube read as 0.42 then 0.78 of one, the part measured
+        again 0.26) and the landing was left to the settled view.
+        """
+        memory = self._levels[step.level]
+        if memory.part is None:
+            return
+        part, before_part = memory.part
+        if part.t_before_s != step.t_before_s or part.revises:
+            return
+        memory.part = (
+            replace(part, t_settled_s=step.t_settled_s, delta_counts=step.delta_counts,
+                    after_counts=step.after_counts),
+            before_part,
         )
 
     def _take_revised(self, step: LoadStep) -> LoadStep | None:

@@ -2673,3 +2673,62 @@ def test_a_loss_above_long_before_the_landing_knocked_nothing_down() -> None:
     fusion._recent_steps.append((fall, -1))
     assert fusion._recent_removal_above(_step(2, 2.0, 2.2, 1.0)) == 6
     assert fusion._recent_removal_above(_step(2, 3.0, 3.2, 1.0)) is None
+
+
+def _bounced_in_parts(*, remeasured: bool) -> list[tuple[int, int, float]]:
+    """A cube bounces as it lands on plate 3: a window catches 0.42 of it,
+    measured again at 0.26 once sure (when ``remeasured``), then the rest
+    arrives as the next step, 0.78 of a cube from there."""
+    fusion = _fusion()
+    fusion.add_impacts([_strike(1.00, 3), _strike(1.05, 3)])
+    part = LoadStep(level=3, t_before_s=0.95, t_settled_s=1.02, t_decided_s=1.08,
+                    delta_counts=0.42 * UNIT, before_counts=0.0, after_counts=0.42 * UNIT)
+    out = fusion.add_load([part], [], 1.1) + fusion.advance(1.12)
+    if remeasured:
+        again = LoadStep(level=3, t_before_s=0.95, t_settled_s=1.04, t_decided_s=1.10,
+                         delta_counts=0.26 * UNIT, before_counts=0.0,
+                         after_counts=0.26 * UNIT, revises=True)
+        out += fusion.add_load([again], [], 1.12) + fusion.advance(1.14)
+    rest_from = 0.26 if remeasured else 0.42
+    rest = LoadStep(level=3, t_before_s=1.10, t_settled_s=1.14, t_decided_s=1.20,
+                    delta_counts=(1.04 - rest_from) * UNIT, before_counts=rest_from * UNIT,
+                    after_counts=1.04 * UNIT)
+    out += fusion.add_load([rest], [], 1.2) + fusion.advance(1.5)
+    return _landings(out)
+
+
+def test_a_cube_read_in_parts_is_one_landing_from_the_parts_last_measure() -> None:
+    # Joined with its first measure the two parts come to 1.2 cubes, a
+    # plate read while it swung: the part's second measure is the one.
+    assert _bounced_in_parts(remeasured=True) == [(3, 1, 1.05)]
+    assert _bounced_in_parts(remeasured=False) == [(3, 1, 1.05)]
+
+
+def _read_short_then(settles_at_cubes: float) -> list[tuple[int, int, float, float]]:
+    """A cube lands on plate 3 (heard at 1.00 and 1.05 s); the fast view
+    reads its step at 0.7 of a cube while it bounces; from 1.15 s the plate
+    holds ``settles_at_cubes``."""
+    readings = np.zeros((_T.size, 8))
+    readings[(_T >= 1.0) & (_T < 1.15), 3] = 0.7 * UNIT
+    readings[_T >= 1.15, 3] = settles_at_cubes * UNIT
+    fusion = _fusion(readings)
+    fusion.add_impacts([_strike(1.00, 3), _strike(1.05, 3)])
+    short = LoadStep(level=3, t_before_s=0.95, t_settled_s=1.06, t_decided_s=1.12,
+                     delta_counts=0.7 * UNIT, before_counts=0.0, after_counts=0.7 * UNIT)
+    out = fusion.add_load([short], [], 1.12)
+    for now in np.arange(1.15, 1.6, 0.0125):
+        out += fusion.advance(float(now))
+    return [(e.floor, e.cubes, round(e.t, 3), round(e.t_decided, 3))
+            for e in out if isinstance(e, Landing)]
+
+
+def test_a_step_read_short_while_its_cube_bounced_is_read_again_once_its_plate_holds_it() -> None:
+    # Read again every 50 ms: one clean cube twice in a row, 0.1 s after
+    # the plate took it, instead of the settled view's 0.3 s of calm.
+    [(floor, cubes, t, decided)] = _read_short_then(1.02)
+    assert (floor, cubes, t) == (3, 1, 1.05)
+    assert decided <= 1.35
+    # A plate that stays at part of a cube (a hand on it) is the settled view's.
+    assert _read_short_then(0.7) == []
+    assert _read_short_then(1.35) == []
+

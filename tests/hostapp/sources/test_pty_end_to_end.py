@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from hostapp.protocol import Load, Ping, Pong, Start
+from hostapp.protocol import GetInfo, Hello, Load, Message, Ping, Pong, Start
 from hostapp.protocol import constants as c
-from hostapp.sources import SourceState
+from hostapp.sources import SourceState, base
 from hostapp.sources.pty_server import PtyDeviceServer
 from hostapp.sources.serial_port import SerialSource
 from hostapp.sources.sim_device import DeviceInfo, SimulatedDevice
@@ -69,3 +69,42 @@ def test_unplugged_port_is_a_state_and_reconnects(tmp_path: Path, synthetic_phys
 def test_pace_must_be_positive(synthetic_physics: Any, pace: float) -> None:
     with pytest.raises(ValueError, match="pace"):
         PtyDeviceServer(SimulatedDevice(synthetic_physics(1), DeviceInfo()), pace=pace)
+
+
+class _DeafAtFirst(SimulatedDevice):
+    """A board that misses the first ``deaf_to`` GET_INFO (still booting)."""
+
+    def __init__(self, *args: Any, deaf_to: int) -> None:
+        super().__init__(*args)
+        self.deaf_to = deaf_to
+        self.asked = 0
+
+    def _answer(self, msg: Message, seq: int) -> None:
+        if isinstance(msg, GetInfo):
+            self.asked += 1
+            if self.asked <= self.deaf_to:
+                return
+        super()._answer(msg, seq)
+
+
+def test_a_hello_that_does_not_come_is_asked_for_again(synthetic_physics: Any) -> None:
+    # The boot HELLO went before the port was opened (and the open flushes
+    # the input); the first GET_INFO is missed: the second brings it.
+    device = _DeafAtFirst(synthetic_physics(4), DeviceInfo(), deaf_to=1)
+    with PtyDeviceServer(device, pace=PACE) as server:
+        time.sleep(0.2)  # the board booted before the host came
+        with SerialSource(server.path) as source:
+            assert source.wait_connected(3.0)
+            deadline = time.monotonic() + 3 * base.HELLO_WAIT_S
+            hellos: list[Any] = []
+            while not hellos and time.monotonic() < deadline:
+                hellos = [f for f in source.get_frames(0.05) if isinstance(f.msg, Hello)]
+            assert hellos and device.asked == 2
+            time.sleep(base.HELLO_WAIT_S + 0.3)
+            assert device.asked == 2  # answered: not asked again
+    # A board that never answers is asked three times, then left alone.
+    device = _DeafAtFirst(synthetic_physics(4), DeviceInfo(), deaf_to=99)
+    with PtyDeviceServer(device, pace=PACE) as server, SerialSource(server.path) as source:
+        assert source.wait_connected(3.0)
+        time.sleep(base.HELLO_ASKS * base.HELLO_WAIT_S + 0.5)
+        assert device.asked == base.HELLO_ASKS

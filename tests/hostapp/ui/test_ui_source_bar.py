@@ -76,9 +76,12 @@ def test_unplug_is_shown_and_healed_and_recording_works(
     qtbot.wait(600)
     pty_device.unplug()
     qtbot.waitUntil(lambda: "NOT CONNECTED" in bar.state_label.text(), timeout=3_000)
+    app.context.stream.hello = None
     pty_device.replug()
     qtbot.waitUntil(lambda: ": connected" in bar.state_label.text(), timeout=5_000)
     qtbot.waitUntil(lambda: "reconnects 1" in bar.counters_label.text(), timeout=3_000)
+    # The rebooted board's HELLO (asked for again if it is slow) is in the recording.
+    qtbot.waitUntil(lambda: app.context.stream.hello is not None, timeout=5_000)
     assert app.controller.state == state_before  # the game lost nothing
     qtbot.wait(600)
     bar.record_button.click()
