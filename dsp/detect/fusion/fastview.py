@@ -59,6 +59,9 @@ _AGAINST_SIGN_SWING = 0.5
 # landings fewer on 140 fresh noisy-room sessions, no cross-check score
 # changed (session 13).
 _HARDLY_SWUNG = 0.1
+# Why 0.3 s: a plate carried past its load by a cube's blow settles back
+# within a few readings of the converter (0.3 s at 10 readings a second).
+_SETTLES_BACK_S = 0.3
 # Why these: a step read at no whole cube is read again every 50 ms, for up
 # to 0.4 s after it settled (the settled view's window is 0.3 s, once every
 # plate is still), and taken when two reads in a row are one clean cube
@@ -235,6 +238,8 @@ class FastView(LandingJudge):
                 return False
             if self._first_cube_unswung(step):
                 return False
+            if self._settles_back(step):
+                return False
             if self.scale.cubes(step.level, step.delta_counts) < 0 and not self._swung(
                 step, _AGAINST_SIGN_SWING
             ):
@@ -244,6 +249,27 @@ class FastView(LandingJudge):
                 return False
             return self._heard_a_drop(step)
         return self._heard_a_drop(step) or self._felt_a_drop(step)
+
+    def _settles_back(self, step: LoadStep) -> bool:
+        """Whether a step on a plate with no size undoes part of a rise just doubted there.
+
+        A cube's blow can carry the plate's first readings past its load
+        (a converter at 10 readings a second integrates the strike: model
+        L read 1.5 cubes for 0.2 s, then the load); the rise is doubted,
+        and the fall back from it, against the rise and smaller, within
+        ``_SETTLES_BACK_S``, is the plate settling, not a cube on a cell
+        wired the other way. Taken for the plate's first cube, it taught a
+        size of half a cube: every later cube there read as two.
+        """
+        for rise in self._levels[step.level].doubted:
+            if (
+                rise.delta_counts * step.delta_counts < 0
+                and abs(step.delta_counts) < abs(rise.delta_counts)
+                and 0.0 <= step.t_before_s - rise.t_before_s
+                and step.t_before_s - rise.t_settled_s <= _SETTLES_BACK_S
+            ):
+                return True
+        return False
 
     def _waits_for_calm(self, step: LoadStep) -> bool:
         """Whether a step doubted for restless plates alone may be looked at again.

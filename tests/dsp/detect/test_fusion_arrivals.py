@@ -2732,3 +2732,33 @@ def test_a_step_read_short_while_its_cube_bounced_is_read_again_once_its_plate_h
     assert _read_short_then(0.7) == []
     assert _read_short_then(1.35) == []
 
+
+
+def _first_cube_settling_back(*, rise_doubted: bool) -> bool:
+    """Plate 4 has no size yet (the tower knows two plates' cubes): a cube
+    heard landing there carries its readings to 1.5 cubes for 0.3 s (a
+    converter at 10 a second integrating the blow), then the plate settles
+    at one. Whether the fall back is trusted as a fast step."""
+    readings = np.zeros((_T.size, 8))
+    readings[(_T >= 1.0) & (_T < 1.3), 4] = 1.5 * UNIT
+    readings[_T >= 1.3, 4] = UNIT
+    fusion = _fusion(readings)
+    for level in range(6):
+        fusion.scale.forget(level)
+    fusion.piezo_since_s = 0.0
+    fusion.add_impacts([_strike(1.00, 4), _strike(1.05, 4)])
+    if rise_doubted:
+        fusion._doubt(LoadStep(level=4, t_before_s=0.95, t_settled_s=1.05, t_decided_s=1.15,
+                               delta_counts=1.5 * UNIT, before_counts=0.0,
+                               after_counts=1.5 * UNIT))
+    fall = LoadStep(level=4, t_before_s=1.15, t_settled_s=1.35, t_decided_s=1.45,
+                    delta_counts=-0.5 * UNIT, before_counts=1.5 * UNIT, after_counts=UNIT)
+    return fusion._fast_step_trusted(fall)
+
+
+def test_a_plate_settling_back_from_a_blow_does_not_teach_its_first_cube() -> None:
+    # Taken for a cube on a cell wired the other way, the fall taught the
+    # plate a size of half a cube (model L): every later cube read as two.
+    assert not _first_cube_settling_back(rise_doubted=True)
+    # The same fall with no rise doubted before it is still a candidate.
+    assert _first_cube_settling_back(rise_doubted=False)

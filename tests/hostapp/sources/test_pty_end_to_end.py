@@ -87,9 +87,12 @@ class _DeafAtFirst(SimulatedDevice):
         super()._answer(msg, seq)
 
 
-def test_a_hello_that_does_not_come_is_asked_for_again(synthetic_physics: Any) -> None:
+def test_a_hello_that_does_not_come_is_asked_for_again(
+    synthetic_physics: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # The boot HELLO went before the port was opened (and the open flushes
     # the input); the first GET_INFO is missed: the second brings it.
+    monkeypatch.setattr(base, "HELLO_WAIT_S", 0.25)
     device = _DeafAtFirst(synthetic_physics(4), DeviceInfo(), deaf_to=1)
     with PtyDeviceServer(device, pace=PACE) as server:
         time.sleep(0.2)  # the board booted before the host came
