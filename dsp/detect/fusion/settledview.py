@@ -122,6 +122,13 @@ GRIP_BEFORE_LIFT_S = 1.0
 # landing fewer; on the other thirteen models a few unheard cubes waited
 # (model C's p95 latency on towers 1-8 0.43 -> 0.46 s), none was lost.
 _GRIP_UNCLEAN = 0.3
+# Why 0.3 of a landing's swing (session 46): a change no strike came with,
+# on a plate that hardly swung, is a hand's squeeze more than a cube, and
+# waits as well before the tower showed a grip. Unheard rises that were
+# cubes (model F's, the top plate's gentle drops) swung 0.55 of their
+# plate's usual landing swing or more (5th percentile of 60); the grips
+# of models N and L 0.04-0.1 (medians), 0.55 at their 95th percentile.
+_GRIP_SWING = 0.3
 
 
 class SettledView(FastView):
@@ -164,9 +171,11 @@ class SettledView(FastView):
     def _waits_for_a_lift(self, step: LoadStep) -> bool:
         """Whether a settled change that came with no strike at all waits to see hands lift modules.
 
-        Only once the tower has shown it: an unheard rise reported as a
+        Once the tower has shown it: an unheard rise reported as a
         landing, then modules lifted within ``GRIP_BEFORE_LIFT_S`` (hands
         gripping the tower squeeze its plates just before they lift it).
+        Before that, only a change far from whole cubes (``_GRIP_UNCLEAN``)
+        or one under which the plate hardly swung (``_GRIP_SWING``).
         """
         if not self._grips_shown:
             self._grips_shown = any(
@@ -175,7 +184,8 @@ class SettledView(FastView):
         # Any change, not only a cube's worth: a squeeze read as half a cube
         # is counted as one (its confidence low), and waits as well.
         return (
-            (self._grips_shown or self._unclean_rise(step))
+            (self._grips_shown or self._unclean_rise(step)
+             or self._swung_little(step, _GRIP_SWING))
             and not self._tower_open
             and step.t_decided_s < step.t_settled_s + GRIP_BEFORE_LIFT_S
             and self._piezo_present(step.t_before_s)

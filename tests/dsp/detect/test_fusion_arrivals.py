@@ -2762,3 +2762,29 @@ def test_a_plate_settling_back_from_a_blow_does_not_teach_its_first_cube() -> No
     assert not _first_cube_settling_back(rise_doubted=True)
     # The same fall with no rise doubted before it is still a candidate.
     assert _first_cube_settling_back(rise_doubted=False)
+
+
+def test_an_unheard_rise_under_which_the_plate_hardly_swung_waits_for_a_lift_on_any_tower() -> None:
+    """Plate 5's landings swing it by ten cubes. A rise of one cube that no
+    strike came with, the plate hardly moving, is a grip's squeeze until
+    modules are lifted or a second has passed; one that swung the plate
+    like a landing (a cube dropped gently, unheard) is reported at once."""
+    t = np.arange(0.0, 4.0, 1 / 80)
+
+    def unheard_rise(*, swung: bool, lift: bool) -> list:
+        values = _ringing(t, (0.3,), 8 * UNIT) if swung else np.zeros((t.size, 8))
+        values[t >= 0.3, 5] += UNIT
+        fusion = _plate_holding(0, t, values)
+        fusion._levels[5].landing_swings = [10 * UNIT] * 3
+        fusion.piezo_since_s = 0.0
+        step = LoadStep(level=5, t_before_s=0.25, t_settled_s=0.4, t_decided_s=0.7,
+                        delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
+        found = _landings(fusion.add_settled_step(step))
+        if lift:
+            gone = [LoadConnection(k, False, 0.9, 0.95) for k in range(5, 8)]
+            found += _landings(fusion.add_load([], gone, 0.95) + fusion.advance(1.2))
+        return found + _landings(fusion.advance(1.6))
+
+    assert unheard_rise(swung=False, lift=True) == []
+    assert unheard_rise(swung=False, lift=False) == [(5, 1, 0.4)]
+    assert unheard_rise(swung=True, lift=True) == [(5, 1, 0.4)]
