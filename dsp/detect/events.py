@@ -36,6 +36,12 @@ class Landing:
     (docs/detection.md, "Stops are suspected, not reported"). A cube came to
     rest on ``floor`` either way, so ``confidence`` is not lowered; the
     chance that it was the knocked one goes out as ``stop_chance``.
+    ``knocked_down_to`` is set on a landing told later than a suspected one
+    below (the one with ``maybe_stopped_on`` this floor): its plate, once
+    still, weighed another cube than before, so the thrown cube stopped
+    here and the cube told on ``knocked_down_to`` was the one it knocked
+    down. The load here did not change (one came, one left); no removal
+    goes with it.
     """
 
     t: float
@@ -47,6 +53,7 @@ class Landing:
     knocked_from: int | None = None
     maybe_stopped_on: int | None = None
     stop_chance: float = 0.0
+    knocked_down_to: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The contract's keys (``event, t, t_decided, floor, cubes, confidence``) plus extras."""
@@ -64,6 +71,8 @@ class Landing:
         if self.maybe_stopped_on is not None:
             out["maybe_stopped_on"] = int(self.maybe_stopped_on)
             out["stop_chance"] = round(float(self.stop_chance), 3)
+        if self.knocked_down_to is not None:
+            out["knocked_down_to"] = int(self.knocked_down_to)
         return out
 
 

@@ -26,7 +26,7 @@ from dsp.detect.memory import Drop, FusionStats, LevelMemory, Look
 from dsp.detect.openings import TowerOpenings
 from dsp.detect.piezo import TimedImpact
 from dsp.detect.slides import SlideSigns
-from dsp.detect.stops import LOAD_LAG_S, PassSwings
+from dsp.detect.stops import LOAD_LAG_S, PassSwings, SuspectedStop
 from dsp.detect.strikes import heard_on, loudest_levels, strikes_on
 from dsp.detect.topmodule import set_down_at
 from dsp.detect.trust import (
@@ -169,6 +169,8 @@ class FusionBase:
         # Fast steps queued to be looked at again later (``_look_again``).
         self._looks: dict[LoadStep, Look] = {}
         self._recent_steps: deque[tuple[LoadStep, int]] = deque()  # (step, signed cubes)
+        # Stops only suspected, to be weighed once their plate is still (``StopReweigher``).
+        self._suspected_stops: list[SuspectedStop] = []
         self._disturbance_until = -np.inf
         # The same, for steps on many levels at once (not knocks heard).
         self._steps_disturbed_until = -np.inf

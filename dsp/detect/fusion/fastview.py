@@ -22,7 +22,7 @@ from dsp.detect.fusion.hands import (
     PASSED_SHARE_SETTLING,
     RING_GUARD_S,
 )
-from dsp.detect.fusion.landings import LandingJudge
+from dsp.detect.fusion.reweigh import StopReweigher
 from dsp.detect.loadcell import LoadStep
 from dsp.detect.memory import Look
 from dsp.detect.slides import SLID_WITHIN_S, SlideSigns
@@ -89,7 +89,7 @@ def count_confidence(residual: float) -> float:
     return float(np.clip(1.0 - 0.9 * max(0.0, residual - 0.1) / 0.4, 0.5, 0.99))
 
 
-class FastView(LandingJudge):
+class FastView(StopReweigher):
     """Fast-view decisions of load steps (see the module docstring)."""
 
     def _resolve_steps(self, ready: list[LoadStep]) -> list[Event]:

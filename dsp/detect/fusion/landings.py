@@ -32,10 +32,12 @@ from dsp.detect.stops import (
     STOP_LIGHTER_NOISE_S,
     STOP_LIGHTER_NOISES,
     STOP_LIGHTER_READINGS,
+    STOP_REWEIGH_AFTER_S,
     STOP_SUSPECTED_SHARE,
     STOP_SWING_FELL,
     PlateWindow,
     StopSeen,
+    SuspectedStop,
     bounced_past,
     fast_arrivals,
     fell_clearly,
@@ -381,6 +383,11 @@ class LandingJudge(HandsJudge):
                     # suspected, not reported").
                     maybe_stopped_on = stopped
                     self.stats.stops_suspected += 1
+                    assert seen_stop is not None
+                    self._suspected_stops.append(SuspectedStop(
+                        level=stopped, below=level, t_s=at, since_s=seen_stop.since_s,
+                        base_from_s=seen_stop.base_from_s, due_s=t + STOP_REWEIGH_AFTER_S,
+                    ))
                 else:
                     # Its load was read a cube lighter before the thrown
                     # cube settled there (a step, or a dip held a while):
@@ -493,7 +500,7 @@ class LandingJudge(HandsJudge):
         fast_on_level = fast_arrivals(drop, loudest, level)
         alone = t0_s - max(memory.landed_t for memory in self._levels) > STOP_ALONE_S
         best, best_ratio = None, 0.0
-        best_change, best_until = 0.0, t1_s
+        best_change, best_window = 0.0, None
         passed_empty = False
         for j in range(level + 1, self.n_levels):
             # The thrown cube's own run of bounces there, begun before the
@@ -566,7 +573,7 @@ class LandingJudge(HandsJudge):
                 passed_empty = True
             elif ratio >= needed and ratio >= best_ratio:
                 best, best_ratio = j, ratio
-                best_change, best_until = change, window.until_s
+                best_change, best_window = change, window
         if passed_empty:
             # Bounced on a plate with no cube to knock down, swung it like a
             # landing and went on: cubes here do not stop where they bounce.
@@ -575,9 +582,14 @@ class LandingJudge(HandsJudge):
         if best is not None and not self.pass_swings.stops_told:
             self.stats.stops_not_told += 1
             return None
-        if best is None:
+        if best is None or best_window is None:
             return None
-        return StopSeen(best, lighter=self._left_lighter(best, best_change, t0_s, best_until))
+        return StopSeen(
+            best,
+            lighter=self._left_lighter(best, best_change, t0_s, best_window.until_s),
+            since_s=best_window.since_s,
+            base_from_s=best_window.base_from_s,
+        )
 
     def _left_lighter(self, level: int, change: float, t0_s: float, t1_s: float) -> bool:
         """Whether a plate a cube seems to have stopped on holds measurably less than before.

@@ -154,6 +154,7 @@ class Fusion(SettledView):
             out.extend(self._resolve_steps(ready))
         self._check_slides(now_s)
         out.extend(self.decide_settled_waiting(now_s))
+        out.extend(self.reweigh_suspected_stops(now_s))
         if self._looks:
             # Those dropped with a disturbance or a lift are not looked at again.
             pending = set(self._pending_steps)
@@ -191,6 +192,9 @@ class Fusion(SettledView):
         waiting = self.settled_waiting_due()
         if waiting is not None:
             times.append(waiting)
+        reweigh = self.reweigh_due()
+        if reweigh is not None:
+            times.append(reweigh)
         return min(times) if times else None
 
     def _drop_over_s(self) -> float:

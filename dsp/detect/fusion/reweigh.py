@@ -1,0 +1,106 @@
+"""Suspected stops weighed again once their plate is still.
+
+A landing whose thrown cube may have stopped on an occupied plate above,
+knocking that plate's cube down, is told as the thrown cube's with the
+suspicion (``Landing.maybe_stopped_on``): on most towers a passing cube
+swings a plate as far. While the plate rings, only a plate left lighter
+tells (``stops.STOP_LIGHTER_*``). Once it is still, a plate that holds
+another cube than before reads lighter or heavier by a few hundredths of
+a cube (cubes differ in mass, and where a cube rests decides the share the
+cell sees); a cube that passed left the plate's own cube where it was.
+Such a stop is told then, late, as a landing on the plate that names the
+landing below as the knocked cube's (``Landing.knocked_down_to``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dsp.detect.events import Event, Landing
+from dsp.detect.fusion.landings import LandingJudge
+from dsp.detect.stops import (
+    STOP_REWEIGH_CUBES,
+    STOP_REWEIGH_MAX_CUBES,
+    STOP_REWEIGH_NOISES,
+    STOP_REWEIGH_TAIL_S,
+    SuspectedStop,
+)
+
+# Why 0.85: over models A-S, 117 of the 132 suspected stops weighed this
+# way were stops (docs/detection.md, "A suspected stop weighed again").
+_REWEIGHED_CONFIDENCE = 0.85
+
+
+class StopReweigher(LandingJudge):
+    """Weighs the plates of suspected stops again when due (``SuspectedStop.due_s``)."""
+
+    def reweigh_due(self) -> float | None:
+        """When the next suspected stop is weighed (None: none waits)."""
+        return min((stop.due_s for stop in self._suspected_stops), default=None)
+
+    def reweigh_suspected_stops(self, now_s: float) -> list[Event]:
+        """Tell the suspected stops due by ``now_s`` whose plate now holds another cube."""
+        due = [stop for stop in self._suspected_stops if stop.due_s <= now_s]
+        if not due:
+            return []
+        self._suspected_stops = [stop for stop in self._suspected_stops if stop.due_s > now_s]
+        out: list[Event] = []
+        for stop in due:
+            if self._holds_another_cube(stop):
+                out.append(self._stop_weighed(stop))
+        return out
+
+    def _holds_another_cube(self, stop: SuspectedStop) -> bool:
+        """Whether the plate reads measurably other than before the throw, and nothing else moved it.
+
+        Measured over its last ``STOP_REWEIGH_TAIL_S`` up to the due time,
+        from before the throw, against the larger of its noise before the
+        throw and over those readings.
+        """
+        j = stop.level
+        if self._tower_open or j in self.openings.disconnected or self._plate_moved_since(stop):
+            return False
+        unit = self.scale.unit(j)
+        if unit is None:
+            return False
+        due = stop.due_s
+        change = self.load_history.change(
+            j, stop.since_s, due, STOP_REWEIGH_TAIL_S, stop.base_from_s
+        )
+        before = self.load_history.spread(
+            j, max(stop.since_s - STOP_REWEIGH_TAIL_S * 2, stop.base_from_s), stop.since_s
+        )
+        tail = self.load_history.spread(j, due - STOP_REWEIGH_TAIL_S, due)
+        noises = [n for n in (before, tail) if np.isfinite(n)]
+        if not np.isfinite(change) or not noises:
+            return False
+        cubes = abs(self.scale.cubes(j, change))
+        return bool(
+            STOP_REWEIGH_CUBES <= cubes < STOP_REWEIGH_MAX_CUBES
+            and abs(change) >= STOP_REWEIGH_NOISES * max(noises)
+        )
+
+    def _plate_moved_since(self, stop: SuspectedStop) -> bool:
+        """Whether a step on the plate began after the thrown cube's last strike there.
+
+        Only steps known by the due time count (the decision may not
+        depend on how far the stream had been read).
+        """
+        steps = [s for s, _ in self._recent_steps] + self._pending_steps
+        steps += self._levels[stop.level].doubted
+        return any(
+            s.level == stop.level and stop.t_s < s.t_settled_s and s.t_before_s <= stop.due_s
+            and s.t_decided_s <= stop.due_s
+            for s in steps
+        ) or self._levels[stop.level].landed_t > stop.t_s
+
+    def _stop_weighed(self, stop: SuspectedStop) -> Landing:
+        j = stop.level
+        self.stats.stops_reweighed += 1
+        memory = self._levels[j]
+        memory.landed_t = max(memory.landed_t, stop.t_s)
+        self._throws_told.append((stop.t_s, j))
+        return Landing(
+            t=stop.t_s, t_decided=stop.due_s, floor=j, cubes=1,
+            confidence=_REWEIGHED_CONFIDENCE, source="load", knocked_down_to=stop.below,
+        )
