@@ -157,15 +157,15 @@ class LoadHistory:
         diffs = np.abs(np.diff(self._v[ok, level]))
         return float(_MAD_SIGMA * orderstats.median(diffs) / np.sqrt(2.0))
 
-    def spread(self, level: int, t0_s: float, t1_s: float) -> float:
-        """Standard deviation of ``level``'s readings in ``[t0, t1]``, NaN with too few.
+    def spread(self, level: int, t0_s: float, t1_s: float, readings: int = 3) -> float:
+        """Standard deviation of ``level``'s readings in ``[t0, t1]``, NaN with fewer than ``readings``.
 
         Unlike :meth:`noise`, readings that follow one another closely (a
         converter's filter settling over several) count at their full
         spread; a step or a strike within the span widens it.
         """
         ok = self._ok[:, level] & (self._t >= t0_s) & (self._t <= t1_s)
-        if ok.sum() < 3:
+        if ok.sum() < max(2, readings):
             return float("nan")
         return float(np.std(self._v[ok, level]))
 

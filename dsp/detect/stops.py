@@ -176,9 +176,9 @@ class StopSeen:
     base_from_s: float = -np.inf
 
 
-@dataclass(frozen=True)
+@dataclass
 class SuspectedStop:
-    """A stop only suspected when the landing below was told, to be weighed once its plate is still.
+    """A stop only suspected when the landing below was told, weighed again as its plate stills.
 
     Attributes
     ----------
@@ -191,8 +191,11 @@ class SuspectedStop:
     since_s, base_from_s : float
         The plate's load before the throw is read before ``since_s``, from no
         earlier than ``base_from_s`` (``PlateWindow``).
-    due_s : float
-        When the plate is weighed (``STOP_REWEIGH_AFTER_S`` after the landing below).
+    due_s, last_s : float
+        When the plate is next weighed, and weighed for the last time
+        (``STOP_REWEIGH_*`` after the landing below).
+    sign : int
+        Which way the last weighing found the plate changed (0: not measurably).
     """
 
     level: int
@@ -201,6 +204,8 @@ class SuspectedStop:
     since_s: float
     base_from_s: float
     due_s: float
+    last_s: float
+    sign: int = 0
 
 
 @dataclass(frozen=True)
@@ -333,8 +338,11 @@ STOP_LIGHTER_READINGS = 3
 # evaluation's single throws, 61 of its 90 stops (every suspicion there a
 # stop). Weighed in the landing's 0.3 s (``STOP_LIGHTER_*``) the plate
 # still rings, and only the lighter side told.
-STOP_REWEIGH_AFTER_S = 0.7
+STOP_REWEIGH_FROM_S = 0.4
+STOP_REWEIGH_UNTIL_S = 0.8
+STOP_REWEIGH_EVERY_S = 0.05
 STOP_REWEIGH_TAIL_S = 0.3
+STOP_REWEIGH_READINGS = 3
 STOP_REWEIGH_CUBES = 0.03
 STOP_REWEIGH_NOISES = 3.0
 STOP_REWEIGH_MAX_CUBES = 0.5

@@ -32,7 +32,8 @@ from dsp.detect.stops import (
     STOP_LIGHTER_NOISE_S,
     STOP_LIGHTER_NOISES,
     STOP_LIGHTER_READINGS,
-    STOP_REWEIGH_AFTER_S,
+    STOP_REWEIGH_FROM_S,
+    STOP_REWEIGH_UNTIL_S,
     STOP_SUSPECTED_SHARE,
     STOP_SWING_FELL,
     PlateWindow,
@@ -386,7 +387,8 @@ class LandingJudge(HandsJudge):
                     assert seen_stop is not None
                     self._suspected_stops.append(SuspectedStop(
                         level=stopped, below=level, t_s=at, since_s=seen_stop.since_s,
-                        base_from_s=seen_stop.base_from_s, due_s=t + STOP_REWEIGH_AFTER_S,
+                        base_from_s=seen_stop.base_from_s, due_s=t + STOP_REWEIGH_FROM_S,
+                        last_s=t + STOP_REWEIGH_UNTIL_S,
                     ))
                 else:
                     # Its load was read a cube lighter before the thrown

@@ -20,8 +20,10 @@ from dsp.detect.events import Event, Landing
 from dsp.detect.fusion.landings import LandingJudge
 from dsp.detect.stops import (
     STOP_REWEIGH_CUBES,
+    STOP_REWEIGH_EVERY_S,
     STOP_REWEIGH_MAX_CUBES,
     STOP_REWEIGH_NOISES,
+    STOP_REWEIGH_READINGS,
     STOP_REWEIGH_TAIL_S,
     SuspectedStop,
 )
@@ -39,46 +41,66 @@ class StopReweigher(LandingJudge):
         return min((stop.due_s for stop in self._suspected_stops), default=None)
 
     def reweigh_suspected_stops(self, now_s: float) -> list[Event]:
-        """Tell the suspected stops due by ``now_s`` whose plate now holds another cube."""
-        due = [stop for stop in self._suspected_stops if stop.due_s <= now_s]
-        if not due:
-            return []
-        self._suspected_stops = [stop for stop in self._suspected_stops if stop.due_s > now_s]
+        """Weigh the plates of the suspected stops due by ``now_s``; tell those that hold another cube.
+
+        A stop is told when two weighings in a row (``STOP_REWEIGH_EVERY_S``
+        apart) find its plate changed the same way; it is let go after
+        ``STOP_REWEIGH_UNTIL_S`` or once something else moved the plate.
+        """
         out: list[Event] = []
-        for stop in due:
-            if self._holds_another_cube(stop):
-                out.append(self._stop_weighed(stop))
+        kept = []
+        for stop in self._suspected_stops:
+            while stop is not None and stop.due_s <= now_s:
+                stop, told = self._weigh(stop)
+                if told is not None:
+                    out.append(told)
+            if stop is not None:
+                kept.append(stop)
+        self._suspected_stops = kept
         return out
 
-    def _holds_another_cube(self, stop: SuspectedStop) -> bool:
-        """Whether the plate reads measurably other than before the throw, and nothing else moved it.
+    def _weigh(self, stop: SuspectedStop) -> tuple[SuspectedStop | None, Landing | None]:
+        """One weighing at ``stop.due_s``: the stop told, let go, or to be weighed again."""
+        if self._tower_open or stop.level in self.openings.disconnected or (
+            self._plate_moved_since(stop)
+        ):
+            return None, None
+        sign = self._change_sign(stop)
+        if sign != 0 and sign == stop.sign:
+            return None, self._stop_weighed(stop)
+        stop.sign = sign
+        stop.due_s = round(stop.due_s + STOP_REWEIGH_EVERY_S, 9)
+        return (stop if stop.due_s <= stop.last_s else None), None
+
+    def _change_sign(self, stop: SuspectedStop) -> int:
+        """Which way the plate reads measurably other than before the throw (0: it does not).
 
         Measured over its last ``STOP_REWEIGH_TAIL_S`` up to the due time,
-        from before the throw, against the larger of its noise before the
-        throw and over those readings.
+        from before the throw, against the larger of its spread before the
+        throw and over those readings (three or more of each).
         """
         j = stop.level
-        if self._tower_open or j in self.openings.disconnected or self._plate_moved_since(stop):
-            return False
         unit = self.scale.unit(j)
         if unit is None:
-            return False
+            return 0
         due = stop.due_s
         change = self.load_history.change(
             j, stop.since_s, due, STOP_REWEIGH_TAIL_S, stop.base_from_s
         )
         before = self.load_history.spread(
-            j, max(stop.since_s - STOP_REWEIGH_TAIL_S * 2, stop.base_from_s), stop.since_s
+            j, max(stop.since_s - STOP_REWEIGH_TAIL_S * 2, stop.base_from_s), stop.since_s,
+            STOP_REWEIGH_READINGS,
         )
-        tail = self.load_history.spread(j, due - STOP_REWEIGH_TAIL_S, due)
-        noises = [n for n in (before, tail) if np.isfinite(n)]
-        if not np.isfinite(change) or not noises:
-            return False
-        cubes = abs(self.scale.cubes(j, change))
-        return bool(
-            STOP_REWEIGH_CUBES <= cubes < STOP_REWEIGH_MAX_CUBES
-            and abs(change) >= STOP_REWEIGH_NOISES * max(noises)
-        )
+        tail = self.load_history.spread(j, due - STOP_REWEIGH_TAIL_S, due, STOP_REWEIGH_READINGS)
+        if not (np.isfinite(change) and np.isfinite(before) and np.isfinite(tail)):
+            return 0
+        cubes = self.scale.cubes(j, change)
+        if (
+            STOP_REWEIGH_CUBES <= abs(cubes) < STOP_REWEIGH_MAX_CUBES
+            and abs(change) >= STOP_REWEIGH_NOISES * max(before, tail)
+        ):
+            return 1 if cubes > 0 else -1
+        return 0
 
     def _plate_moved_since(self, stop: SuspectedStop) -> bool:
         """Whether a step on the plate began after the thrown cube's last strike there.
