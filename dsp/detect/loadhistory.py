@@ -158,7 +158,7 @@ class LoadHistory:
         return float(_MAD_SIGMA * orderstats.median(diffs) / np.sqrt(2.0))
 
     def spread(self, level: int, t0_s: float, t1_s: float, readings: int = 3) -> float:
-        """Standard deviation of ``level``'s readings in ``[t0, t1]``, NaN with fewer than ``readings``.
+        """Standard deviation of ``level``'s readings in ``[t0, t1]`` (NaN: under ``readings``).
 
         Unlike :meth:`noise`, readings that follow one another closely (a
         converter's filter settling over several) count at their full

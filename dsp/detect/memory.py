@@ -28,7 +28,7 @@ class FusionStats:
     knockdowns_seen: int = 0
     #: Landings whose thrown cube may have stopped above instead (``Landing.maybe_stopped_on``).
     stops_suspected: int = 0
-    #: Suspected stops told later, their plate weighed holding another cube (``Landing.knocked_down_to``).
+    #: Suspected stops told later: their plate weighed another cube (``Landing.knocked_down_to``).
     stops_reweighed: int = 0
     acoustic_landings: int = 0
     acoustic_learnt: int = 0

@@ -264,6 +264,7 @@ def test_the_game_takes_unlabelled_landings_in_the_order_decided_as_the_oldest_t
         landing(0.5, 6, 0.7),                    # before any throw: the game asked for none
         landing(2.0, 3, 2.3),                    # the first throw
         landing(10.0, 4, 10.2, knocked_from=5),  # labelled knocked down: no throw's
+        landing(9.9, 5, 10.9, knocked_down_to=4),  # a stop weighed late: no throw's
         landing(12.0, 1, 12.3),                  # the third throw's, taken for the second
         landing(40.0, 2, 40.3),                  # the third was over 5 s old: by hand
     ]

@@ -27,7 +27,8 @@ Matching (all times in stream seconds):
   ``disturbance`` events.
 - *As the game takes them*: the throws as the app's Mord im Arosa
   controller would record them (:func:`as_the_game_takes`): a landing not
-  labelled ``knocked_from``, in the order decided, is the oldest throw
+  labelled ``knocked_from`` or ``knocked_down_to`` (a suspected stop
+  weighed late, whose throw was taken already), in the order decided, is the oldest throw
   owed (one throw per cube); a throw is owed from 1 s before its cube's
   first impact, and entered by hand when nothing took it 5 s after it
   came to rest. Right, wrong floor, or by hand.
@@ -277,7 +278,7 @@ def as_the_game_takes(throws: list[dict[str, Any]],
     """The throws as the app's game would record them from ``detected``.
 
     As hostapp's Arosa controller does: a landing labelled ``knocked_from``
-    is no throw's; any other, in the order decided, is the oldest throw
+    or ``knocked_down_to`` is no throw's; any other, in the order decided, is the oldest throw
     still owed, once per cube. A landing before any throw is owed is
     ignored (the game asked for none). A throw nothing took by
     ``GAME_BY_HAND_AFTER_S`` after its cube came to rest is entered by
@@ -289,7 +290,10 @@ def as_the_game_takes(throws: list[dict[str, Any]],
     queue = sorted(throws, key=start)
     owed: list[dict[str, Any]] = []
     nxt = right = wrong = by_hand = 0
-    told = [d for d in detected if d.get("knocked_from") is None]
+    told = [
+        d for d in detected
+        if d.get("knocked_from") is None and d.get("knocked_down_to") is None
+    ]
     for d in sorted(told, key=lambda d: float(d["t_decided"])):
         while nxt < len(queue) and start(queue[nxt]) <= float(d["t"]):
             owed.append(queue[nxt])

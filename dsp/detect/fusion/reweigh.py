@@ -42,7 +42,7 @@ class StopReweigher(LandingJudge):
         return min((stop.due_s for stop in self._suspected_stops), default=None)
 
     def reweigh_suspected_stops(self, now_s: float) -> list[Event]:
-        """Weigh the plates of the suspected stops due by ``now_s``; tell those that hold another cube.
+        """Weigh the plates of suspected stops due by ``now_s``; tell those holding another cube.
 
         A stop is told when two weighings in a row (``STOP_REWEIGH_EVERY_S``
         apart) find its plate changed the same way; it is let go after
@@ -50,7 +50,8 @@ class StopReweigher(LandingJudge):
         """
         out: list[Event] = []
         kept = []
-        for stop in self._suspected_stops:
+        for suspected in self._suspected_stops:
+            stop: SuspectedStop | None = suspected
             while stop is not None and stop.due_s <= now_s:
                 stop, told = self._weigh(stop)
                 if told is not None:

@@ -281,6 +281,10 @@ class _Cube:
     color: str
     p: np.ndarray = field(repr=False)
     report: Landing | None = None  # the landing it was thrown with, to learn calibration
+    # The chance given to the story that it stopped on ``report.maybe_stopped_on``,
+    # and how far that story moved each cube resting there towards the landing.
+    stop_share: float = 0.0
+    stop_moves: list[tuple[_Cube, float]] = field(default_factory=list, repr=False)
 
 
 class TowerModel:
@@ -342,10 +346,48 @@ class TowerModel:
             source = sources[i] if i < len(sources) else None
             target = knocked_landings[i] if i < len(knocked_landings) else None
             self._knock_down(source, target)
+        cube = _Cube(color, thrown, slots[0][1] if slots else None)
         if slots and self._stop_suspected(slots[0][1]):
-            thrown = self._suspected_stop(slots[0][1], thrown)
-        self._cubes.append(_Cube(color, thrown.copy(), slots[0][1] if slots else None))
-        return thrown
+            cube.stop_share = self.stop_calibration.chance(slots[0][1].stop_chance)
+            cube.p, cube.stop_moves = self._suspected_stop(slots[0][1], thrown, cube.stop_share)
+        self._cubes.append(cube)
+        return cube.p.copy()
+
+    def stop_weighed(self, floor: int, below: int, confidence: float) -> bool:
+        """The detector weighed a suspected stop: the thrown cube stayed on ``floor``.
+
+        The latest cube whose landing on ``below`` carried the suspicion that
+        it stopped on ``floor`` is believed there (with ``confidence``), and
+        one of the cubes resting on ``floor`` to have fallen to ``below``:
+        the story that had only the suspicion's chance now has all of it.
+
+        Returns
+        -------
+        bool
+            False when no such cube is in the tower (it was opened since).
+        """
+        for i in range(len(self._cubes) - 1, -1, -1):
+            cube = self._cubes[i]
+            report = cube.report
+            if (
+                report is not None and report.maybe_stopped_on == floor
+                and report.floor == below and self._stop_suspected(report)
+            ):
+                break
+        else:
+            return False
+        # Each cube resting there was moved towards ``below`` by the
+        # suspicion's share of the move a knock-down makes: now by all of it.
+        landing = _at(below)
+        for other, moved in cube.stop_moves:
+            whole = min(1.0, moved / cube.stop_share) if cube.stop_share > 0 else 0.0
+            if any(other is c for c in self._cubes) and moved < 1.0:
+                more = 1.0 - (1.0 - whole) / (1.0 - moved)
+                other.p = (1.0 - more) * other.p + more * landing
+        told = Landing(report.t, floor, 1, confidence)
+        cube.p = self._landing_distribution(told)
+        cube.report, cube.stop_share, cube.stop_moves = told, 0.0, []
+        return True
 
     @staticmethod
     def _stop_suspected(landing: Landing) -> bool:
@@ -355,18 +397,22 @@ class TowerModel:
             and 0.0 < landing.stop_chance <= 1.0
         )
 
-    def _suspected_stop(self, landing: Landing, thrown: np.ndarray) -> np.ndarray:
+    def _suspected_stop(
+        self, landing: Landing, thrown: np.ndarray, chance: float
+    ) -> tuple[np.ndarray, list[tuple[_Cube, float]]]:
         """Both stories of a landing whose thrown cube may have stopped above.
 
         Either the thrown cube rests where it was reported, or (with the
         landing's ``stop_chance``, as this tower's confirmations bear it out:
-        :class:`StopCalibration`) it stopped on ``maybe_stopped_on`` and one
-        of the cubes resting there fell to the reported level.
+        :class:`StopCalibration`: ``chance``) it stopped on ``maybe_stopped_on``
+        and one of the cubes resting there fell to the reported level.
+
+        Returns the thrown cube's distribution and how far each resting cube
+        was moved (:meth:`_knock_down`).
         """
         assert landing.maybe_stopped_on is not None
-        chance = self.stop_calibration.chance(landing.stop_chance)
-        self._knock_down(_at(landing.maybe_stopped_on), _at(landing.floor), share=chance)
-        return (1.0 - chance) * thrown + chance * _at(landing.maybe_stopped_on)
+        moves = self._knock_down(_at(landing.maybe_stopped_on), _at(landing.floor), share=chance)
+        return (1.0 - chance) * thrown + chance * _at(landing.maybe_stopped_on), moves
 
     def _landing_distribution(self, landing: Landing) -> np.ndarray:
         if landing.floor_probabilities is not None:
@@ -379,10 +425,11 @@ class TowerModel:
 
     def _knock_down(
         self, source: np.ndarray | None, landing: np.ndarray | None, *, share: float = 1.0
-    ) -> None:
+    ) -> list[tuple[_Cube, float]]:
         """Move one resting cube from ``source`` (a distribution) to ``landing``.
 
-        ``share``: the chance that it happened at all.
+        ``share``: the chance that it happened at all. Returns each cube with
+        the share of its belief moved to ``landing``.
         """
         if source is None:
             # landing seen, removal missed: the cube came from somewhere above it
@@ -390,20 +437,23 @@ class TowerModel:
             mean = float(landing @ _LEVELS)
             source = np.where(_LEVELS > mean, 1.0, 0.0)
             if source.sum() == 0:
-                return
+                return []
             source = source / source.sum()
         if landing is None:
             # removal seen, landing missed: it fell to some lower level
             gap = int(round(float(source @ _LEVELS))) - _LEVELS
             below = np.where(gap > 0, _DISPLACED_BELOW[np.clip(gap, 0, N_FLOORS - 1)], 0.0)
             if below.sum() == 0:
-                return
+                return []
             landing = below / below.sum()
         weights = np.array([float(c.p @ source) for c in self._cubes])
         total = weights.sum() + _SPURIOUS_REMOVAL
+        moves = []
         for cube, weight in zip(self._cubes, weights, strict=True):
             w = share * weight / total
             cube.p = (1.0 - w) * cube.p + w * landing
+            moves.append((cube, w))
+        return moves
 
     # -- opening a level -------------------------------------------------
 

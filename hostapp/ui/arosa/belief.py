@@ -59,6 +59,11 @@ class TowerBelief:
         self.model.throw(colour, [*self._pending, detection])
         self._pending = []
 
+    def stop_weighed(self, event: detected.Landing) -> None:
+        """The detector told late that the last suspected stop on ``event.floor`` was one."""
+        if event.knocked_down_to is not None:
+            self.model.stop_weighed(event.floor, event.knocked_down_to, event.confidence)
+
     def confirmed(self, floor: int, found: Mapping[str, int]) -> None:
         """The players saw ``found`` on ``floor``; the cubes are taken out."""
         self.model.confirm(floor, found, take_out=True)

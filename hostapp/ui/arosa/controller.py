@@ -281,7 +281,14 @@ class ArosaController(QObject):
         if self.mode != "sensors" or not self.running:
             return
         for event in events:
-            if isinstance(event, Landing) and event.knocked_from is None:
+            if isinstance(event, Landing) and event.knocked_down_to is not None:
+                # A suspected stop weighed late: the cube thrown before stayed
+                # on this floor; no throw, and the landing below was the
+                # knocked cube's. The game's floor for that throw stands (the
+                # players correct it when they open a level).
+                if not self.tower_open:
+                    self.tower_belief.stop_weighed(event)
+            elif isinstance(event, Landing) and event.knocked_from is None:
                 # A cube that came to rest before the close was no throw. The
                 # modules' jolt as they are set back is the detector's to tell
                 # from a cube (docs/detection.md, "Handled, not thrown"); held

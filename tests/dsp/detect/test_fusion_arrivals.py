@@ -2602,6 +2602,49 @@ def test_a_plate_left_lighter_than_before_holds_another_cube_a_stop_weighed_and_
         assert _suspected(suspected) == _STOPPED, k
 
 
+def test_a_suspected_stop_whose_plate_holds_another_cube_once_still_is_told_late() -> None:
+    """Plate 5 swung like a landing and ends heavier (or lighter) by a few
+    hundredths of a cube: as the landing below is decided the plate still
+    rings, and the heavier side is no sign then (a passing blow leaves a
+    plate reading high). Weighed again as it stills, two weighings in a row
+    finding it changed the same way by three times its spread tell the stop:
+    a landing on 5, timed by the thrown cube's last strike there, naming the
+    landing below as the knocked cube's. Unchanged, noisier than the change,
+    or moved by the next cube, it stays a suspicion."""
+    def told_late(
+        offset: float, *, noise: float = 0.005, next_cube_at: float | None = None,
+        stepped_at: float | None = None,
+    ) -> list[tuple[int, float, float, int | None]]:
+        t = np.arange(4.0, 6.4, 1 / 80)
+        values = _ringing(t, (5.0,))
+        values[:, 5] += offset * UNIT * (t >= 5.0)
+        values[:, 5] += noise * UNIT * np.random.default_rng(2).standard_normal(t.size)
+        if next_cube_at is not None:
+            values[:, 5] += UNIT * (t >= next_cube_at)
+        fusion = _plate_holding(1, t, values)
+        fusion.load_coverage.add(t)
+        fusion.add_impacts([_strike(at, level) for at, level in _STOP_DROP])
+        out = fusion._landings(_step(3, 5.0, 5.2, 1.0), 1, 0.9, 5.3, settled=False)
+        assert _suspected(out) == _STOPPED
+        for at in (next_cube_at, stepped_at):
+            if at is not None:
+                fusion._recent_steps.append((_step(5, at, at + 0.05, 1.0), 1))
+        assert fusion.reweigh_due() == pytest.approx(5.55)
+        late = fusion.advance(6.4)
+        return [(e.floor, round(e.t, 3), round(e.t_decided, 3), e.knocked_down_to)
+                for e in late if isinstance(e, Landing)]
+
+    assert told_late(+0.08) == [(5, 5.05, 5.7, 3)]
+    assert told_late(-0.04) == [(5, 5.05, 5.75, 3)]
+    assert told_late(+0.01) == []
+    assert told_late(+0.08, noise=0.05) == []
+    assert told_late(+0.08, next_cube_at=5.4) == []
+    # A step read on the plate since (a cube that rested a moment and went on).
+    assert told_late(+0.08, stepped_at=5.2) == []
+    # The next cube that landed after the stop was told does not undo it.
+    assert told_late(+0.08, next_cube_at=5.7) == [(5, 5.05, 5.7, 3)]
+
+
 def test_a_plate_that_bore_a_passing_cube_a_moment_knocked_nothing_down() -> None:
     """Plate 6 read a cube for 0.2 s as the thrown cube rested there on its
     way to plate 3: the loss after is that cube leaving, not a knock-down,

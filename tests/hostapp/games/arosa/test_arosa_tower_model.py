@@ -90,6 +90,27 @@ def test_the_chance_of_a_suspected_stop_is_learnt_from_what_players_find() -> No
     assert first[5] == pytest.approx(0.45, abs=0.01)
 
 
+def test_a_stop_weighed_later_puts_the_thrown_cube_where_it_stopped() -> None:
+    """The detector weighed the suspected stop on 5 late: blue stayed there
+    and the yellow cube resting there fell to 3, the story that had only the
+    suspicion's chance. A stop weighed on a level no suspicion named, or
+    after the cube was taken out, changes nothing."""
+    model = TowerModel()
+    model.throw("yellow", [Landing(0, 5, 1, 0.99)])
+    model.throw("blue", [Landing(2, 3, 1, 0.99, maybe_stopped_on=5, stop_chance=0.45)])
+    assert not model.stop_weighed(6, 3, 0.9)
+    assert model.stop_weighed(5, 3, 0.9)
+    belief = model.expected_counts()
+    assert belief["blue"][5] == pytest.approx(0.9, abs=0.01)
+    assert belief["yellow"][3] > 0.85 and belief["yellow"][5] < 0.1
+    assert model.propose(5).counts == {"blue": 1}
+    assert model.propose(3).counts == {"yellow": 1}
+    # Once told, the suspicion is spent; a confirmation judges the report on 5.
+    assert not model.stop_weighed(5, 3, 0.9)
+    model.confirm(5, {"blue": 1})
+    assert model.stop_calibration.judged == 0
+
+
 def test_a_suspected_stop_below_the_landing_is_ignored() -> None:
     model = TowerModel()
     model.throw("yellow", [Landing(0, 2, 1, 0.99)])
