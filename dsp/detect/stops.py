@@ -192,8 +192,8 @@ class SuspectedStop:
         The plate's load before the throw is read before ``since_s``, from no
         earlier than ``base_from_s`` (``PlateWindow``).
     due_s, last_s : float
-        When the plate is next weighed, and weighed for the last time
-        (``STOP_REWEIGH_*`` after the landing below).
+        When the plate is next weighed, and when for the last time
+        (``STOP_REWEIGH_FROM_S``, ``STOP_REWEIGH_UNTIL_S`` after the landing below).
     sign : int
         Which way the last weighing found the plate changed (0: not measurably).
     """
@@ -327,21 +327,28 @@ STOP_LIGHTER_NOISES = 3.0
 STOP_LIGHTER_NOISE_S = 0.5
 STOP_LIGHTER_READINGS = 3
 
-# Why weighed again 0.7 s after the landing below, over its last 0.3 s,
-# either way by 0.03 cube and three times the noise, and under half a cube
-# (session 47): once the plate is still the reading high that a passing
-# cube's blow leaves is gone, and a plate holding another cube than before
-# reads lighter or heavier alike (where a cube rests decides the share the
-# cell sees). Over the suspected stops of models A-S whose plate nothing
-# else reached, measured from before the throw to 0.4-0.7 s after the
-# landing below, such a change was a stop 117 times and a pass 15; our own
-# evaluation's single throws, 61 of its 90 stops (every suspicion there a
-# stop). Weighed in the landing's 0.3 s (``STOP_LIGHTER_*``) the plate
-# still rings, and only the lighter side told.
-STOP_REWEIGH_FROM_S = 0.4
+# Why weighed again as the plate stills, either way by 0.03 cube and three
+# times its spread, under half a cube (session 47): once the plate is still
+# the reading high that a passing cube's blow leaves is gone, and a plate
+# holding another cube than before reads lighter or heavier alike (where a
+# cube rests decides the share the cell sees). Over the suspected stops of
+# models A-S whose plate nothing else reached, measured from before the
+# throw to 0.4-0.7 s after the landing below, such a change was a stop 117
+# times and a pass 15; our own evaluation's single throws, 61 of its 90
+# stops (every suspicion there a stop). Weighed in the landing's 0.3 s
+# (``STOP_LIGHTER_*``) the plate still rings, and only the lighter side
+# told. Why every 50 ms from 0.2 s to 1.0 s after the landing below, two
+# weighings in a row the same way, each over the last 0.1 s or five
+# readings (whichever is longer): models A-S 36,208 -> 36,394 landings
+# right, 987 -> 999 false; one weighing at 0.7 s over 0.3 s, +119 / +12
+# and our single throws' p95 latency 694 ms (496 now); weighing until
+# 1.2 s told 12 stops and 11 passes after 1.0 s; a tail of three readings
+# (0.3 s at 10 a second) made most of the false ones (docs/crosscheck.md,
+# run 49).
+STOP_REWEIGH_FROM_S = 0.2
 STOP_REWEIGH_UNTIL_S = 1.0
 STOP_REWEIGH_EVERY_S = 0.05
-STOP_REWEIGH_TAIL_S = 0.15
+STOP_REWEIGH_TAIL_S = 0.1
 STOP_REWEIGH_READINGS = 5
 STOP_REWEIGH_CUBES = 0.03
 STOP_REWEIGH_NOISES = 3.0

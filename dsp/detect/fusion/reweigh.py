@@ -28,7 +28,7 @@ from dsp.detect.stops import (
     SuspectedStop,
 )
 
-# Why 0.9: over models A-S, 137 of the 150 suspected stops told this way
+# Why 0.9: over models A-S, 187 of the 202 suspected stops told this way
 # were stops (docs/detection.md, "A suspected stop weighed again").
 # In our evaluation all were.
 _REWEIGHED_CONFIDENCE = 0.9
@@ -89,8 +89,8 @@ class StopReweigher(LandingJudge):
         interval = self.load_history.reading_interval_s(due)
         if not np.isfinite(interval):
             return 0
-        # A converter read 10 times a second gives 3 readings in 0.3 s, and
-        # the spread of 3 is no measure of a plate's noise.
+        # A converter read 10 times a second gives one reading in 0.1 s, and
+        # the spread of three is no measure of a plate's noise (docs/crosscheck.md, run 49).
         tail_s = max(STOP_REWEIGH_TAIL_S, STOP_REWEIGH_READINGS * interval)
         change = self.load_history.change(j, stop.since_s, due, tail_s, stop.base_from_s)
         before = self.load_history.spread(
