@@ -174,6 +174,7 @@ class StopSeen:
     lighter: bool = False
     since_s: float = -np.inf
     base_from_s: float = -np.inf
+    told: bool = True
 
 
 @dataclass

@@ -362,6 +362,16 @@ class LandingJudge(HandsJudge):
                 self._stopped_above(level, thrown, thrown[0].t_s - BEFORE_STRIKE_S, judged_until)
                 if n == 1 and thrown and not self.slides else None
             )
+            if seen_stop is not None and not seen_stop.told:
+                # Stops are not told by the swing here (cubes passing plates
+                # swing them as far): only weighed, once the plate is still.
+                self._suspected_stops.append(SuspectedStop(
+                    level=seen_stop.level, below=level,
+                    t_s=self._last_strike_on_level(drop, seen_stop.level),
+                    since_s=seen_stop.since_s, base_from_s=seen_stop.base_from_s,
+                    due_s=t + STOP_REWEIGH_FROM_S, last_s=t + STOP_REWEIGH_UNTIL_S,
+                ))
+                seen_stop = None
             stopped = None if seen_stop is None else seen_stop.level
             seen_leaving = None if stopped is None else self._recent_removal_above(
                 step, since_s=thrown[0].t_s - BEFORE_STRIKE_S
@@ -581,16 +591,17 @@ class LandingJudge(HandsJudge):
             # landing and went on: cubes here do not stop where they bounce.
             self.stats.bounced_on_empty += 1
             self.slide_signs.count_bounce_on_empty()
-        if best is not None and not self.pass_swings.stops_told:
-            self.stats.stops_not_told += 1
-            return None
         if best is None or best_window is None:
             return None
+        told = self.pass_swings.stops_told
+        if not told:
+            self.stats.stops_not_told += 1
         return StopSeen(
             best,
             lighter=self._left_lighter(best, best_change, t0_s, best_window.until_s),
             since_s=best_window.since_s,
             base_from_s=best_window.base_from_s,
+            told=told,
         )
 
     def _left_lighter(self, level: int, change: float, t0_s: float, t1_s: float) -> bool:

@@ -2304,7 +2304,8 @@ def test_stops_are_not_inferred_where_passing_cubes_swing_plates_like_landings(
     # the cube below 25 ms later) while it holds a cube, and it rings from
     # each. Where they swing it like a landing (3000 counts against its
     # usual 2000), a stop's swing tells nothing: the stop that follows
-    # (plate 5 bounced on and rang like a landing) is not reported.
+    # (plate 5 bounced on and rang like a landing) is not reported, nor
+    # suspected; it is only weighed once the plate is still.
     t = np.arange(2.0, 6.0, 1 / 80)
     passes = (2.4, 2.8, 3.2, 3.6, 4.0)
     values = _ringing(t, passes, amplitude) + _ringing(t, (5.0,))
@@ -2317,7 +2318,12 @@ def test_stops_are_not_inferred_where_passing_cubes_swing_plates_like_landings(
     assert fusion.pass_swings.stops_told is told
     twice = [_strike(5.00, 5), _strike(5.05, 5), _strike(5.065, 4), _strike(5.12, 4)]
     stop = fusion._stopped_above(4, twice, 4.95, 5.9)
-    assert (stop.level if stop is not None else None) == (5 if told else None)
+    assert stop is not None and stop.level == 5 and stop.told is told
+    fusion.add_impacts(twice)
+    out = fusion._landings(_step(4, 5.0, 5.2, 1.0), 1, 0.9, 5.3, settled=False)
+    [landing] = [e for e in out if isinstance(e, Landing)]
+    assert landing.maybe_stopped_on == (5 if told else None)
+    assert [(s.level, s.below) for s in fusion._suspected_stops] == [(5, 4)]
 
 
 def test_a_pass_looked_at_again_counts_once() -> None:
