@@ -47,6 +47,9 @@ def recordings(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         # The device clock wraps 10 s in.
         "wrap": SessionSpec("single", 9, 91, 30.0, clock_offset_us=2**32 - 10_000_000),
         "rapid": SessionSpec("rapid", 10, 101, 40.0),
+        # A thrown cube stops on a plate and knocks its cube down; the stop
+        # is told once the plate is weighed still (``Landing.knocked_down_to``).
+        "stop": SessionSpec("rapid", 12, 121, 40.0),
     }
     for name, spec in specs.items():
         paths[name] = folder / f"{name}.bin"
@@ -70,7 +73,7 @@ def test_blocks_give_what_messages_give(
     assert any(e["event"] == "landing" for e in reference[0]) or name == "mid-frame"
 
 
-@pytest.mark.parametrize("name", ["rapid", "damaged"])
+@pytest.mark.parametrize("name", ["rapid", "damaged", "stop"])
 def test_byte_chunk_sizes_do_not_change_the_events(recordings: dict[str, Path], name: str) -> None:
     # Read a few hundred bytes at a time, as from a serial port, or in one
     # go: the same events, times and confidences. The cube size the fusion
@@ -81,6 +84,8 @@ def test_byte_chunk_sizes_do_not_change_the_events(recordings: dict[str, Path], 
         got = _by_blocks(recordings[name], with_load=True, chunk_size=chunk_size)
         assert got[0] == reference[0], chunk_size
     assert sum(e["event"] == "landing" for e in reference[0]) >= 5
+    if name == "stop":
+        assert any("knocked_down_to" in e for e in reference[0])
 
 
 def test_messages_of_several_shapes_take_the_slow_road(tmp_path: Path) -> None:
