@@ -168,6 +168,13 @@ class StopSeen:
     lighter : bool
         It holds measurably less than before the throw
         (``STOP_LIGHTER_CUBES``): another cube sits there now.
+    since_s, base_from_s : float
+        Its load before the throw is read before ``since_s``, from no
+        earlier than ``base_from_s`` (``PlateWindow``).
+    told : bool
+        False on a tower whose passing cubes swing plates like landings
+        (``PassSwings.stops_told``): the stop is not suspected, only weighed
+        again once its plate is still.
     """
 
     level: int

@@ -504,6 +504,10 @@ class LandingJudge(HandsJudge):
         just above this level soon after one on it are this cube's ceiling,
         not the plate's own; a plate bounced on before the cube below fell
         from rest needs less swing.
+
+        On a tower whose passing cubes swing plates like landings the swing
+        tells nothing: such a stop comes with ``told`` false, only to be
+        weighed once its plate is still (``StopReweigher``).
         """
         loudest = self._levels_of(drop)
         on_level = heard_on(drop, loudest, level)

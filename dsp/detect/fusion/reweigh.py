@@ -79,7 +79,7 @@ class StopReweigher(LandingJudge):
 
         Measured over its last ``STOP_REWEIGH_TAIL_S`` up to the due time,
         from before the throw, against the larger of its spread before the
-        throw and over those readings (three or more of each).
+        throw and over those readings (``STOP_REWEIGH_READINGS`` or more of each).
         """
         j = stop.level
         unit = self.scale.unit(j)
