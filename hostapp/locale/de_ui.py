@@ -128,9 +128,8 @@ MESSAGES = {
     "knocked down from floor {floor}": "von Ebene {floor} heruntergestoßen",
     "knocked down": "heruntergestoßen",
     "perhaps knocked down from floor {floor}": "vielleicht von Ebene {floor} heruntergestoßen",
-    "the cube thrown stopped here: the one on floor {floor} was knocked down from here":
-        "der geworfene Würfel blieb hier liegen: der auf Ebene {floor} wurde von hier "
-        "heruntergestoßen",
+    "the thrown cube stopped here and knocked the one on floor {floor} down":
+        "der geworfene Würfel blieb hier liegen und stieß den auf Ebene {floor} hinunter",
     "the tower was opened: level {level} lies open":
         "der Turm wurde geöffnet: Ebene {level} liegt offen",
     "the tower was closed": "der Turm wurde geschlossen",

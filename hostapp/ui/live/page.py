@@ -94,8 +94,8 @@ def describe_event(event: Any) -> str:
             text += ", " + tr("perhaps knocked down from floor {floor}",
                               floor=data["maybe_stopped_on"])
         if data.get("knocked_down_to") is not None:
-            text += ", " + tr("the cube thrown stopped here: the one on floor {floor} was "
-                              "knocked down from here", floor=data["knocked_down_to"])
+            text += ", " + tr("the thrown cube stopped here and knocked the one on floor "
+                              "{floor} down", floor=data["knocked_down_to"])
     elif kind == "lift":
         text = tr("the tower was opened: level {level} lies open", level=data["exposed"])
     elif kind == "closed":

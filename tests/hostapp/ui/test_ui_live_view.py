@@ -123,10 +123,10 @@ def test_live_view_streams_detects_and_locks_during_a_game(
          "a cube landed on floor 3 (50 % sure), perhaps knocked down from floor 5",
          "Würfel auf Ebene 3 gelandet (50 % sicher), vielleicht von Ebene 5 heruntergestoßen"),
         (Landing(1.0, 1.9, 5, 1, 0.9, knocked_down_to=3),
-         "a cube landed on floor 5 (90 % sure), the cube thrown stopped here: the one on "
-         "floor 3 was knocked down from here",
-         "Würfel auf Ebene 5 gelandet (90 % sicher), der geworfene Würfel blieb hier liegen: "
-         "der auf Ebene 3 wurde von hier heruntergestoßen"),
+         "a cube landed on floor 5 (90 % sure), the thrown cube stopped here and knocked the "
+         "one on floor 3 down",
+         "Würfel auf Ebene 5 gelandet (90 % sicher), der geworfene Würfel blieb hier liegen "
+         "und stieß den auf Ebene 3 hinunter"),
         (Removal(2.0, 2.5, 4, 1, 0.9, knocked=True),
          "a cube left floor 4 (90 % sure), knocked down",
          "Würfel von Ebene 4 weg (90 % sicher), heruntergestoßen"),
