@@ -13,7 +13,8 @@ its deadline has been seen, so results do not depend on block sizes.
 
 The decisions are layered, each module a class on the one before:
 ``base`` (state and shared queries) <- ``hands`` (signs of hands) <-
-``landings`` (arrivals and removals) <- ``fastview`` <- ``settledview`` <-
+``landings`` (arrivals and removals) <- ``reweigh`` (suspected stops
+weighed once their plate is still) <- ``fastview`` <- ``settledview`` <-
 ``stream`` (the interface the detector drives).
 """
 

@@ -365,12 +365,9 @@ class LandingJudge(HandsJudge):
             if seen_stop is not None and not seen_stop.told:
                 # Stops are not told by the swing here (cubes passing plates
                 # swing them as far): only weighed, once the plate is still.
-                self._suspected_stops.append(SuspectedStop(
-                    level=seen_stop.level, below=level,
-                    t_s=self._last_strike_on_level(drop, seen_stop.level),
-                    since_s=seen_stop.since_s, base_from_s=seen_stop.base_from_s,
-                    due_s=t + STOP_REWEIGH_FROM_S, last_s=t + STOP_REWEIGH_UNTIL_S,
-                ))
+                self._weigh_later(
+                    seen_stop, level, self._last_strike_on_level(drop, seen_stop.level), t
+                )
                 seen_stop = None
             stopped = None if seen_stop is None else seen_stop.level
             seen_leaving = None if stopped is None else self._recent_removal_above(
@@ -395,11 +392,7 @@ class LandingJudge(HandsJudge):
                     maybe_stopped_on = stopped
                     self.stats.stops_suspected += 1
                     assert seen_stop is not None
-                    self._suspected_stops.append(SuspectedStop(
-                        level=stopped, below=level, t_s=at, since_s=seen_stop.since_s,
-                        base_from_s=seen_stop.base_from_s, due_s=t + STOP_REWEIGH_FROM_S,
-                        last_s=t + STOP_REWEIGH_UNTIL_S,
-                    ))
+                    self._weigh_later(seen_stop, level, at, t)
                 else:
                     # Its load was read a cube lighter before the thrown
                     # cube settled there (a step, or a dip held a while):
@@ -471,6 +464,18 @@ class LandingJudge(HandsJudge):
             )
         )
         return out
+
+    def _weigh_later(self, seen: StopSeen, below: int, at_s: float, rested_s: float) -> None:
+        """Remember a stop the load could not show, to weigh its plate once still.
+
+        ``at_s``: the thrown cube's last strike on the plate; ``rested_s``:
+        when the cube told on ``below`` came to rest (``StopReweigher``).
+        """
+        self._suspected_stops.append(SuspectedStop(
+            level=seen.level, below=below, t_s=at_s, since_s=seen.since_s,
+            base_from_s=seen.base_from_s, due_s=rested_s + STOP_REWEIGH_FROM_S,
+            last_s=rested_s + STOP_REWEIGH_UNTIL_S,
+        ))
 
     def _struck_after(self, level: int, settled_s: float, until_s: float) -> bool:
         """Whether a cube stopped on ``level`` a throw's interval after ``settled_s``.

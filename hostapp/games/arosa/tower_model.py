@@ -366,16 +366,14 @@ class TowerModel:
         bool
             False when no such cube is in the tower (it was opened since).
         """
-        for i in range(len(self._cubes) - 1, -1, -1):
-            cube = self._cubes[i]
-            report = cube.report
-            if (
-                report is not None and report.maybe_stopped_on == floor
-                and report.floor == below and self._stop_suspected(report)
-            ):
-                break
-        else:
+        cube = next((
+            c for c in reversed(self._cubes)
+            if c.report is not None and c.report.maybe_stopped_on == floor
+            and c.report.floor == below and self._stop_suspected(c.report)
+        ), None)
+        if cube is None or cube.report is None:
             return False
+        report = cube.report
         # Each cube resting there was moved towards ``below`` by the
         # suspicion's share of the move a knock-down makes: now by all of it.
         landing = _at(below)
