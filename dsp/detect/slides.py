@@ -26,7 +26,8 @@ left for knock-downs. These signs tell such a tower:
   its own was read (:meth:`_came_back`; model I, whose cubes dwell on the
   plates they pass: 25 and 20 false landings fewer on towers 1-8 and 9-16).
 
-After ``WARY_AFTER`` slides seen the fusion lets landings wait until their
+After ``WARY_AFTER`` slides seen, and for the session's first
+``FIRST_HELD`` landings, the fusion lets landings wait until their
 plate has held the cube a while; after ``SEEN`` (full) signs, also no
 knock-down stop is inferred from a plate whose load came back. Signs count
 while they are among the last ``SIGN_MEMORY`` cubes seen arriving on a
@@ -61,6 +62,17 @@ WARY_AFTER = 1
 # p95 latency (470 -> 485 ms), three 10 ms; model B kept 31 and 19 of its
 # false landings off with six, 19 and 12 with three.
 WARY_HOLDS = 3
+# Why 3: a session's first landings come before any sign could, and in a
+# tower whose cubes rest a moment on the plates they pass, the first cube
+# thrown rested on a plate above its own and was told there (models B, I,
+# J, R, S: 101 of 1,216 sessions' first landings, 67 of the second). The
+# first three landings wait to see their cube stay, for less than a known
+# sliding tower's (``FastView``/``SettledView`` ``_FIRST_*HOLD_S``): over
+# models A-S false landings 1,001 -> 866, 16 right fewer, p95 latency
+# 0.874 -> 0.877 s, median 0.11 -> 0.14 s; five: 843 (0.883 s, median
+# 0.18 s). With the known tower's holds: two 878 (0.876 s), three 860
+# (0.883 s), four 844 (0.887 s).
+FIRST_HELD = 3
 # Why 60 arrivals and 5 %: a tower whose cubes slide on shows a sign at
 # 8-50 % of the cubes seen arriving on a plate (models B, I, J: 20-27 %,
 # 8-13 %, 22-50 %; a cube that rests a moment on several plates arrives
@@ -122,12 +134,21 @@ def _left_at_once(rise: LoadStep, fall: LoadStep) -> bool:
 
 
 class SlideSigns:
-    """The signs seen so far that cubes here rest a moment on a plate and slide on."""
+    """The signs seen so far that cubes here rest a moment on a plate and slide on.
 
-    def __init__(self) -> None:
+    Parameters
+    ----------
+    first_held : int
+        How many of the session's first landings wait to see their cube stay
+        before any sign was seen (0: none).
+    """
+
+    def __init__(self, first_held: int = FIRST_HELD) -> None:
+        self.first_held = int(first_held)
         self.slides_seen = 0
         self.bounced_on_empty = 0
         self._held_since_slide = 0
+        self._landed = 0
         # Cubes seen arriving so far, and each sign still counted, with how
         # many had arrived when it came (True: a slide, False: a bounce on an
         # empty plate).
@@ -154,6 +175,15 @@ class SlideSigns:
         Until the tower is known (:attr:`slides`), only for the next
         ``WARY_HOLDS`` landings that stayed after a cube was seen to slide on.
         """
+        return self.first_landings or self._seen_sliding
+
+    @property
+    def first_landings(self) -> bool:
+        """Whether landings wait only as the session's first (no sign seen lately)."""
+        return self._landed < self.first_held and not self._seen_sliding
+
+    @property
+    def _seen_sliding(self) -> bool:
         return self.slides or (
             self.slides_seen >= WARY_AFTER and self._held_since_slide < WARY_HOLDS
         )
@@ -161,6 +191,10 @@ class SlideSigns:
     def note_held(self) -> None:
         """A landing that waited to see its cube stay: it stayed."""
         self._held_since_slide += 1
+
+    def note_landed(self) -> None:
+        """A landing was told (waited or not)."""
+        self._landed += 1
 
     def note_step(
         self, step: LoadStep, cubes: float, whole_within: float, handled_since_s: float

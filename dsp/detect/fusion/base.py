@@ -25,7 +25,7 @@ from dsp.detect.loadhistory import LoadCoverage, LoadHistory
 from dsp.detect.memory import Drop, FusionStats, LevelMemory, Look
 from dsp.detect.openings import TowerOpenings
 from dsp.detect.piezo import TimedImpact
-from dsp.detect.slides import SlideSigns
+from dsp.detect.slides import FIRST_HELD, SlideSigns
 from dsp.detect.stops import LOAD_LAG_S, PassSwings, SuspectedStop
 from dsp.detect.strikes import heard_on, loudest_levels, strikes_on
 from dsp.detect.topmodule import set_down_at
@@ -137,6 +137,7 @@ class FusionBase:
         lift_gather_s: float = DEFAULT_LIFT_GATHER_S,
         drop_gap_s: float = DEFAULT_DROP_GAP_S,
         impact_delay_s: float = 0.0,
+        first_landings_held: int = FIRST_HELD,
     ) -> None:
         self.n_levels = int(n_levels)
         self.scale = scale
@@ -152,7 +153,7 @@ class FusionBase:
         self.impact_delay_s = impact_delay_s
         self.stats = FusionStats()
         #: Signs that cubes here rest a moment on a plate and slide on.
-        self.slide_signs = SlideSigns()
+        self.slide_signs = SlideSigns(first_held=first_landings_held)
         #: How far cubes seen passing occupied plates swung them (``stops.PassSwings``).
         self.pass_swings = PassSwings()
         self.flat_discs = FlatDiscs()

@@ -435,6 +435,7 @@ class LandingJudge(HandsJudge):
             self.scale.learn(level, step.delta_counts, n)
         self.cubes_on[level] += n
         self._levels[level].landings += n
+        self.slide_signs.note_landed()
         if n == 1:
             self._levels[level].doubles = 0
             self._levels[level].many = 0

@@ -111,6 +111,9 @@ _FIRST_CUBE_NOISES = 10.0
 # 197 -> 172 (with ``LandingJudge._gone_again``); 0.9 s took 20 more and
 # doubled the latency (p95 0.66 -> 1.35 s).
 _SETTLED_HOLD_S = 0.6
+# Why 0.45 s: the session's first landings wait less (as ``_FIRST_HOLD_S``
+# of the fast view).
+_FIRST_SETTLED_HOLD_S = 0.45
 # Why 1 s: model N's hands squeeze a plate 0.3-0.7 s before the contacts
 # part, and a lift is known 0.25 s after that; holding every unheard rise
 # from the start would cost model F's cubes that no disc hears (71 right
@@ -147,9 +150,10 @@ class SettledView(FastView):
                 return out
             out += self._settled_step(replace(w, t_decided_s=step.t_decided_s))
         if self._waits_to_stay(step):
-            self._settled_waiting.append(
-                replace(step, t_decided_s=step.t_settled_s + _SETTLED_HOLD_S)
+            hold_s = (
+                _FIRST_SETTLED_HOLD_S if self.slide_signs.first_landings else _SETTLED_HOLD_S
             )
+            self._settled_waiting.append(replace(step, t_decided_s=step.t_settled_s + hold_s))
             return out
         if self._waits_for_a_lift(step):
             self._settled_waiting.append(
@@ -165,7 +169,9 @@ class SettledView(FastView):
             and not self._tower_open
             and np.isfinite(self.accounted[step.level])
             and self.scale.cubes(step.level, step.after_counts - self.accounted[step.level]) >= 0.5
-            and step.t_decided_s < step.t_settled_s + _SETTLED_HOLD_S
+            and step.t_decided_s < step.t_settled_s + (
+                _FIRST_SETTLED_HOLD_S if self.slide_signs.first_landings else _SETTLED_HOLD_S
+            )
         )
 
     def _waits_for_a_lift(self, step: LoadStep) -> bool:

@@ -61,6 +61,11 @@ class Fusion(SettledView):
         How long after an impact the piezo chain hands it over (its onset
         decision delay): a drop is over only once its silence has lasted
         ``drop_gap_s`` *and* any strike within it would have arrived.
+    first_landings_held : int
+        How many of the session's first landings wait to see their cube
+        stay, before the tower showed whether its cubes slide on
+        (``slides.FIRST_HELD``; 0: none, for a fusion that stands for a
+        tower past its first landings).
     """
 
     def add_impacts(

@@ -411,12 +411,18 @@ def test_a_slow_converter_reads_shorter_windows_once_its_spikes_prove_sharp(flat
     # passing it): in one reading and a little in two (a weighing filter) or
     # as four equal readings (a converter averaging its last four). Only
     # after sharp ones does the fast view decide a later landing from three
-    # readings instead of five.
+    # readings instead of five. The landing timed comes after the session's
+    # first ones, which wait to see their cube stay (``slides.FIRST_HELD``).
+    from dsp.detect.slides import FIRST_HELD
+
     tower = SyntheticTower(duration_s=30.0, seed=4, load_rate_hz=10.0)
     shape = np.array([1.0, 1.0, 1.0, 1.0]) if flat else np.array([1.0, 4.0, 1.0]) / 4.0
     for k in range(12):
         i = int((4.0 + 1.1 * k) * 10)
         tower.load[i : i + shape.size, 0] += 3000.0 * shape
+    first_levels = [5, 6, 2, 4, 7][:FIRST_HELD]
+    for k, level in enumerate(first_levels):
+        tower.throw(16.6 + k * 3.0 / len(first_levels), level)
     landing = tower.throw(20.03, 3)
     det = Detector(piezo_rate_hz=2000.0, load_rate_hz=10.0)
     assert det.spikes is not None
@@ -427,8 +433,8 @@ def test_a_slow_converter_reads_shorter_windows_once_its_spikes_prove_sharp(flat
                              tower.load_valid[a * 10 : (a + 1) * 10])
     out += det.finish()
     found = [e for e in out if isinstance(e, Landing)]
-    assert [e.floor for e in found] == [3]
-    latency = found[0].t_decided - landing.t_rest_s
+    assert [e.floor for e in found] == [*first_levels, 3]
+    latency = found[-1].t_decided - landing.t_rest_s
     if flat:
         assert det.spikes.short_windows_since_s == np.inf
         assert latency > 0.45

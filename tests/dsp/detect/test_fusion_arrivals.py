@@ -14,6 +14,7 @@ from dsp.detect.fusion.base import BUSY_KEPT_S
 from dsp.detect.grouping import Impact
 from dsp.detect.loadcell import LoadConnection, LoadStep
 from dsp.detect.piezo import PlateBusy, TimedImpact
+from dsp.detect.slides import FIRST_HELD, SlideSigns
 from dsp.detect.stops import PassSwings
 
 UNIT = 1000.0
@@ -26,7 +27,7 @@ _T = np.arange(0.0, 4.0, 1 / 80)
 def _fusion(readings: np.ndarray | None = None) -> Fusion:
     """A fusion that knows every level's cube (UNIT), its plates read ``readings`` at ``_T``."""
     scale, acoustic = CubeScale(n_levels=8), AcousticLevelModel(n_levels=8)
-    fusion = Fusion(n_levels=8, scale=scale, acoustic=acoustic)
+    fusion = Fusion(n_levels=8, first_landings_held=0, scale=scale, acoustic=acoustic)
     for level in range(8):
         fusion.scale.learn(level, UNIT, 1)
     values = np.zeros((_T.size, 8)) if readings is None else readings
@@ -476,14 +477,14 @@ def test_without_load_cells_the_cube_rests_where_its_last_strikes_are_heard() ->
     """Acoustic only: loud hole edges on the way down, then a landing whose
     bounces made one onset; the edges must not outvote it."""
     scale, acoustic = CubeScale(n_levels=8), AcousticLevelModel(n_levels=8)
-    fusion = Fusion(n_levels=8, scale=scale, acoustic=acoustic)
+    fusion = Fusion(n_levels=8, first_landings_held=0, scale=scale, acoustic=acoustic)
     drop = [_strike(1.00, 6, 400.0), _strike(1.03, 5, 400.0), _strike(1.07, 4, 300.0)]
     fusion.add_impacts(drop)
     events = fusion.advance(2.0)
     assert [(e.floor, e.source) for e in events if isinstance(e, Landing)] == [(4, "acoustic")]
     # Two bounces heard on the resting level are pooled, a quiet ceiling hit
     # above them between is not where the cube rests.
-    fusion = Fusion(n_levels=8, scale=CubeScale(n_levels=8),
+    fusion = Fusion(n_levels=8, first_landings_held=0, scale=CubeScale(n_levels=8),
                     acoustic=AcousticLevelModel(n_levels=8))
     fusion.add_impacts([_strike(3.00, 7, 400.0), _strike(3.05, 2, 300.0), _strike(3.08, 3, 30.0),
                         _strike(3.12, 2, 100.0)])
@@ -520,7 +521,7 @@ def test_a_plate_pressed_while_hands_rumble_on_the_tower_is_left_to_the_settled_
 
 def test_without_load_cells_a_faint_last_strike_on_the_plate_above_is_the_ceiling() -> None:
     def decided(drop: list[TimedImpact]) -> list[int]:
-        fusion = Fusion(n_levels=8, scale=CubeScale(n_levels=8),
+        fusion = Fusion(n_levels=8, first_landings_held=0, scale=CubeScale(n_levels=8),
                         acoustic=AcousticLevelModel(n_levels=8))
         fusion.add_impacts(drop)
         return [e.floor for e in fusion.advance(drop[-1].t_s + 1.0) if isinstance(e, Landing)]
@@ -925,7 +926,7 @@ def test_a_plate_pressed_by_a_touch_that_sounded_like_a_strike_is_no_landing() -
 def test_a_plates_first_cube_is_trusted_only_when_heard_striking_that_plate() -> None:
     # A kit of mixed cells: no level borrows another's cube, so plate 6's
     # first step teaches its size for the rest of the session.
-    fusion = Fusion(n_levels=8, scale=CubeScale(n_levels=8),
+    fusion = Fusion(n_levels=8, first_landings_held=0, scale=CubeScale(n_levels=8),
                     acoustic=AcousticLevelModel(n_levels=8))
     for level, unit in ((7, UNIT), (5, 1.5 * UNIT), (3, 1.1 * UNIT)):
         fusion.scale.learn(level, unit, 1)
@@ -1286,7 +1287,7 @@ def _first_touch(swing_cubes: float) -> tuple[Fusion, LoadStep]:
     """Plate 6, no cube size of its own, rose by 4 cubes of the others' size after a strike
     there, rung by ``swing_cubes`` of its own step; the tower's landings swing plates by 12."""
     scale, acoustic = CubeScale(n_levels=8), AcousticLevelModel(n_levels=8)
-    fusion = Fusion(n_levels=8, scale=scale, acoustic=acoustic)
+    fusion = Fusion(n_levels=8, first_landings_held=0, scale=scale, acoustic=acoustic)
     for level in (0, 1, 2):
         fusion.scale.learn(level, UNIT, 1)
         fusion.scale.learn_sign(level, UNIT, cubes_added=True)
@@ -1507,6 +1508,27 @@ def test_where_cubes_slide_a_landing_waits_until_its_plate_has_held_the_cube() -
     fusion.slide_signs.slides_seen = 1
     assert _landings(_decide(fusion, step, 2.0)) == [(5, 1, 0.95)]
     assert fusion.slide_signs._held_since_slide == 1
+
+
+def test_the_sessions_first_landings_wait_a_little_to_see_their_cube_stay() -> None:
+    # Nothing is known of the tower yet: a cube that rests a moment on a
+    # plate it passes (a quarter of a second here) and goes on is no
+    # landing; one that stays is told 0.3 s after its plate settled, sooner
+    # than where cubes were seen sliding on (0.4 s).
+    fusion, step = _rests_a_moment(leaves_at=1.25)
+    fusion.slide_signs = SlideSigns()
+    assert _landings(_decide(fusion, step, 2.0)) == []
+    fusion, step = _rests_a_moment(leaves_at=None)
+    fusion.slide_signs = SlideSigns()
+    out = _decide(fusion, step, 2.0)
+    assert _landings(out) == [(5, 1, 0.95)] and 1.3 <= out[0].t_decided < 1.4
+    # Once the first few landings were told, the fast view decides at once.
+    fusion, step = _rests_a_moment(leaves_at=1.3)
+    fusion.slide_signs = SlideSigns()
+    for _ in range(FIRST_HELD):
+        fusion.slide_signs.note_landed()
+    out = _decide(fusion, step, 2.0)
+    assert _landings(out) == [(5, 1, 0.95)] and out[0].t_decided < 1.2
 
 
 def test_a_landing_waiting_to_see_its_cube_stay_is_not_swept_away_with_plates_changing_after_it(
@@ -1791,7 +1813,7 @@ def _tower_knowing_no_cube(
     t = np.arange(0.0, 4.0, 0.1)
     values = np.zeros((t.size, 8))
     values[(t >= from_s) & (t < until_s), plate] = moved * UNIT
-    fusion = Fusion(n_levels=8, scale=CubeScale(n_levels=8),
+    fusion = Fusion(n_levels=8, first_landings_held=0, scale=CubeScale(n_levels=8),
                     acoustic=AcousticLevelModel(n_levels=8))
     fusion.load_coverage.add(t)
     fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
@@ -1834,7 +1856,7 @@ def test_a_plate_with_no_cube_size_moved_by_a_hand_on_another_plate_learns_nothi
     t = np.arange(0.0, 4.0, 0.1)
     values = np.zeros((t.size, 8))
     values[(t >= 1.05) & (t < 2.0), 5] = 9 * UNIT
-    fusion = Fusion(n_levels=8, scale=CubeScale(n_levels=8),
+    fusion = Fusion(n_levels=8, first_landings_held=0, scale=CubeScale(n_levels=8),
                     acoustic=AcousticLevelModel(n_levels=8))
     fusion.load_coverage.add(t)
     fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
@@ -2100,7 +2122,7 @@ def test_in_a_game_of_two_kinds_of_cube_one_heavier_cube_is_one_landing() -> Non
 
 def test_a_first_gain_far_too_small_for_any_cell_of_the_kit_is_no_cube() -> None:
     def first_gain(cubes: float) -> list[tuple[int, int, float]]:
-        fusion = Fusion(n_levels=8, scale=CubeScale(n_levels=8),
+        fusion = Fusion(n_levels=8, first_landings_held=0, scale=CubeScale(n_levels=8),
                         acoustic=AcousticLevelModel(n_levels=8))
         for level in (1, 2, 3):  # a matched set: plate 6 borrows their cube
             fusion.scale.learn(level, UNIT, 1)
@@ -2121,7 +2143,7 @@ def test_a_noisy_plate_borrowing_its_cube_keeps_it_when_its_account_is_stale() -
     # its first three cubes, so the load accounted for is four cubes behind
     # when its first step, one cube of the borrowed size, heard striking it,
     # comes: four cubes are on it, and the borrowed size is right.
-    fusion = Fusion(n_levels=8, scale=CubeScale(n_levels=8),
+    fusion = Fusion(n_levels=8, first_landings_held=0, scale=CubeScale(n_levels=8),
                     acoustic=AcousticLevelModel(n_levels=8))
     for level in (1, 2, 3):
         fusion.scale.learn(level, UNIT, 1)
@@ -2182,7 +2204,7 @@ def test_a_plate_restless_for_seconds_with_four_others_gains_a_cube_only_if_one_
 def _fusion_knowing(units: dict[int, float]) -> Fusion:
     """A fusion in which only the levels of ``units`` have learnt a cube, of those sizes."""
     scale, acoustic = CubeScale(n_levels=8), AcousticLevelModel(n_levels=8)
-    fusion = Fusion(n_levels=8, scale=scale, acoustic=acoustic)
+    fusion = Fusion(n_levels=8, first_landings_held=0, scale=scale, acoustic=acoustic)
     for level, unit in units.items():
         fusion.scale.learn(level, unit, 1)
     fusion.load_coverage.add(_T)
@@ -2343,7 +2365,7 @@ def test_a_plate_with_no_size_holds_its_first_cube_until_it_goes_back(
     # it, though any gain would read as "one cube"; two more cubes landing
     # there meanwhile (a quick series) do not make it go.
     scale, acoustic = CubeScale(n_levels=8), AcousticLevelModel(n_levels=8)
-    fusion = Fusion(n_levels=8, scale=scale, acoustic=acoustic)
+    fusion = Fusion(n_levels=8, first_landings_held=0, scale=scale, acoustic=acoustic)
     values = np.zeros((_T.size, 8))
     values[_T >= 1.0, 3] = UNIT
     values[_T >= 1.5, 3] = later * UNIT

@@ -40,7 +40,7 @@ def _shaken_until(t1: float, pressed_by: float = 0.0) -> Plate:
 
 
 def _fusion(plates: dict[int, Plate], *, sizes_known: bool = True) -> Fusion:
-    fusion = Fusion(n_levels=8, scale=CubeScale(n_levels=8),
+    fusion = Fusion(n_levels=8, first_landings_held=0, scale=CubeScale(n_levels=8),
                     acoustic=AcousticLevelModel(n_levels=8))
     for level in range(8 if sizes_known else 0):
         fusion.scale.learn(level, UNIT, 1)

@@ -146,7 +146,7 @@ def test_a_plates_first_cube_of_no_known_size_is_a_sign_when_as_much_left_soon()
 def test_one_slide_makes_landings_wait_until_a_few_stayed() -> None:
     from dsp.detect.slides import WARY_HOLDS
 
-    signs = SlideSigns()
+    signs = SlideSigns(first_held=0)
     assert not signs.wary
     signs.count_slide()
     assert signs.wary and not signs.slides
@@ -160,6 +160,28 @@ def test_one_slide_makes_landings_wait_until_a_few_stayed() -> None:
     for _ in range(2 * WARY_HOLDS):
         signs.note_held()
     assert signs.wary
+
+
+def test_the_sessions_first_landings_wait_to_see_their_cube_stay() -> None:
+    from dsp.detect.slides import FIRST_HELD
+
+    signs = SlideSigns()
+    assert signs.wary and signs.first_landings
+    for _ in range(FIRST_HELD - 1):
+        signs.note_landed()
+    assert signs.wary and signs.first_landings
+    signs.note_landed()
+    assert not signs.wary and not signs.first_landings
+
+
+def test_a_slide_among_the_first_landings_makes_them_wait_as_in_a_sliding_tower() -> None:
+    signs = SlideSigns(first_held=3)
+    signs.note_landed()
+    signs.count_slide()
+    assert signs.wary and not signs.first_landings  # the known tower's holds now
+    for _ in range(5):
+        signs.note_landed()
+    assert signs.wary  # until WARY_HOLDS landings stayed, however many came first
 
 
 def _revision(t_settled: float, delta: float) -> LoadStep:

@@ -40,7 +40,7 @@ def test_the_top_module_was_lifted_when_the_hands_began_to_be_heard() -> None:
 
 
 def _fusion_with_top_cube() -> Fusion:
-    fusion = Fusion(n_levels=8, scale=CubeScale(n_levels=8),
+    fusion = Fusion(n_levels=8, first_landings_held=0, scale=CubeScale(n_levels=8),
                     acoustic=AcousticLevelModel(n_levels=8))
     for level in range(8):
         fusion.scale.learn(level, UNIT, 1)
