@@ -8,7 +8,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from dsp.detect import orderstats
-from dsp.detect.ringing import RING_FIT_READINGS, RING_FIT_RESIDUAL, oscillation_fit
+from dsp.detect.ringing import (
+    RING_FIT_READINGS,
+    RING_FIT_RESIDUAL,
+    fitted_windows,
+    oscillation_fit,
+)
 
 # Why 0.5 s: the plate's level before a drop, from the readings just before it.
 SWING_BASE_S = 0.5
@@ -382,6 +387,32 @@ class LoadHistory:
             at = settles[i] if np.isfinite(settles[i]) else float(np.mean(self._v[tail[:, i], k]))
             out[i] = at - float(orderstats.median(self._v[before[:, i], k]))
         return out
+
+    def ring_change(
+        self, level: int, t0_s: float, t1_s: float, noise: float, base_from_s: float = -np.inf
+    ) -> tuple[float, float] | None:
+        """Where a plate still ringing at ``t1`` settles, less its level before ``t0``.
+
+        Returns the change and how far apart the fits of its last
+        ``RING_FIT_READINGS`` readings, whole and each end left off, put
+        the load (``ringing.fitted_windows``); None unless all three fit one
+        decaying oscillation, ``noise`` (a sigma, counts) allowed for.
+        """
+        if self._t.size == 0:
+            return None
+        last = np.flatnonzero(self._t <= t1_s)[-RING_FIT_READINGS:]
+        before = self._before(self._ok[:, level], t0_s, base_from_s)
+        if last.size < RING_FIT_READINGS or not self._ok[last, level].all() or before.sum() < 3:
+            return None
+        good, settles, apart, _ = fitted_windows(
+            self._v[last, level][None, :], np.array([noise])
+        )
+        if not good[0]:
+            return None
+        return (
+            float(settles[0] - orderstats.median(self._v[before, level])),
+            float(apart[0]),
+        )
 
     def _before(self, ok: np.ndarray, t0_s: float, base_from_s: float) -> np.ndarray:
         start = max(t0_s - SWING_BASE_S, base_from_s)

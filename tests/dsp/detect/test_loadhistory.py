@@ -285,3 +285,29 @@ def test_the_load_a_plate_held_a_while_leaves_out_spikes_and_fast_ringing() -> N
     # Held for one reading, the ringing and the spike count in full.
     assert history.held_extent(2, 0.95, 1.9, 0.0)[1] == pytest.approx(3000.0)
     assert np.isnan(history.held_extent(2, 0.0, 0.5, 0.1)[0])  # nothing before to measure from
+
+
+def test_a_plate_ringing_as_one_mode_is_weighed_where_its_ring_settles() -> None:
+    # Plate 0 settles 300 counts higher (a few hundredths of a cube) while
+    # it still rings by thousands: the fits of its ringing put the change
+    # there, and within a few counts of one another. A plate whose readings
+    # hold a step (the next cube) or only noise gives no fit.
+    t = np.arange(0.0, 3.0, 1 / 80)
+    rng = np.random.default_rng(3)
+    values = rng.normal(0.0, 20.0, (t.size, 8))
+    after = t >= 1.0
+    ring = np.exp(-(t - 1.0) / 0.15) * np.cos(2 * np.pi * 17 * (t - 1.0))
+    values[after, 0] += 300.0 + 4000.0 * ring[after]
+    values[after, 1] += 4000.0 * ring[after]
+    values[t >= 1.25, 1] += 9000.0
+    history = LoadHistory(5.0)
+    history.add(t, values, np.ones(values.shape, bool))
+    fitted = history.ring_change(0, 0.95, 1.3, 20.0)
+    assert fitted is not None
+    change, apart = fitted
+    assert change == pytest.approx(300.0, abs=60.0) and apart < 60.0
+    assert abs(history.change(0, 0.95, 1.3, 0.1) - 300.0) < 60.0
+    assert history.spread(0, 1.2, 1.3) > 300.0  # the readings themselves: no measure
+    assert history.ring_change(1, 0.95, 1.3, 20.0) is None
+    assert history.ring_change(2, 0.95, 1.3, 20.0) is None
+    assert history.ring_change(0, 0.95, 0.05, 20.0) is None  # too few readings yet
