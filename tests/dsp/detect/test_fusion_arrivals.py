@@ -15,7 +15,7 @@ from dsp.detect.grouping import Impact
 from dsp.detect.loadcell import LoadConnection, LoadStep
 from dsp.detect.piezo import PlateBusy, TimedImpact
 from dsp.detect.slides import FIRST_HELD, SlideSigns
-from dsp.detect.stops import PassSwings
+from dsp.detect.stops import STOP_REWEIGH_FROM_S, PassSwings
 
 UNIT = 1000.0
 
@@ -2659,21 +2659,22 @@ def test_a_suspected_stop_whose_plate_holds_another_cube_once_still_is_told_late
         assert _suspected(out) == _STOPPED
         for at in (next_cube_at, stepped_at):
             if at is not None:
-                fusion._recent_steps.append((_step(5, at, at + 0.05, 1.0), 1))
-        assert fusion.reweigh_due() == pytest.approx(5.35)
+                step = replace(_step(5, at, at + 0.05, 1.0), t_decided_s=at + 0.1)
+                fusion._recent_steps.append((step, 1))
+        assert fusion.reweigh_due() == pytest.approx(5.15 + STOP_REWEIGH_FROM_S)
         late = fusion.advance(6.4)
         return [(e.floor, round(e.t, 3), round(e.t_decided, 3), e.knocked_down_to)
                 for e in late if isinstance(e, Landing)]
 
-    assert told_late(+0.08) == [(5, 5.05, 5.4, 3)]
-    assert told_late(-0.04) == [(5, 5.05, 5.4, 3)]
+    assert told_late(+0.08) == [(5, 5.05, 5.3, 3)]
+    assert told_late(-0.04) == [(5, 5.05, 5.3, 3)]
     assert told_late(+0.01) == []
     assert told_late(+0.08, noise=0.05) == []
-    assert told_late(+0.08, next_cube_at=5.3) == []
+    assert told_late(+0.08, next_cube_at=5.27) == []
     # A step read on the plate since (a cube that rested a moment and went on).
-    assert told_late(+0.08, stepped_at=5.02) == []
+    assert told_late(+0.08, stepped_at=5.1) == []
     # The next cube that landed after the stop was told does not undo it.
-    assert told_late(+0.08, next_cube_at=5.7) == [(5, 5.05, 5.4, 3)]
+    assert told_late(+0.08, next_cube_at=5.7) == [(5, 5.05, 5.3, 3)]
 
 
 def test_a_plate_that_bore_a_passing_cube_a_moment_knocked_nothing_down() -> None:
