@@ -170,10 +170,11 @@ class SlideSigns:
 
     @property
     def wary(self) -> bool:
-        """Whether a cube was seen to slide on lately: landings wait to see theirs stay.
+        """Whether landings wait to see their cube stay: a cube was seen to slide on lately.
 
         Until the tower is known (:attr:`slides`), only for the next
-        ``WARY_HOLDS`` landings that stayed after a cube was seen to slide on.
+        ``WARY_HOLDS`` landings that stayed after a cube was seen to slide
+        on; and for the session's first landings (:attr:`first_landings`).
         """
         return self.first_landings or self._seen_sliding
 

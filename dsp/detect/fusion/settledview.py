@@ -150,10 +150,9 @@ class SettledView(FastView):
                 return out
             out += self._settled_step(replace(w, t_decided_s=step.t_decided_s))
         if self._waits_to_stay(step):
-            hold_s = (
-                _FIRST_SETTLED_HOLD_S if self.slide_signs.first_landings else _SETTLED_HOLD_S
+            self._settled_waiting.append(
+                replace(step, t_decided_s=step.t_settled_s + self._stay_hold_s())
             )
-            self._settled_waiting.append(replace(step, t_decided_s=step.t_settled_s + hold_s))
             return out
         if self._waits_for_a_lift(step):
             self._settled_waiting.append(
@@ -169,10 +168,12 @@ class SettledView(FastView):
             and not self._tower_open
             and np.isfinite(self.accounted[step.level])
             and self.scale.cubes(step.level, step.after_counts - self.accounted[step.level]) >= 0.5
-            and step.t_decided_s < step.t_settled_s + (
-                _FIRST_SETTLED_HOLD_S if self.slide_signs.first_landings else _SETTLED_HOLD_S
-            )
+            and step.t_decided_s < step.t_settled_s + self._stay_hold_s()
         )
+
+    def _stay_hold_s(self) -> float:
+        """How long a settled rise that waits to see its cube stay waits, from its settling."""
+        return _FIRST_SETTLED_HOLD_S if self.slide_signs.first_landings else _SETTLED_HOLD_S
 
     def _waits_for_a_lift(self, step: LoadStep) -> bool:
         """Whether a settled change that came with no strike at all waits to see hands lift modules.
