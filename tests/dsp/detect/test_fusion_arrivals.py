@@ -1510,6 +1510,33 @@ def test_where_cubes_slide_a_landing_waits_until_its_plate_has_held_the_cube() -
     assert fusion.slide_signs._held_since_slide == 1
 
 
+def test_after_a_slide_a_landing_whose_plate_alone_still_sounds_waits_until_it_is_quiet() -> None:
+    # One cube was seen sliding on, and three landings stayed since: the
+    # tower is not taken for one whose cubes slide on. A cube whose plate
+    # alone still sounds as its landing would be decided is still moving:
+    # it waits until the plate is quiet, and is no landing if it left.
+    def decided(leaves_at: float | None, *, room: bool = False) -> list:
+        fusion, step = _rests_a_moment(leaves_at=leaves_at)
+        fusion.slide_signs.count_slide()
+        for _ in range(3):
+            fusion.slide_signs.note_held()
+        assert not fusion.slide_signs.wary
+        fusion.add_busy(PlateBusy(0.96, 5, True))
+        fusion.add_busy(PlateBusy(1.25, 5, False))
+        if room:  # talk: plates far from it sound as well
+            fusion.add_busy(PlateBusy(0.9, 1, True))
+            fusion.add_busy(PlateBusy(1.5, 1, False))
+        return _decide(fusion, step, 2.0)
+
+    out = decided(None)
+    assert _landings(out) == [(5, 1, 1.25)] and 1.25 <= out[0].t_decided < 1.4
+    assert _landings(decided(1.2)) == []
+    # Other plates sounding as well is the room (talk), decided at once as before.
+    out = decided(1.3, room=True)
+    assert [(e.floor, e.cubes) for e in out if isinstance(e, Landing)] == [(5, 1)]
+    assert out[0].t_decided < 1.2
+
+
 def test_the_sessions_first_landings_wait_a_little_to_see_their_cube_stay() -> None:
     # Nothing is known of the tower yet: a cube that rests a moment on a
     # plate it passes (a quarter of a second here) and goes on is no
