@@ -24,6 +24,7 @@ from dsp.detect.stops import (
     STOP_REWEIGH_MAX_CUBES,
     STOP_REWEIGH_NOISES,
     STOP_REWEIGH_READINGS,
+    STOP_REWEIGH_SLOW_CUBES,
     STOP_REWEIGH_TAIL_S,
     SuspectedStop,
 )
@@ -95,6 +96,7 @@ class StopReweigher(LandingJudge):
         # A converter read 10 times a second gives one reading in 0.1 s, and
         # the spread of three is no measure of a plate's noise (docs/crosscheck.md, run 49).
         tail_s = max(STOP_REWEIGH_TAIL_S, STOP_REWEIGH_READINGS * interval)
+        least = STOP_REWEIGH_CUBES if tail_s <= STOP_REWEIGH_TAIL_S else STOP_REWEIGH_SLOW_CUBES
         change = self.load_history.change(j, stop.since_s, due, tail_s, stop.base_from_s)
         before = self.load_history.spread(
             j, max(stop.since_s - 2 * tail_s, stop.base_from_s), stop.since_s,
@@ -115,7 +117,7 @@ class StopReweigher(LandingJudge):
                 change, tail = ringing
         cubes = self.scale.cubes(j, change)
         if (
-            STOP_REWEIGH_CUBES <= abs(cubes) < STOP_REWEIGH_MAX_CUBES
+            least <= abs(cubes) < STOP_REWEIGH_MAX_CUBES
             and abs(change) >= STOP_REWEIGH_NOISES * max(before, tail)
         ):
             return 1 if cubes > 0 else -1

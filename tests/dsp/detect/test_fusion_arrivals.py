@@ -13,9 +13,10 @@ from dsp.detect.fusion import Fusion
 from dsp.detect.fusion.base import BUSY_KEPT_S
 from dsp.detect.grouping import Impact
 from dsp.detect.loadcell import LoadConnection, LoadStep
+from dsp.detect.loadhistory import LoadHistory
 from dsp.detect.piezo import PlateBusy, TimedImpact
 from dsp.detect.slides import FIRST_HELD, SlideSigns
-from dsp.detect.stops import STOP_REWEIGH_FROM_S, PassSwings
+from dsp.detect.stops import STOP_REWEIGH_FROM_S, PassSwings, SuspectedStop
 
 UNIT = 1000.0
 
@@ -2696,12 +2697,36 @@ def test_a_suspected_stop_whose_plate_holds_another_cube_once_still_is_told_late
     assert told_late(+0.08) == [(5, 5.05, 5.3, 3)]
     assert told_late(-0.04) == [(5, 5.05, 5.3, 3)]
     assert told_late(+0.01) == []
+    # A fiftieth of a cube is enough where the converter reads 80 times a
+    # second (a tenth of a second holds eight readings).
+    assert told_late(+0.025) == [(5, 5.05, 5.3, 3)]
     assert told_late(+0.08, noise=0.05) == []
     assert told_late(+0.08, next_cube_at=5.27) == []
     # A step read on the plate since (a cube that rested a moment and went on).
     assert told_late(+0.08, stepped_at=5.1) == []
     # The next cube that landed after the stop was told does not undo it.
     assert told_late(+0.08, next_cube_at=5.7) == [(5, 5.05, 5.3, 3)]
+
+
+def test_a_slow_converter_weighs_a_suspected_stop_by_three_hundredths_of_a_cube() -> None:
+    # Read 10 times a second, the tail weighed is five readings, half a
+    # second of a plate that may still creep: a change of 0.025 cube tells
+    # nothing there, where read 80 times a second it does.
+    def sign(rate: float, offset: float) -> int:
+        t = np.arange(0.0, 4.0, 1 / rate)
+        values = np.zeros((t.size, 8))
+        values[:, 5] = UNIT + 0.002 * UNIT * np.random.default_rng(4).standard_normal(t.size)
+        values[t >= 2.0, 5] += offset * UNIT
+        fusion = _fusion()
+        fusion.load_history = LoadHistory(10.0)
+        fusion.load_history.add(t, values, np.ones((t.size, 8), bool))
+        stop = SuspectedStop(level=5, below=3, t_s=2.0, since_s=1.95, base_from_s=-np.inf,
+                             due_s=3.5, last_s=4.0)
+        return fusion._change_sign(stop)
+
+    assert sign(80.0, 0.025) == 1 and sign(80.0, -0.025) == -1
+    assert sign(10.0, 0.025) == 0
+    assert sign(10.0, 0.04) == 1
 
 
 def test_a_plate_that_bore_a_passing_cube_a_moment_knocked_nothing_down() -> None:
