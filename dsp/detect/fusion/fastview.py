@@ -187,9 +187,9 @@ class FastView(StopReweigher):
         on but the tower is not taken for such a one, a landing whose plate
         alone still sounds (:meth:`_sounds_alone`) waits until it is quiet:
         its cube is still moving (model B's slides scrape; models A-S 13
-        false landings fewer, 2 right more, p95 latency the same; where any
-        plate sounding made it wait, our noisy rooms' p95 rose 435 -> 462
-        ms for 3 false landings fewer more).
+        false landings fewer, 2 right more, p95 latency the same). Waiting
+        wherever any plate sounds kept 3 more off but raised our noisy
+        rooms' p95 latency 435 -> 462 ms: talk makes every plate sound.
         """
         if self.scale.cubes(step.level, step.delta_counts) <= 0:
             return False
