@@ -111,6 +111,20 @@ _ENDED_LOUDNESS = 0.25
 # the age on the deciding clock (``Fusion.advance``).
 _REST_ONSET_S = 0.03
 _REST_MAX_S = 0.5
+# Why 0.15 s: a cube that stops bouncing and then rolls or slides on
+# leaves its plate quiet a moment between the ring of its last bounce and
+# the scrape (model I: 0.05-0.1 s); a plate quiet longer than that was at
+# rest, and what sounds after is another cube or the room.
+_REST_RESUME_S = 0.15
+# A strike on the plate this long before it sounds again is what made it so.
+_REST_STRUCK_S = 0.03
+# Why a quarter: a cube rolling on level 6 of model I kept the plates two
+# and three levels off busy a fifth of the time (crosstalk), talk in
+# model G's rooms four tenths.
+_REST_FAR_BUSY = 0.25
+# A strike heard on this many plates is a cube's, wherever it struck; a
+# rolling cube's scrape gives onsets on one or two.
+_REST_WIDE_STRIKE = 3
 # Why the last 20 settled steps, and three before they tell: how many of
 # the other plates are restless as one settles is a tower's own (model P
 # tower 7: cells noisy enough that six or seven read restless at every
@@ -243,18 +257,75 @@ class FusionBase:
         on) if it was still busy then.
         """
         busy, since = False, -np.inf
-        quiet_at = None
+        quiet_at: float | None = None
+        resumed: float | None = None
         for when, now_busy in self._busy[level]:
             if when > known_s:
                 break
             if when <= t + _REST_ONSET_S:
                 busy, since = now_busy, when
-            elif busy and not now_busy:
-                quiet_at = when
-                break
+            elif quiet_at is None:
+                if busy and not now_busy:
+                    quiet_at = when
+            elif resumed is None:
+                if not now_busy:
+                    continue
+                if when - quiet_at > _REST_RESUME_S or not self._unstruck(level, when, known_s):
+                    break
+                resumed = when
+            elif not now_busy:
+                if not self._sounded_alone(level, resumed, when):
+                    resumed = None
+                    break
+                # the cube rolled or slid on, unstruck, and fell quiet again
+                quiet_at, resumed = when, None
         if not busy or t - since > _REST_MAX_S:
             return t
+        if resumed is not None and self._sounded_alone(level, resumed, known_s):
+            quiet_at = known_s
         return min(quiet_at if quiet_at is not None else known_s, t + _REST_MAX_S)
+
+    def _unstruck(self, level: int, busy_s: float, known_s: float) -> bool:
+        """Whether no strike heard on ``level`` made its quiet plate sound again at ``busy_s``.
+
+        A strike's onset comes at most the busy test's average (20 ms)
+        before the plate reads busy; a rolling cube's scrape gives the
+        neighbours onsets of their own, later. False when a strike there
+        could not be known by ``known_s``.
+        """
+        if busy_s + self.impact_delay_s > known_s:
+            return False
+        return not any(
+            busy_s - _REST_STRUCK_S <= imp.t_s <= busy_s
+            and (level in imp.channels or len(imp.channels) >= _REST_WIDE_STRIKE)
+            for imp in self._impacts
+        )
+
+    def _sounded_alone(self, level: int, t0_s: float, t1_s: float) -> bool:
+        """Whether the plates two levels or more from ``level`` were mostly quiet in ``[t0, t1]``.
+
+        A cube rolling on a plate is heard there and next to it; talk and
+        hum in the room flicker on every plate.
+        """
+        span = t1_s - t0_s
+        far = [k for k in range(self.n_levels) if abs(k - level) >= 2]
+        if span <= 0 or not far:
+            return False
+        shares = [self._busy_for(k, t0_s, t1_s) / span for k in far]
+        return float(np.mean(shares)) < _REST_FAR_BUSY
+
+    def _busy_for(self, level: int, t0_s: float, t1_s: float) -> float:
+        """How long ``level``'s plate was busy within ``[t0, t1]``, seconds."""
+        total, busy, since = 0.0, False, t0_s
+        for when, now_busy in self._busy[level]:
+            if when >= t1_s:
+                break
+            if when > t0_s and busy:
+                total += when - max(since, t0_s)
+            busy, since = now_busy, when
+        if busy:
+            total += t1_s - max(since, t0_s)
+        return total
 
     def _plate_busy_at(self, level: int, t_s: float) -> bool:
         """Whether ``level``'s plate was making sound at ``t_s`` (its last change by then)."""

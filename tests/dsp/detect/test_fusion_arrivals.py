@@ -2915,3 +2915,42 @@ def test_an_unheard_rise_under_which_the_plate_hardly_swung_waits_for_a_lift_on_
     assert unheard_rise(swung=False, lift=True) == []
     assert unheard_rise(swung=False, lift=False) == [(5, 1, 0.4)]
     assert unheard_rise(swung=True, lift=True) == [(5, 1, 0.4)]
+
+
+def test_a_cube_rolling_on_after_its_last_bounce_rests_when_its_plate_falls_quiet_again() -> None:
+    # Plate 3's last bounce rings until 10.05 s; the cube rolls on unstruck,
+    # and the plate sounds again 0.1 s later until 10.40 s (model I).
+    def rest_time(
+        *, again_at: float = 10.15, strike: TimedImpact | None = None,
+        room: bool = False, decided_s: float = 11.0,
+    ) -> float:
+        fusion = _fusion()
+        for t, on in ((10.0, True), (10.05, False), (again_at, True), (10.40, False)):
+            fusion.add_busy(PlateBusy(t, 3, on))
+        if room:  # talk: the plates far from it sound too
+            for level in (0, 1, 5, 6, 7):
+                fusion.add_busy(PlateBusy(again_at + 0.02, level, True))
+                fusion.add_busy(PlateBusy(10.38, level, False))
+        if strike is not None:
+            fusion.add_impacts([strike])
+        fusion.advance(decided_s)
+        return fusion._rest_time(3, 10.0, decided_s)
+
+    assert rest_time() == pytest.approx(10.40)
+    # Still rolling when the landing is decided: as late as that.
+    assert rest_time(decided_s=10.3) == pytest.approx(10.3)
+    # Never more than half a second after the last bounce.
+    assert rest_time(again_at=10.06, decided_s=10.6) == pytest.approx(10.40)
+    # Quiet longer than a roll pauses: at rest; what sounds after is not this cube.
+    assert rest_time(again_at=10.25) == pytest.approx(10.05)
+    # Struck again (another cube on this plate, or one heard on every plate).
+    assert rest_time(strike=_strike(10.14, 3)) == pytest.approx(10.05)
+    wide = TimedImpact(10.14, Impact(frame=0, channels=(0, 1, 6), peaks=np.full(8, 300.0),
+                                     floor=np.ones(8)))
+    assert rest_time(strike=wide) == pytest.approx(10.05)
+    # A scrape heard next to the plate only is the rolling cube's own.
+    near = TimedImpact(10.16, Impact(frame=0, channels=(2, 4), peaks=np.full(8, 300.0),
+                                     floor=np.ones(8)))
+    assert rest_time(strike=near) == pytest.approx(10.40)
+    # The room sounding on every plate is talk, not this cube.
+    assert rest_time(room=True) == pytest.approx(10.05)
