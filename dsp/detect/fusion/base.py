@@ -254,7 +254,9 @@ class FusionBase:
         ``t`` itself if the plate was not busy just after it (a strike too
         faint to keep it so, or no piezo), or was busy long before it (a
         noisy room, not this cube); ``known_s`` (at most ``_REST_MAX_S``
-        on) if it was still busy then.
+        on) if it was still busy then. A plate that sounds again within
+        ``_REST_RESUME_S`` of falling quiet, unstruck and alone, is the cube
+        rolling on: its rest is when the plate falls quiet after that.
         """
         busy, since = False, -np.inf
         quiet_at: float | None = None
@@ -274,23 +276,24 @@ class FusionBase:
                     break
                 resumed = when
             elif not now_busy:
-                if not self._sounded_alone(level, resumed, when):
+                if not self._far_plates_quiet(level, resumed, when):
                     resumed = None
                     break
                 # the cube rolled or slid on, unstruck, and fell quiet again
                 quiet_at, resumed = when, None
         if not busy or t - since > _REST_MAX_S:
             return t
-        if resumed is not None and self._sounded_alone(level, resumed, known_s):
+        if resumed is not None and self._far_plates_quiet(level, resumed, known_s):
             quiet_at = known_s
         return min(quiet_at if quiet_at is not None else known_s, t + _REST_MAX_S)
 
     def _unstruck(self, level: int, busy_s: float, known_s: float) -> bool:
-        """Whether no strike heard on ``level`` made its quiet plate sound again at ``busy_s``.
+        """Whether no strike made ``level``'s quiet plate sound again at ``busy_s``.
 
-        A strike's onset comes at most the busy test's average (20 ms)
-        before the plate reads busy; a rolling cube's scrape gives the
-        neighbours onsets of their own, later. False when a strike there
+        A strike counts if heard on that plate or on ``_REST_WIDE_STRIKE``
+        plates or more. Its onset comes at most the busy test's average
+        (20 ms) before the plate reads busy; a rolling cube's scrape gives
+        the neighbours onsets of their own, later. False when a strike there
         could not be known by ``known_s``.
         """
         if busy_s + self.impact_delay_s > known_s:
@@ -301,8 +304,11 @@ class FusionBase:
             for imp in self._impacts
         )
 
-    def _sounded_alone(self, level: int, t0_s: float, t1_s: float) -> bool:
+    def _far_plates_quiet(self, level: int, t0_s: float, t1_s: float) -> bool:
         """Whether the plates two levels or more from ``level`` were mostly quiet in ``[t0, t1]``.
+
+        Unlike ``FastView._sounds_alone`` (at one moment), over a span:
+        busy less than ``_REST_FAR_BUSY`` of it on average.
 
         A cube rolling on a plate is heard there and next to it; talk and
         hum in the room flicker on every plate.
