@@ -115,9 +115,9 @@ _REST_MAX_S = 0.5
 # leaves its plate quiet a moment between the ring of its last bounce and
 # the scrape (model I: 0.05-0.1 s); a plate quiet longer than that was at
 # rest, and what sounds after is another cube or the room.
-_REST_RESUME_S = 0.15
+REST_RESUME_S = 0.15
 # A strike on the plate this long before it sounds again is what made it so.
-_REST_STRUCK_S = 0.03
+REST_STRUCK_S = 0.03
 # Why a quarter: a cube rolling on level 6 of model I kept the plates two
 # and three levels off busy a fifth of the time (crosstalk), talk in
 # model G's rooms four tenths.
@@ -255,7 +255,7 @@ class FusionBase:
         faint to keep it so, or no piezo), or was busy long before it (a
         noisy room, not this cube); ``known_s`` (at most ``_REST_MAX_S``
         on) if it was still busy then. A plate that sounds again within
-        ``_REST_RESUME_S`` of falling quiet, unstruck and alone, is the cube
+        ``REST_RESUME_S`` of falling quiet, unstruck and alone, is the cube
         rolling on: its rest is when the plate falls quiet after that.
         """
         busy, since = False, -np.inf
@@ -272,7 +272,7 @@ class FusionBase:
             elif resumed is None:
                 if not now_busy:
                     continue
-                if when - quiet_at > _REST_RESUME_S or not self._unstruck(level, when, known_s):
+                if when - quiet_at > REST_RESUME_S or not self._unstruck(level, when, known_s):
                     break
                 resumed = when
             elif not now_busy:
@@ -299,7 +299,7 @@ class FusionBase:
         if busy_s + self.impact_delay_s > known_s:
             return False
         return not any(
-            busy_s - _REST_STRUCK_S <= imp.t_s <= busy_s
+            busy_s - REST_STRUCK_S <= imp.t_s <= busy_s
             and (level in imp.channels or len(imp.channels) >= _REST_WIDE_STRIKE)
             for imp in self._impacts
         )

@@ -2954,3 +2954,27 @@ def test_a_cube_rolling_on_after_its_last_bounce_rests_when_its_plate_falls_quie
     assert rest_time(strike=near) == pytest.approx(10.40)
     # The room sounding on every plate is talk, not this cube.
     assert rest_time(room=True) == pytest.approx(10.05)
+
+
+def test_where_cubes_slide_a_landing_waits_while_its_plate_lately_sounded_unstruck() -> None:
+    # The plate held its cube 0.4 s and is quiet then, but sounded 0.08 s
+    # before, with nothing struck: its cube may still be rolling on.
+    def decided(*, struck_elsewhere: bool = False, slides: bool = True) -> list:
+        fusion, step = _rests_a_moment(leaves_at=None)
+        fusion.slide_signs.slides_seen = 2 if slides else 1
+        assert fusion.slides == slides
+        fusion.add_busy(PlateBusy(1.30, 5, True))
+        fusion.add_busy(PlateBusy(1.36, 5, False))
+        if struck_elsewhere:  # the next cube, heard on three plates
+            fusion.add_impacts([TimedImpact(1.29, Impact(
+                frame=0, channels=(1, 2, 3), peaks=np.full(8, 300.0), floor=np.ones(8)))])
+        return _decide(fusion, step, 2.0)
+
+    out = decided()
+    assert _landings(out) == [(5, 1, 0.95)] and 1.51 <= out[0].t_decided < 1.65
+    # Another cube's strike made it sound: decided once it held the cube.
+    out = decided(struck_elsewhere=True)
+    assert _landings(out) == [(5, 1, 0.95)] and 1.4 <= out[0].t_decided < 1.51
+    # Where the tower is not yet taken for one whose cubes slide on, as before.
+    out = decided(slides=False)
+    assert _landings(out) == [(5, 1, 0.95)] and 1.4 <= out[0].t_decided < 1.51
