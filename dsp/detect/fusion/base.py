@@ -307,11 +307,10 @@ class FusionBase:
     def _far_plates_quiet(self, level: int, t0_s: float, t1_s: float) -> bool:
         """Whether the plates two levels or more from ``level`` were mostly quiet in ``[t0, t1]``.
 
-        Unlike ``FastView._sounds_alone`` (at one moment), over a span:
-        busy less than ``_REST_FAR_BUSY`` of it on average.
-
         A cube rolling on a plate is heard there and next to it; talk and
-        hum in the room flicker on every plate.
+        hum in the room flicker on every plate. Unlike
+        ``FastView._sounds_alone`` (at one moment), over a span: busy less
+        than ``_REST_FAR_BUSY`` of it on average.
         """
         span = t1_s - t0_s
         far = [k for k in range(self.n_levels) if abs(k - level) >= 2]

@@ -229,7 +229,12 @@ class FastView(StopReweigher):
         return True
 
     def _rolled_lately(self, level: int, now_s: float) -> bool:
-        """Whether ``level``'s plate sounded within ``REST_RESUME_S`` with nothing struck."""
+        """Whether ``level``'s plate sounded within ``REST_RESUME_S`` with nothing struck anywhere.
+
+        Any strike, not only one on this plate (as ``_rest_time`` asks): in
+        quick series the next cube falling past makes the plate sound, and
+        waiting on that had landings timed by a later cube (run 51).
+        """
         since = now_s - REST_RESUME_S
         return self._busy_for(level, since, now_s) > 0.0 and not any(
             since - REST_STRUCK_S <= imp.t_s <= now_s for imp in self._impacts
