@@ -246,7 +246,7 @@ class Detector:
             self._sync_unit()
         t_s = rows.t_s
         self.fusion.load_coverage.add(t_s)
-        self.fusion.load_history.add(t_s, rows.values, rows.valid)
+        self.fusion.load_history.add(t_s, rows.values, rows.valid, rows.fresh)
         self._load_waiting.append(rows)
         self._process_load()
         return self._advance()

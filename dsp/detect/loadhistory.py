@@ -116,17 +116,28 @@ class LoadHistory:
         self._t = np.zeros(0)
         self._v = np.zeros((0, 0))
         self._ok = np.zeros((0, 0), dtype=bool)
+        self._fresh = np.zeros((0, 0), dtype=bool)
 
-    def add(self, t_s: np.ndarray, values: np.ndarray, valid: np.ndarray) -> None:
-        """Append readings (times increasing)."""
+    def add(
+        self, t_s: np.ndarray, values: np.ndarray, valid: np.ndarray,
+        fresh: np.ndarray | None = None,
+    ) -> None:
+        """Append readings (times increasing).
+
+        ``valid``: readings a window may use (a slow converter's last one
+        held); ``fresh``: the ones its converter made then (default: ``valid``).
+        """
         if t_s.size == 0:
             return
+        new = valid.copy() if fresh is None else fresh & valid
         if self._t.size == 0:
             self._t, self._v, self._ok = t_s.copy(), values.astype(float), valid.copy()
+            self._fresh = new
         else:
             self._t = np.concatenate([self._t, t_s])
             self._v = np.concatenate([self._v, values.astype(float)])
             self._ok = np.concatenate([self._ok, valid])
+            self._fresh = np.concatenate([self._fresh, new])
         self._drop_before(self._t[-1] - self.keep_s - _AHEAD_CAP_S)
 
     def forget_before(self, now_s: float) -> None:
@@ -142,6 +153,7 @@ class LoadHistory:
             return
         keep = self._t >= t_s
         self._t, self._v, self._ok = self._t[keep], self._v[keep], self._ok[keep]
+        self._fresh = self._fresh[keep]
 
     def reading_interval_s(self, t_s: float) -> float:
         """The converter's time between readings, over the second before ``t_s`` (NaN: too few)."""
@@ -161,6 +173,10 @@ class LoadHistory:
             return float("nan")
         diffs = np.abs(np.diff(self._v[ok, level]))
         return float(_MAD_SIGMA * orderstats.median(diffs) / np.sqrt(2.0))
+
+    def fresh_readings(self, level: int, t0_s: float, t1_s: float) -> int:
+        """How many readings ``level``'s converter made in ``[t0, t1]`` (held ones not counted)."""
+        return int(np.count_nonzero(self._fresh[:, level] & (self._t >= t0_s) & (self._t <= t1_s)))
 
     def spread(self, level: int, t0_s: float, t1_s: float, readings: int = 3) -> float:
         """Standard deviation of ``level``'s readings in ``[t0, t1]`` (NaN: under ``readings``).

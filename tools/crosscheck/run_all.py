@@ -63,6 +63,7 @@ GENERATORS = {
     "Q": TOOLS / "crosscheck_q" / "make_recordings_q.py",
     "R": TOOLS / "crosscheck_r" / "make_recordings_r.py",
     "S": TOOLS / "crosscheck_s" / "make_recordings_s.py",
+    "T": TOOLS / "crosscheck_t" / "make_recordings_t.py",
 }
 
 

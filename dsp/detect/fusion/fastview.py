@@ -82,6 +82,13 @@ _SLIDE_LOOK_S = 0.1
 _SLIDE_HOLD_S = 0.4
 _RESTRUCK_HOLD_S = 0.25
 _SLIDE_WAIT_S = 0.8
+# Why these: a plate whose readings stayed within a tenth of a cube for
+# 0.2 s before a step began no longer rang from its last one.
+_RANG_OUT_S = 0.2
+_RANG_OUT_READINGS = 5
+_RANG_OUT_CUBES = 0.1
+_RANG_OUT_LOOKBACK_S = 0.3
+_RANG_OUT_EVERY_S = 0.05
 # Why 0.3 s: the session's first landings (``SlideSigns.first_landings``)
 # wait as well, for a shorter hold: a cube passing a plate bears on it
 # for 30-250 ms (models J, R) and is heard striking below within 0.15 s
@@ -440,14 +447,49 @@ class FastView(StopReweigher):
                 self.stats.slides_seen += 1
 
     def _ringing(self, step: LoadStep) -> tuple[bool, bool]:
-        """Whether the previous fast step on this level was recent, and a landing."""
+        """Whether the previous fast step on this level was recent, and a landing.
+
+        Not recent once the plate lay still after it (:meth:`_rang_out`): a
+        plate's ring dies in well under a second on most towers, and a quick
+        series' next cube on a plate that was still is read as cleanly as
+        any. Unless cubes were seen sliding on (a cube resting a moment
+        leaves the plate as still) or the plate was read lower lately (a hand).
+        """
         memory = self._levels[step.level]
         last, memory.last_fast = memory.last_fast, (step.t_decided_s, False)
         if self.scale.cubes(step.level, step.delta_counts) < -_SANK_CUBES:
             memory.sank_t = step.t_decided_s
         if last is None or step.t_settled_s - last[0] >= RING_GUARD_S:
             return False, False
+        if (
+            not self.slide_signs.slides_seen
+            and step.t_settled_s - memory.sank_t >= RING_GUARD_S
+            and self._rang_out(step, last[0])
+        ):
+            return False, False
         return True, last[1]
+
+    def _rang_out(self, step: LoadStep, since_s: float) -> bool:
+        """Whether the plate lay still a while between ``since_s`` and the step: its ring had died.
+
+        Some ``_RANG_OUT_S`` (at least ``_RANG_OUT_READINGS`` readings) of it,
+        ending up to ``_RANG_OUT_LOOKBACK_S`` before the step (the next cube's
+        strikes may jolt the plate before its rise), stayed within
+        ``_RANG_OUT_CUBES`` of a cube.
+        """
+        unit = self.scale.unit(step.level)
+        if unit is None:
+            return False
+        history = self.load_history
+        end = step.t_before_s
+        while end - _RANG_OUT_S >= since_s and end >= step.t_before_s - _RANG_OUT_LOOKBACK_S:
+            t0 = end - _RANG_OUT_S
+            if history.fresh_readings(step.level, t0, end) >= _RANG_OUT_READINGS:
+                lo, hi = history.extent(step.level, t0, end)
+                if hi - lo <= _RANG_OUT_CUBES * abs(unit):
+                    return True
+            end -= _RANG_OUT_EVERY_S
+        return False
 
     def _rang_then_landed(self, step: LoadStep, n: int, residual: float) -> bool:
         """Whether a clean cube came on a plate whose last fast reads were its ring.

@@ -1205,6 +1205,34 @@ def test_a_cube_after_the_plate_was_read_lower_waits_for_the_settled_view() -> N
     assert _landings(_ring_reads_then_a_cube(-0.45)) == []
 
 
+def _next_cube_read_short(ring_cubes: float) -> list:
+    """A cube lands on plate 5 at 1.04 s; its plate rings ``ring_cubes`` at
+    10 Hz until 1.8 s (0: it lay still); the next cube lands there at
+    1.84 s, heard, and reads 0.8 of a cube (off by more than a ringing
+    plate's next cube may be, within what a still plate's may)."""
+    readings = np.zeros((_T.size, 8))
+    on = _T >= 1.1
+    readings[on, 5] = UNIT
+    ringing = (_T >= 1.1) & (_T < 1.8)
+    readings[ringing, 5] += ring_cubes * UNIT * np.sin(2 * np.pi * 10 * _T[ringing])
+    readings[_T >= 1.9, 5] = 1.8 * UNIT
+    fusion = _fusion(readings)
+    fusion.add_impacts([_strike(1.00, 5), _strike(1.04, 5)])
+    assert _landings(fusion._fast_step_event(_fast(5, 0.9, 1.15, 1.0, 0.0), 1.3)) == [(5, 1, 1.04)]
+    fusion.add_impacts([_strike(1.80, 5), _strike(1.84, 5)])
+    return fusion._fast_step_event(_fast(5, 1.75, 1.95, 0.8, 1.0), 2.1)
+
+
+def test_the_next_cube_on_a_plate_that_lay_still_after_its_landing_is_read_at_once() -> None:
+    # Its ring had died: the quick series' next cube is read like any
+    # (models K, N: p95 latency of quick series 0.75 -> 0.72 s and 0.75 -> 0.53 s).
+    assert _landings(_next_cube_read_short(0.0)) == [(5, 1, 1.84)]
+
+
+def test_the_next_cube_on_a_plate_still_ringing_waits_for_the_settled_view() -> None:
+    assert _landings(_next_cube_read_short(0.3)) == []
+
+
 def _touched_before_its_cube(*later: TimedImpact) -> list[tuple[int, int, float]]:
     """A hand's touch on plate 6 (unheard) moved it at 1.0 s; the fast view
     doubted the change, which settled at 1.3 s; ``later`` strikes follow,

@@ -311,3 +311,19 @@ def test_a_plate_ringing_as_one_mode_is_weighed_where_its_ring_settles() -> None
     assert history.ring_change(1, 0.95, 1.3, 20.0) is None
     assert history.ring_change(2, 0.95, 1.3, 20.0) is None
     assert history.ring_change(0, 0.95, 0.05, 20.0) is None  # too few readings yet
+
+
+def test_readings_a_slow_converter_held_are_not_counted_as_its_own() -> None:
+    # Level 2 converts 10 times a second among boards read at 80: its last
+    # reading is held in between, for windows, but it made only one in 0.1 s.
+    t = np.arange(0.0, 1.0, 1 / RATE)
+    fresh = np.ones((t.size, 8), bool)
+    fresh[:, 2] = np.arange(t.size) % 8 == 0
+    history = LoadHistory(keep_s=0.5)
+    history.add(t, np.zeros((t.size, 8)), np.ones((t.size, 8), bool), fresh)
+    assert history.fresh_readings(2, 0.21, 0.69) == 4  # at 0.3, 0.4, 0.5, 0.6 s
+    assert history.fresh_readings(3, 0.21, 0.69) == 39
+    # Let go with the readings, a minute later.
+    history.add(t + 60.0, np.zeros((t.size, 8)), np.ones((t.size, 8), bool), fresh)
+    assert history.fresh_readings(2, 0.0, 1.0) == 0
+    assert history.fresh_readings(2, 60.21, 60.69) == 4
