@@ -89,6 +89,11 @@ _RANG_OUT_READINGS = 5
 _RANG_OUT_CUBES = 0.1
 _RANG_OUT_LOOKBACK_S = 0.3
 _RANG_OUT_EVERY_S = 0.05
+# Why 2 s: a step that was no landing within that long of the tower being
+# closed is its plate reseated; the next rise soon after may be a cube
+# thrown back resting a moment on it (model S's long sessions: 4 false
+# landings, each 1.1-1.3 s after a close).
+_RESEATED_S = 2.0
 # Why 0.3 s: the session's first landings (``SlideSigns.first_landings``)
 # wait as well, for a shorter hold: a cube passing a plate bears on it
 # for 30-250 ms (models J, R) and is heard striking below within 0.15 s
@@ -389,6 +394,14 @@ class FastView(StopReweigher):
         memory = self._levels[first.level]
         if memory.remeasurable is not first or first not in memory.doubted:
             return  # measured again, joined with the next step, or the settled view's
+        if any(
+            s.level == first.level and s.t_before_s >= first.t_settled_s
+            for s in (*self._pending_steps, *self._looks)
+        ):
+            # The plate rose again since: the cube bounced off it and came
+            # back (or another came), and read from before the first rise the
+            # load would count it twice. The later step tells it.
+            return
         now_s = step.t_decided_s
         held = [
             self.load_history.change(first.level, first.t_before_s, t, REREAD_TAIL_S)
@@ -453,7 +466,9 @@ class FastView(StopReweigher):
         plate's ring dies in well under a second on most towers, and a quick
         series' next cube on a plate that was still is read as cleanly as
         any. Unless cubes were seen sliding on (a cube resting a moment
-        leaves the plate as still) or the plate was read lower lately (a hand).
+        leaves the plate as still), the plate was read lower lately (a
+        hand), or the step before was no landing but the plate reseated as
+        the tower was closed (``_RESEATED_S``).
         """
         memory = self._levels[step.level]
         last, memory.last_fast = memory.last_fast, (step.t_decided_s, False)
@@ -464,6 +479,7 @@ class FastView(StopReweigher):
         if (
             not self.slide_signs.slides_seen
             and step.t_settled_s - memory.sank_t >= RING_GUARD_S
+            and (last[1] or step.t_before_s - self.openings.last_handled_t >= _RESEATED_S)
             and self._rang_out(step, last[0])
         ):
             return False, False

@@ -1233,6 +1233,27 @@ def test_the_next_cube_on_a_plate_still_ringing_waits_for_the_settled_view() -> 
     assert _landings(_next_cube_read_short(0.3)) == []
 
 
+def _next_rise_after_a_reseat(closed_at: float) -> list:
+    """Plate 5 reseats by a fifth of a cube at 1.05 s (a fast step, no
+    landing), lies still, and a cube heard at 1.84 s reads 0.8 of one
+    (1.2 s after the close at 0.6 s, or long after one)."""
+    readings = np.zeros((_T.size, 8))
+    readings[_T >= 1.05, 5] = 0.2 * UNIT
+    readings[_T >= 1.9, 5] = UNIT
+    fusion = _fusion(readings)
+    fusion.openings.last_handled_t = closed_at
+    assert _landings(fusion._fast_step_event(_fast(5, 1.0, 1.1, 0.2, 0.0), 1.2)) == []
+    fusion.add_impacts([_strike(1.80, 5), _strike(1.84, 5)])
+    return _landings(fusion._fast_step_event(_fast(5, 1.75, 1.95, 0.8, 0.2), 2.1))
+
+
+def test_a_rise_soon_after_the_plate_reseated_at_a_close_still_waits() -> None:
+    # Cubes thrown back after a close may rest a moment on the plates they
+    # pass (model S's long sessions).
+    assert _next_rise_after_a_reseat(0.6) == []
+    assert _next_rise_after_a_reseat(-np.inf) == [(5, 1, 1.84)]
+
+
 def _touched_before_its_cube(*later: TimedImpact) -> list[tuple[int, int, float]]:
     """A hand's touch on plate 6 (unheard) moved it at 1.0 s; the fast view
     doubted the change, which settled at 1.3 s; ``later`` strikes follow,
@@ -2887,6 +2908,32 @@ def test_a_step_read_short_while_its_cube_bounced_is_read_again_once_its_plate_h
     assert _read_short_then(0.7) == []
     assert _read_short_then(1.35) == []
 
+
+
+def test_a_cube_that_bounced_off_its_plate_and_came_back_is_one_landing() -> None:
+    # Read at 0.7 of a cube as it first struck, the plate then fell back
+    # almost to where it was and rose again with the cube's return (model
+    # T's plates, rung by a strike's impulse): read again from before the
+    # first rise, the plate holds one cube, which the second rise tells
+    # (here as a session's first landing, which waits to see its cube stay).
+    readings = np.zeros((_T.size, 8))
+    readings[(_T >= 1.0) & (_T < 1.15), 3] = 0.7 * UNIT
+    readings[(_T >= 1.15) & (_T < 1.25), 3] = 0.05 * UNIT
+    readings[_T >= 1.25, 3] = UNIT
+    fusion = _fusion(readings)
+    fusion.slide_signs = SlideSigns(first_held=FIRST_HELD)
+    fusion.add_impacts([_strike(1.00, 3), _strike(1.20, 3)])
+    short = LoadStep(level=3, t_before_s=0.95, t_settled_s=1.06, t_decided_s=1.12,
+                     delta_counts=0.7 * UNIT, before_counts=0.0, after_counts=0.7 * UNIT)
+    back = LoadStep(level=3, t_before_s=1.19, t_settled_s=1.3, t_decided_s=1.36,
+                    delta_counts=0.95 * UNIT, before_counts=0.05 * UNIT, after_counts=UNIT)
+    out = fusion.add_load([short], [], 1.12)
+    for now in np.arange(1.15, 1.36, 0.0125):
+        out += fusion.advance(float(now))
+    out += fusion.add_load([back], [], 1.36)
+    for now in np.arange(1.37, 2.2, 0.0125):
+        out += fusion.advance(float(now))
+    assert [(e.floor, e.cubes) for e in out if isinstance(e, Landing)] == [(3, 1)]
 
 
 def _first_cube_settling_back(*, rise_doubted: bool) -> bool:
