@@ -83,7 +83,10 @@ _SLIDE_HOLD_S = 0.4
 _RESTRUCK_HOLD_S = 0.25
 _SLIDE_WAIT_S = 0.8
 # Why these: a plate whose readings stayed within a tenth of a cube for
-# 0.2 s before a step began no longer rang from its last one.
+# 0.2 s (five of its own converter's readings or more) after its last step
+# no longer rang from it. The still span may end up to 0.3 s before the
+# next step began (the next cube's strikes jolt the plate before its rise
+# is read), looked for every 50 ms back from the step.
 _RANG_OUT_S = 0.2
 _RANG_OUT_READINGS = 5
 _RANG_OUT_CUBES = 0.1
