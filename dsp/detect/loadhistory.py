@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass
 
@@ -117,6 +118,9 @@ class LoadHistory:
         self._v = np.zeros((0, 0))
         self._ok = np.zeros((0, 0), dtype=bool)
         self._fresh = np.zeros((0, 0), dtype=bool)
+        # Whether the times never go back: then the readings of a span are
+        # found by bisection (``_rows``), not by comparing every time kept.
+        self._in_order = True
 
     def add(
         self, t_s: np.ndarray, values: np.ndarray, valid: np.ndarray,
@@ -130,10 +134,14 @@ class LoadHistory:
         if t_s.size == 0:
             return
         new = valid.copy() if fresh is None else fresh & valid
+        # (A NaN time compares false: the history is then taken as out of order.)
+        in_order = bool(np.all(t_s[1:] >= t_s[:-1])) and not math.isnan(float(t_s[0]))
         if self._t.size == 0:
+            self._in_order = in_order
             self._t, self._v, self._ok = t_s.copy(), values.astype(float), valid.copy()
             self._fresh = new
         else:
+            self._in_order = self._in_order and in_order and bool(t_s[0] >= self._t[-1])
             self._t = np.concatenate([self._t, t_s])
             self._v = np.concatenate([self._v, values.astype(float)])
             self._ok = np.concatenate([self._ok, valid])
@@ -151,13 +159,39 @@ class LoadHistory:
     def _drop_before(self, t_s: float) -> None:
         if self._t.size == 0 or self._t[0] >= t_s:
             return
-        keep = self._t >= t_s
+        keep = self._rows(t_s, np.inf)
         self._t, self._v, self._ok = self._t[keep], self._v[keep], self._ok[keep]
         self._fresh = self._fresh[keep]
 
+    def _rows(
+        self, t0_s: float, t1_s: float, *, after_t0: bool = False, before_t1: bool = False
+    ) -> slice | np.ndarray:
+        """The rows with ``t0 <= t <= t1`` (``t0 < t``: ``after_t0``; ``t < t1``: ``before_t1``).
+
+        A slice found by bisection while the times are in order, else a
+        mask: either picks the same rows in the same order. (The fusion asks
+        about a fraction of a second of the seconds kept, many times a second.)
+        """
+        if not self._in_order:
+            lo = self._t > t0_s if after_t0 else self._t >= t0_s
+            hi = self._t < t1_s if before_t1 else self._t <= t1_s
+            return lo & hi
+        if math.isnan(t0_s) or math.isnan(t1_s):
+            return slice(0, 0)  # no time compares true with NaN
+        a = int(np.searchsorted(self._t, t0_s, side="right" if after_t0 else "left"))
+        b = int(np.searchsorted(self._t, t1_s, side="left" if before_t1 else "right"))
+        return slice(a, max(a, b))
+
+    def _last_rows(self, t_s: float, count: int) -> np.ndarray:
+        """Indices of the last ``count`` (or fewer) readings at or before ``t_s``."""
+        if not self._in_order:
+            return np.flatnonzero(self._t <= t_s)[-count:]
+        end = 0 if math.isnan(t_s) else int(np.searchsorted(self._t, t_s, side="right"))
+        return np.arange(max(0, end - count), end)
+
     def reading_interval_s(self, t_s: float) -> float:
         """The converter's time between readings, over the second before ``t_s`` (NaN: too few)."""
-        times = self._t[(self._t >= t_s - _INTERVAL_SPAN_S) & (self._t <= t_s)]
+        times = self._t[self._rows(t_s - _INTERVAL_SPAN_S, t_s)]
         if times.size < 3:
             return float("nan")
         return float(orderstats.median_of(np.diff(times).tolist()))
@@ -168,10 +202,11 @@ class LoadHistory:
         From the median of the first differences, so that a step or a
         strike within the span moves it little.
         """
-        ok = self._ok[:, level] & (self._t >= t0_s) & (self._t <= t1_s)
+        rows = self._rows(t0_s, t1_s)
+        ok = self._ok[rows, level]
         if ok.sum() < _NOISE_READINGS:
             return float("nan")
-        diffs = np.abs(np.diff(self._v[ok, level]))
+        diffs = np.abs(np.diff(self._v[rows, level][ok]))
         return float(_MAD_SIGMA * orderstats.median(diffs) / np.sqrt(2.0))
 
     def fresh_readings(self, level: int, t0_s: float, t1_s: float) -> int:
@@ -185,10 +220,11 @@ class LoadHistory:
         converter's filter settling over several) count at their full
         spread; a step or a strike within the span widens it.
         """
-        ok = self._ok[:, level] & (self._t >= t0_s) & (self._t <= t1_s)
+        rows = self._rows(t0_s, t1_s)
+        ok = self._ok[rows, level]
         if ok.sum() < max(2, readings):
             return float("nan")
-        return float(np.std(self._v[ok, level]))
+        return float(np.std(self._v[rows, level][ok]))
 
     def crossed_at(
         self, level: int, t0_s: float, t1_s: float, before: float, after: float,
@@ -286,13 +322,14 @@ class LoadHistory:
         strike's spike or a ringing plate's swing does not last that long
         one way. ``(NaN, NaN)`` with too few readings to tell.
         """
-        ok = self._ok[:, level]
-        before = self._before(ok, t0_s, -np.inf)
-        during = ok & (self._t >= t0_s) & (self._t <= t1_s)
-        if before.sum() < 3 or not during.any():
+        before = self._base_rows(t0_s, -np.inf)
+        before_ok = self._ok[before, level]
+        during = self._rows(t0_s, t1_s)
+        during_ok = self._ok[during, level]
+        if before_ok.sum() < 3 or not during_ok.any():
             return float("nan"), float("nan")
-        base = float(orderstats.median_of(self._v[before, level].tolist()))
-        values = self._v[during, level] - base
+        base = float(orderstats.median_of(self._v[before, level][before_ok].tolist()))
+        values = self._v[during, level][during_ok] - base
         interval = self.reading_interval_s(t0_s)
         run = 1 if not np.isfinite(interval) else max(1, int(round(held_s / interval)))
         if values.size < run:
@@ -345,16 +382,17 @@ class LoadHistory:
         """
         if self._t.size == 0:
             return float("nan")
-        ok = self._ok[:, level]
-        before = self._before(ok, t0_s, base_from_s)
+        before = self._base_rows(t0_s, base_from_s)
+        before_ok = self._ok[before, level]
         start = t0_s if from_s is None else max(t0_s, from_s)
-        during = ok & (self._t >= start) & (self._t <= t1_s)
-        if before.sum() < 3 or not during.any():
+        during = self._rows(start, t1_s)
+        during_ok = self._ok[during, level]
+        if before_ok.sum() < 3 or not during_ok.any():
             return float("nan")
         # A median of a plain list: the same value as numpy's, far cheaper for
         # a half second of readings (asked for every plate a drop may concern).
-        base = float(orderstats.median_of(self._v[before, level].tolist()))
-        return float(np.max(np.abs(self._v[during, level] - base)))
+        base = float(orderstats.median_of(self._v[before, level][before_ok].tolist()))
+        return float(np.max(np.abs(self._v[during, level][during_ok] - base)))
 
     def change(
         self, level: int, t0_s: float, t1_s: float, tail_s: float, base_from_s: float = -np.inf
@@ -383,25 +421,26 @@ class LoadHistory:
         if self._t.size == 0 or not levels:
             return out
         cols = np.asarray(levels, dtype=int)
-        ok = self._ok[:, cols]
-        start = max(t0_s - SWING_BASE_S, base_from_s)
-        before = ok & ((self._t >= start) & (self._t < t0_s))[:, None]
-        tail = ok & ((self._t > t1_s - tail_s) & (self._t <= t1_s))[:, None]
+        before_rows = self._base_rows(t0_s, base_from_s)
+        tail_rows = self._rows(t1_s - tail_s, t1_s, after_t0=True)
+        before = self._ok[before_rows][:, cols]
+        tail = self._ok[tail_rows][:, cols]
         asked = (before.sum(axis=0) >= 3) & tail.any(axis=0)
         if not asked.any():
             return out
         settles = np.full(len(levels), np.nan)
-        last = np.flatnonzero(self._t <= t1_s)[-RING_FIT_READINGS:]
+        last = self._last_rows(t1_s, RING_FIT_READINGS)
         if last.size == RING_FIT_READINGS:
-            ringing = np.flatnonzero(asked & ok[last].all(axis=0))
+            ringing = np.flatnonzero(asked & self._ok[last][:, cols].all(axis=0))
             if ringing.size:
                 level, residual, fits = oscillation_fit(self._v[last][:, cols[ringing]].T)
                 held = fits & (residual < RING_FIT_RESIDUAL)
                 settles[ringing[held]] = level[held]
         for i in np.flatnonzero(asked):
             k = cols[i]
-            at = settles[i] if np.isfinite(settles[i]) else float(np.mean(self._v[tail[:, i], k]))
-            out[i] = at - float(orderstats.median(self._v[before[:, i], k]))
+            at = (settles[i] if np.isfinite(settles[i])
+                  else float(np.mean(self._v[tail_rows, k][tail[:, i]])))
+            out[i] = at - float(orderstats.median(self._v[before_rows, k][before[:, i]]))
         return out
 
     def ring_change(
@@ -416,9 +455,10 @@ class LoadHistory:
         """
         if self._t.size == 0:
             return None
-        last = np.flatnonzero(self._t <= t1_s)[-RING_FIT_READINGS:]
-        before = self._before(self._ok[:, level], t0_s, base_from_s)
-        if last.size < RING_FIT_READINGS or not self._ok[last, level].all() or before.sum() < 3:
+        last = self._last_rows(t1_s, RING_FIT_READINGS)
+        before = self._base_rows(t0_s, base_from_s)
+        before_ok = self._ok[before, level]
+        if last.size < RING_FIT_READINGS or not self._ok[last, level].all() or before_ok.sum() < 3:
             return None
         good, settles, apart, _ = fitted_windows(
             self._v[last, level][None, :], np.array([noise])
@@ -426,10 +466,10 @@ class LoadHistory:
         if not good[0]:
             return None
         return (
-            float(settles[0] - orderstats.median(self._v[before, level])),
+            float(settles[0] - orderstats.median(self._v[before, level][before_ok])),
             float(apart[0]),
         )
 
-    def _before(self, ok: np.ndarray, t0_s: float, base_from_s: float) -> np.ndarray:
-        start = max(t0_s - SWING_BASE_S, base_from_s)
-        return ok & (self._t >= start) & (self._t < t0_s)
+    def _base_rows(self, t0_s: float, base_from_s: float) -> slice | np.ndarray:
+        """The rows of the half second before ``t0_s`` (none before ``base_from_s``)."""
+        return self._rows(max(t0_s - SWING_BASE_S, base_from_s), t0_s, before_t1=True)
