@@ -271,15 +271,16 @@ class LandingJudge(HandsJudge):
     def _gone_again(self, step: LoadStep, now_s: float) -> bool:
         """Whether the plate is back where it was before ``step`` by ``now_s``: the cube went on."""
         history = self.load_history
+        size = abs(step.delta_counts)
+        # The load now first: a plate that still holds its cube (nearly
+        # every one) needs no second reading of when it came.
+        held = history.change(step.level, step.t_before_s, now_s, REREAD_TAIL_S)
+        if not (np.isfinite(held) and abs(held) <= GONE_SHARE * size):
+            return False
         came = history.change(
             step.level, step.t_before_s, step.t_settled_s + REREAD_TAIL_S, REREAD_TAIL_S
         )
-        held = history.change(step.level, step.t_before_s, now_s, REREAD_TAIL_S)
-        size = abs(step.delta_counts)
-        return bool(
-            np.isfinite(came) and np.isfinite(held)
-            and abs(came) >= _CAME_SHARE * size and abs(held) <= GONE_SHARE * size
-        )
+        return bool(np.isfinite(came) and abs(came) >= _CAME_SHARE * size)
 
     def _landings(
         self, step: LoadStep, n: int, confidence: float, now_s: float, *, settled: bool = False,
@@ -552,10 +553,12 @@ class LandingJudge(HandsJudge):
             ):
                 continue
             unit = self.scale.unit(j)
+            if unit is None:
+                continue
             change = self.load_history.change(
                 j, window.since_s, window.until_s, _STOPPED_TAIL_S, window.base_from_s
             )
-            if unit is None or not abs(change) < _STOPPED_NET_CUBES * unit:
+            if not abs(change) < _STOPPED_NET_CUBES * unit:
                 continue  # the plate gained (or lost) a cube: not one-in, one-out
             usual = self._usual_swing(j, unit)
             swing = self.load_history.swing(j, window.since_s, window.until_s, window.base_from_s)
