@@ -10,6 +10,7 @@ sets (duplicates) are dropped.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -126,7 +127,8 @@ class PiezoChain:
         if not self._anchor_samples:
             return 0.0
         sample = frame * self.conditioner.frame_len
-        i = max(0, int(np.searchsorted(self._anchor_samples, sample, side="right")) - 1)
+        # (bisect on the list: np.searchsorted would copy it into an array each call.)
+        i = max(0, bisect_right(self._anchor_samples, sample) - 1)
         return self._anchor_t[i] + (sample - self._anchor_samples[i]) / self.rate
 
     def process(self, t0_s: float, samples: np.ndarray) -> list[TimedImpact]:
