@@ -178,15 +178,15 @@ class LoadHistory:
             return lo & hi
         if math.isnan(t0_s) or math.isnan(t1_s):
             return slice(0, 0)  # no time compares true with NaN
-        a = int(np.searchsorted(self._t, t0_s, side="right" if after_t0 else "left"))
-        b = int(np.searchsorted(self._t, t1_s, side="left" if before_t1 else "right"))
+        a = int(self._t.searchsorted(t0_s, side="right" if after_t0 else "left"))
+        b = int(self._t.searchsorted(t1_s, side="left" if before_t1 else "right"))
         return slice(a, max(a, b))
 
     def _last_rows(self, t_s: float, count: int) -> np.ndarray:
         """Indices of the last ``count`` (or fewer) readings at or before ``t_s``."""
         if not self._in_order:
             return np.flatnonzero(self._t <= t_s)[-count:]
-        end = 0 if math.isnan(t_s) else int(np.searchsorted(self._t, t_s, side="right"))
+        end = 0 if math.isnan(t_s) else int(self._t.searchsorted(t_s, side="right"))
         return np.arange(max(0, end - count), end)
 
     def reading_interval_s(self, t_s: float) -> float:
