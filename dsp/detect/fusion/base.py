@@ -130,6 +130,15 @@ _REST_WIDE_STRIKE = 3
 # tower 7: cells noisy enough that six or seven read restless at every
 # step), so a count that would mean hands on a quiet tower means nothing
 # there; on one it is only unusual above the median of its recent steps.
+# Why 20 single landings kept, 8 seen and a quarter unheard: a working disc
+# hears the cube land on its plate in all but a few per cent of the landings
+# (models A-T); model U's weakest discs (20-27 mm, glued with foam tape or
+# blu-tack, 17-50 codes per mN s) in noisy rooms heard a quarter to two
+# thirds of them as nothing louder than the room. There the fast view left
+# every unheard landing to the settled view, a third of a second later.
+_HEARD_KEPT = 20
+_HEARD_SEEN = 5
+_UNHEARD_SHARE = 0.25
 BUSY_SEEN = 20
 BUSY_SEEN_LEAST = 3
 BUSY_KEPT_S = 4.0
@@ -179,6 +188,8 @@ class FusionBase:
         # whether one was followed by a lift: hands squeeze plates as they grip.
         self._unheard_rises: deque[float] = deque(maxlen=16)
         self._grips_shown = False
+        # Whether each of the last single landings was heard (``_lands_unheard``).
+        self._landed_heard: deque[bool] = deque(maxlen=_HEARD_KEPT)
         # How many other plates were restless at the settled view's last steps.
         self._busy_seen: deque[int] = deque(maxlen=BUSY_SEEN)
         # Fast steps queued to be looked at again later (``_look_again``).
@@ -388,6 +399,11 @@ class FusionBase:
         if drop and step.t_before_s - drop[-1].t_s > _STRUCK_BEFORE_STEP_S:
             return False  # all was quiet well before the plate moved: a hand
         return loud_as_a_cube(drop_loudness_db(drop, step.level), self._heard_db)
+
+    def _lands_unheard(self) -> bool:
+        """Whether this tower's discs missed a good share of its last single landings."""
+        heard = self._landed_heard
+        return len(heard) >= _HEARD_SEEN and heard.count(False) >= _UNHEARD_SHARE * len(heard)
 
     def _unclaimed_drop(self, step: LoadStep) -> list[TimedImpact]:
         """The drop's strikes after the last landing on this level or next to it.

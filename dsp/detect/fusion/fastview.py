@@ -40,6 +40,12 @@ _DROP_GAP_GUARD_S = 0.3
 _SANK_CUBES = 0.2
 # Why 0.15 cube: a second cube on a still-ringing plate must look whole.
 RING_MAX_RESIDUAL = 0.15
+
+# Why 1 s: model N's hands squeeze a plate 0.3-0.7 s before the contacts
+# part, and a lift is known 0.25 s after that; holding every unheard rise
+# from the start would cost model F's cubes that no disc hears (71 right
+# landings) the wait, so only a tower that has shown such a grip waits.
+GRIP_BEFORE_LIFT_S = 1.0
 # Why 0.12 cube: two readings agreeing within 8 % tell the two kinds' ratio;
 # a cube of the other kind reads within a tenth of it.
 _KIND_MAX_RESIDUAL = 0.12
@@ -309,7 +315,31 @@ class FastView(StopReweigher):
                 # less than a landing.
                 return False
             return self._heard_a_drop(step)
-        return self._heard_a_drop(step) or self._felt_a_drop(step)
+        return (
+            self._heard_a_drop(step) or self._felt_a_drop(step) or self._clean_and_unheard(step)
+        )
+
+    def _clean_and_unheard(self, step: LoadStep) -> bool:
+        """Whether a clean step of one cube, alone and unheard, is trusted: cubes land unheard here.
+
+        Not once hands were shown to squeeze a plate just before lifting
+        modules (:meth:`_grips_seen`): such a landing counts towards it.
+        """
+        if not self._lands_unheard() or self._grips_seen() or self._unexplained_busy(step):
+            return False
+        n, residual = self.scale.count(step.level, step.delta_counts)
+        if n == 1 and residual <= FAST_MAX_RESIDUAL:
+            self._unheard_rises.append(step.t_settled_s)
+            return True
+        return False
+
+    def _grips_seen(self) -> bool:
+        """Whether an unheard rise told as a landing came ``GRIP_BEFORE_LIFT_S`` before a lift."""
+        if not self._grips_shown:
+            self._grips_shown = any(
+                self.openings.handled_within(t, t + GRIP_BEFORE_LIFT_S) for t in self._unheard_rises
+            )
+        return self._grips_shown
 
     def _settles_back(self, step: LoadStep) -> bool:
         """Whether a step on a plate with no size undoes part of a rise just doubted there.

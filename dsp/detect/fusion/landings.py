@@ -293,6 +293,8 @@ class LandingJudge(HandsJudge):
         level = step.level
         if self._gone_again(step, now_s):
             return []
+        if n == 1 and self._piezo_present(step.t_before_s):
+            self._landed_heard.append(self._heard_a_drop(step))
         rested_by = step.t_settled_s
         start = None
         seen = (

@@ -15,7 +15,12 @@ import numpy as np
 
 from dsp.detect.events import Event, Landing, Removal
 from dsp.detect.fusion.base import BUSY_SEEN_LEAST, DEFAULT_WIDE_IMPACT_CHANNELS, FAST_MAX_RESIDUAL
-from dsp.detect.fusion.fastview import RING_MAX_RESIDUAL, FastView, count_confidence
+from dsp.detect.fusion.fastview import (
+    GRIP_BEFORE_LIFT_S,
+    RING_MAX_RESIDUAL,
+    FastView,
+    count_confidence,
+)
 from dsp.detect.fusion.landings import GONE_SHARE
 from dsp.detect.loadcell import LoadStep
 from dsp.detect.removals import grabs
@@ -114,11 +119,6 @@ _SETTLED_HOLD_S = 0.6
 # Why 0.45 s: the session's first landings wait less (as ``_FIRST_HOLD_S``
 # of the fast view).
 _FIRST_SETTLED_HOLD_S = 0.45
-# Why 1 s: model N's hands squeeze a plate 0.3-0.7 s before the contacts
-# part, and a lift is known 0.25 s after that; holding every unheard rise
-# from the start would cost model F's cubes that no disc hears (71 right
-# landings) the wait, so only a tower that has shown such a grip waits.
-GRIP_BEFORE_LIFT_S = 1.0
 # Why 0.3 cube: a squeeze is no whole number of cubes, a cube resting is;
 # a rise that far from whole, with no strike at all, waits even before the
 # tower showed a grip. Model N: 4 false landings fewer of 24, one right
@@ -184,14 +184,10 @@ class SettledView(FastView):
         Before that, only a change far from whole cubes (``_GRIP_UNCLEAN``)
         or one under which the plate hardly swung (``_GRIP_SWING``).
         """
-        if not self._grips_shown:
-            self._grips_shown = any(
-                self.openings.handled_within(t, t + GRIP_BEFORE_LIFT_S) for t in self._unheard_rises
-            )
         # Any change, not only a cube's worth: a squeeze read as half a cube
         # is counted as one (its confidence low), and waits as well.
         return (
-            (self._grips_shown or self._unclean_rise(step)
+            (self._grips_seen() or self._unclean_rise(step)
              or self._swung_little(step, _GRIP_SWING))
             and not self._tower_open
             and step.t_decided_s < step.t_settled_s + GRIP_BEFORE_LIFT_S
