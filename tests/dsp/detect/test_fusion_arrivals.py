@@ -2109,11 +2109,15 @@ def test_a_plate_that_moved_with_others_unheard_was_moved_by_a_hand_steadying_th
 
 def test_a_plate_that_moved_as_hands_rumbled_with_no_cube_heard_is_no_landing() -> None:
     # Hands gripping the tower before a lift rumble on every disc alike and
-    # move several plates; the settled view sees plate 3 hold a cube's worth.
-    def settled(heard: list[TimedImpact], restless: tuple[int, ...]) -> list[int]:
+    # move several plates; the settled view sees plate 3 hold about a
+    # cube's worth (1.3 of one: a hand's press is no whole cube but by chance).
+    def settled(heard: list[TimedImpact], restless: tuple[int, ...], cubes: float = 1.3
+                ) -> list[int]:
         fusion = _fusion()
         fusion.add_impacts(heard)
-        return _landings_of(_landings(fusion.add_settled_step(_settling_with(restless))))
+        step = replace(_settling_with(restless), delta_counts=cubes * UNIT,
+                       after_counts=cubes * UNIT)
+        return _landings_of(_landings(fusion.add_settled_step(step)))
 
     rumble = [_rumble(0.96 + 0.05 * i, i % 8) for i in range(6)]
     assert settled(rumble, (1, 6)) == []
@@ -2124,6 +2128,10 @@ def test_a_plate_that_moved_as_hands_rumbled_with_no_cube_heard_is_no_landing() 
     assert settled(rumble + [_strike(1.2, 3)], (1, 6)) == [3]
     # The other plates still: one plate moved, as a cube moves it.
     assert settled(rumble, ()) == [3]
+    # One clean cube: a cube that landed unheard while a phone buzzed on the
+    # table or a hand rested on the tower (cross-check models F-U's noisy
+    # rooms: such steps were cubes 46 times and hands 4).
+    assert settled(rumble, (1, 6), cubes=1.0) == [3]
 
 
 def test_a_plate_with_no_cube_size_that_moved_with_others_is_judged_by_its_own_step() -> None:
@@ -2517,7 +2525,9 @@ def test_on_a_tower_whose_discs_hear_every_strike_alike_flat_strikes_are_no_hand
             fusion.flat_discs.note(stood_out=False)
         knocked = any(isinstance(e, Disturbance) for e in fusion.add_impacts([wide]))
         fusion.add_impacts(rumble)
-        return _landings_of(_landings(fusion.add_settled_step(_settling_with((1, 6))))), knocked
+        # 1.3 cubes: one clean cube is taken for a cube under hands' rumble too.
+        step = replace(_settling_with((1, 6)), delta_counts=1.3 * UNIT, after_counts=1.3 * UNIT)
+        return _landings_of(_landings(fusion.add_settled_step(step))), knocked
 
     # Until the tower has shown it, flat strikes are hands, a wide one a knock.
     assert settled(6) == ([], True)
