@@ -164,6 +164,10 @@ class AcousticLevelModel:
         self._pair_above: list[deque[float]] = [
             deque(maxlen=_CROSSTALK_KEPT) for _ in range(self.n_levels)
         ]
+        # The median loss of each of those deques (and of the tower's, keyed
+        # by None), dropped when it hears more: a strike adds to two pairs,
+        # and the prior is asked for after every drop.
+        self._loss_medians: dict[tuple[bool, int | None], float] = {}
         self.sums = np.zeros((self.n_levels, self.n_levels))
         self.counts = np.zeros(self.n_levels)
         #: Incremented whenever the signatures change (a landing learnt).
@@ -215,17 +219,19 @@ class AcousticLevelModel:
         if loudest <= 0:
             return
         inner = 0 < top < self.n_levels - 1
-        for neighbour, heard, pair in (
-            (top - 1, self._heard_below, self._pair_below[top]),
-            (top + 1, self._heard_above, self._pair_above[top]),
+        for above, neighbour, heard, pair in (
+            (False, top - 1, self._heard_below, self._pair_below[top]),
+            (True, top + 1, self._heard_above, self._pair_above[top]),
         ):
             if not 0 <= neighbour < self.n_levels:
                 continue
             ratio = max(float(peaks[neighbour]) / loudest, _CROSSTALK_FLOOR_RATIO)
             loss = -20.0 * math.log10(ratio)
             pair.append(loss)
+            self._loss_medians.pop((above, top), None)
             if inner:
                 heard.append(loss)
+                self._loss_medians.pop((above, None), None)
         self._heard_prior = None  # recomputed when next asked for
 
     @property
@@ -239,22 +245,33 @@ class AcousticLevelModel:
         if self._heard_prior is None:
             below = above = self._crosstalk_db
             if len(self._heard_below) >= _CROSSTALK_MIN_HEARD:
-                below = float(np.clip(median(self._heard_below), *_CROSSTALK_RANGE_DB))
-                above = float(np.clip(median(self._heard_above), *_CROSSTALK_RANGE_DB))
+                below = self._median_loss(False, None, _CROSSTALK_RANGE_DB)
+                above = self._median_loss(True, None, _CROSSTALK_RANGE_DB)
             self._heard_prior = self._chained_prior(
-                self._pair_losses(self._pair_below, below),
-                self._pair_losses(self._pair_above, above),
+                self._pair_losses(False, below), self._pair_losses(True, above)
             )
         return self._heard_prior
 
-    @staticmethod
-    def _pair_losses(pairs: list[deque[float]], tower_db: float) -> np.ndarray:
+    def _pair_losses(self, above: bool, tower_db: float) -> np.ndarray:
         """Each plate's median loss to one neighbour, or the tower's where too few were heard."""
+        pairs = self._pair_above if above else self._pair_below
         return np.array([
-            float(np.clip(median(heard), *_PAIR_RANGE_DB))
+            self._median_loss(above, plate, _PAIR_RANGE_DB)
             if len(heard) >= _PAIR_MIN_HEARD else tower_db
-            for heard in pairs
+            for plate, heard in enumerate(pairs)
         ])
+
+    def _median_loss(self, above: bool, plate: int | None, bounds: tuple[float, float]) -> float:
+        """The clipped median of one pair's losses (``plate`` None: the tower's), as last heard."""
+        key = (above, plate)
+        loss = self._loss_medians.get(key)
+        if loss is None:
+            if plate is None:
+                heard = self._heard_above if above else self._heard_below
+            else:
+                heard = (self._pair_above if above else self._pair_below)[plate]
+            loss = self._loss_medians[key] = float(np.clip(median(heard), *bounds))
+        return loss
 
     @property
     def n_learnt(self) -> int:

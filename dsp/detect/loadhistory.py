@@ -121,6 +121,10 @@ class LoadHistory:
         # Whether the times never go back: then the readings of a span are
         # found by bisection (``_rows``), not by comparing every time kept.
         self._in_order = True
+        # The last one-plate ring fit of :meth:`changes`, by its readings'
+        # bytes: a stop weighed again asks :meth:`ring_change` of the same
+        # readings at once.
+        self._last_fit: tuple[bytes, tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
 
     def add(
         self, t_s: np.ndarray, values: np.ndarray, valid: np.ndarray,
@@ -433,7 +437,11 @@ class LoadHistory:
         if last.size == RING_FIT_READINGS:
             ringing = np.flatnonzero(asked & self._ok[last][:, cols].all(axis=0))
             if ringing.size:
-                level, residual, fits = oscillation_fit(self._v[last][:, cols[ringing]].T)
+                window = self._v[last][:, cols[ringing]].T
+                fit = oscillation_fit(window)
+                if ringing.size == 1:
+                    self._last_fit = (window.tobytes(), fit)
+                level, residual, fits = fit
                 held = fits & (residual < RING_FIT_RESIDUAL)
                 settles[ringing[held]] = level[held]
         for i in np.flatnonzero(asked):
@@ -460,8 +468,11 @@ class LoadHistory:
         before_ok = self._ok[before, level]
         if last.size < RING_FIT_READINGS or not self._ok[last, level].all() or before_ok.sum() < 3:
             return None
+        window = self._v[last, level][None, :]
+        known = self._last_fit
         good, settles, apart, _ = fitted_windows(
-            self._v[last, level][None, :], np.array([noise])
+            window, np.array([noise]),
+            known[1] if known is not None and known[0] == window.tobytes() else None,
         )
         if not good[0]:
             return None

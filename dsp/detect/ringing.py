@@ -128,7 +128,8 @@ def _solve(
 
 
 def fitted_windows(
-    v: np.ndarray, noise: np.ndarray
+    v: np.ndarray, noise: np.ndarray,
+    whole_fit: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Windows over a plate ringing as one damped oscillation, and the load it settles to.
 
@@ -143,6 +144,9 @@ def fitted_windows(
         Readings of ``m`` windows.
     noise : ndarray, shape (m,)
         The noise sigma of each window's channel, counts.
+    whole_fit : tuple of ndarray, optional
+        ``oscillation_fit(v)`` when the caller has it already (the fit of
+        each row depends on that row alone).
 
     Returns
     -------
@@ -156,7 +160,7 @@ def fitted_windows(
         Peak-to-peak of each window, counts.
     """
     v = np.asarray(v, dtype=np.float64)
-    whole, residual, holds = oscillation_fit(v)
+    whole, residual, holds = oscillation_fit(v) if whole_fit is None else whole_fit
     swing = np.ptp(v, axis=1)
     relative_noise = noise / np.where(swing > 0, swing, 1.0)
     # The part fits only of windows the whole fit explains: most windows
