@@ -130,7 +130,7 @@ _REST_WIDE_STRIKE = 3
 # tower 7: cells noisy enough that six or seven read restless at every
 # step), so a count that would mean hands on a quiet tower means nothing
 # there; on one it is only unusual above the median of its recent steps.
-# Why 20 single landings kept, 8 seen and a quarter unheard: a working disc
+# Why 20 single landings kept, 5 seen and a quarter unheard: a working disc
 # hears the cube land on its plate in all but a few per cent of the landings
 # (models A-T); model U's weakest discs (20-27 mm, glued with foam tape or
 # blu-tack, 17-50 codes per mN s) in noisy rooms heard a quarter to two

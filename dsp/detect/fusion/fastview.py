@@ -323,15 +323,13 @@ class FastView(StopReweigher):
         """Whether a clean step of one cube, alone and unheard, is trusted: cubes land unheard here.
 
         Not once hands were shown to squeeze a plate just before lifting
-        modules (:meth:`_grips_seen`): such a landing counts towards it.
+        modules (:meth:`_grips_seen`): such a landing counts towards it
+        (``LandingJudge._landings``).
         """
         if not self._lands_unheard() or self._grips_seen() or self._unexplained_busy(step):
             return False
         n, residual = self.scale.count(step.level, step.delta_counts)
-        if n == 1 and residual <= FAST_MAX_RESIDUAL:
-            self._unheard_rises.append(step.t_settled_s)
-            return True
-        return False
+        return n == 1 and residual <= FAST_MAX_RESIDUAL
 
     def _grips_seen(self) -> bool:
         """Whether an unheard rise told as a landing came ``GRIP_BEFORE_LIFT_S`` before a lift."""

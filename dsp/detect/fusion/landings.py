@@ -294,7 +294,12 @@ class LandingJudge(HandsJudge):
         if self._gone_again(step, now_s):
             return []
         if n == 1 and self._piezo_present(step.t_before_s):
-            self._landed_heard.append(self._heard_a_drop(step))
+            heard = self._heard_a_drop(step)
+            self._landed_heard.append(heard)
+            if not settled and not heard and not self._felt_a_drop(step):
+                # Told unheard (``FastView._clean_and_unheard``), as hands
+                # squeezing a plate before a lift would be: it may show them.
+                self._unheard_rises.append(step.t_settled_s)
         rested_by = step.t_settled_s
         start = None
         seen = (
