@@ -294,9 +294,9 @@ class LandingJudge(HandsJudge):
         if self._gone_again(step, now_s):
             return []
         if n == 1 and self._piezo_present(step.t_before_s):
-            heard = self._heard_a_drop(step)
-            self._landed_heard.append(heard)
-            if not settled and not heard and not self._felt_a_drop(step):
+            drop_heard = self._heard_a_drop(step)
+            self._landed_heard.append(drop_heard)
+            if not settled and not drop_heard and not self._felt_a_drop(step):
                 # Told unheard (``FastView._clean_and_unheard``), as hands
                 # squeezing a plate before a lift would be: it may show them.
                 self._unheard_rises.append(step.t_settled_s)
