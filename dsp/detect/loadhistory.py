@@ -121,9 +121,8 @@ class LoadHistory:
         # Whether the times never go back: then the readings of a span are
         # found by bisection (``_rows``), not by comparing every time kept.
         self._in_order = True
-        # The last one-plate ring fit of :meth:`changes`, by its readings'
-        # bytes: a stop weighed again asks :meth:`ring_change` of the same
-        # readings at once.
+        # The last ring fit of :meth:`change`, by its readings' bytes: a stop
+        # weighed again asks :meth:`ring_change` of the same readings at once.
         self._last_fit: tuple[bytes, tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
 
     def add(
@@ -409,9 +408,6 @@ class LoadHistory:
         a plate ringing by several cubes has a mean over a few readings
         that is off by a cube.
         """
-        # :meth:`changes` of one level, without its columns of levels: the
-        # same rows, the same fit and the same arithmetic (asked thousands
-        # of times a replay, nearly always of one level).
         if self._t.size == 0:
             return float("nan")
         before_rows = self._base_rows(t0_s, base_from_s)
@@ -437,41 +433,10 @@ class LoadHistory:
         self, levels: list[int], t0_s: float, t1_s: float, tail_s: float,
         base_from_s: float = -np.inf,
     ) -> np.ndarray:
-        """:meth:`change` of several levels at once, with one ring fit for all.
-
-        The plates still ringing at ``t1`` are fitted together; each row of
-        the fit is computed alone (``oscillation_fit``), so every level's
-        answer is the one it would get asked by itself.
-        """
-        out = np.full(len(levels), np.nan)
-        if self._t.size == 0 or not levels:
-            return out
-        cols = np.asarray(levels, dtype=int)
-        before_rows = self._base_rows(t0_s, base_from_s)
-        tail_rows = self._rows(t1_s - tail_s, t1_s, after_t0=True)
-        before = self._ok[before_rows][:, cols]
-        tail = self._ok[tail_rows][:, cols]
-        asked = (before.sum(axis=0) >= 3) & tail.any(axis=0)
-        if not asked.any():
-            return out
-        settles = np.full(len(levels), np.nan)
-        last = self._last_rows(t1_s, RING_FIT_READINGS)
-        if last.size == RING_FIT_READINGS:
-            ringing = np.flatnonzero(asked & self._ok[last][:, cols].all(axis=0))
-            if ringing.size:
-                window = self._v[last][:, cols[ringing]].T
-                fit = oscillation_fit(window)
-                if ringing.size == 1:
-                    self._last_fit = (window.tobytes(), fit)
-                level, residual, fits = fit
-                held = fits & (residual < RING_FIT_RESIDUAL)
-                settles[ringing[held]] = level[held]
-        for i in np.flatnonzero(asked):
-            k = cols[i]
-            at = (settles[i] if np.isfinite(settles[i])
-                  else float(np.mean(self._v[tail_rows, k][tail[:, i]])))
-            out[i] = at - float(orderstats.median(self._v[before_rows, k][before[:, i]]))
-        return out
+        """:meth:`change` of several levels (NaN where a level has too few readings)."""
+        return np.array(
+            [self.change(level, t0_s, t1_s, tail_s, base_from_s) for level in levels], dtype=float
+        )
 
     def ring_change(
         self, level: int, t0_s: float, t1_s: float, noise: float, base_from_s: float = -np.inf
