@@ -89,6 +89,9 @@ class LevelMemory:
     #: Fast-view landings (settle time, cubes), to re-measure a cube's size
     #: once the settled view sees the plate still.
     fast_landed: list[tuple[float, int]] = field(default_factory=list)
+    #: The last change the settled view took for hands: when it settled,
+    #: the load accounted for before it, and how far it moved the plate.
+    pressed: tuple[float, float, float] | None = None
 
 
 @dataclass
