@@ -92,6 +92,10 @@ class LevelMemory:
     #: The last change the settled view took for hands: when it settled,
     #: the load accounted for before it, and how far it moved the plate.
     pressed: tuple[float, float, float] | None = None
+    #: A share of the plate's size read on a shaken tower, as (cubes the
+    #: size would be, the step, when it settled): a second such share
+    #: confirms it.
+    shaken_share: tuple[int, float, float] | None = None
 
 
 @dataclass

@@ -44,6 +44,9 @@ _CRISP_STEP_S = 1.0
 # plate, holding a quarter or half of a cube that slid on, saw four to six
 # restless plates no strike explained.
 _SEVERAL_UNEXPLAINED = 2
+# Why a sixth: two cubes of one kind read within a few percent on a still
+# plate; a cube sliding on leaves a different share each time.
+_SHARE_AGAIN = 1 / 6
 # Why 1.25: one cube measured twice (the fast view's step while the plate
 # rang, then once it was still) agrees within a few percent; a quarter
 # leaves room for a step read early in a quick series.
@@ -570,19 +573,49 @@ class SettledView(FastView):
         """
         level = step.level
         m = self.scale.learnt_from_several(level, delta)
-        if m < 2 or self._shaken_as_a_whole(step, m):
+        if m < 2 or not (heard or self._heard_landing_here(step)):
             return []
-        if not (heard or self._heard_landing_here(step)):
-            return []
+        earlier: list[Event] = []
+        if self._shaken_as_a_whole(step, m):
+            shown = self._shown_again(step, m, delta)
+            if shown is None:
+                return []
+            # The share read first was a cube landing too, told late.
+            self.cubes_on[level] += 1
+            self._levels[level].landings += 1
+            earlier = [Landing(t=shown, t_decided=step.t_decided_s, floor=level, cubes=1,
+                               confidence=0.7, source="load")]
+        self._levels[level].shaken_share = None
         self.scale.forget(level)
         self.cubes_on[level] += m - 1
         self._levels[level].landings += m - 1
         self.stats.sizes_relearnt += 1
         at, self._levels[level].sized_at = self._levels[level].sized_at, None
         if at is None:
-            return []
+            return earlier
         return [Landing(t=at, t_decided=step.t_decided_s, floor=level, cubes=m - 1,
-                        confidence=0.7, source="load")]
+                        confidence=0.7, source="load"), *earlier]
+
+    def _shown_again(self, step: LoadStep, several: int, delta: float) -> float | None:
+        """When a share of ``several`` read on a shaken tower was read so before; None: never.
+
+        Two cubes heard landing, each read as the same share of the plate's
+        size within ``_SHARE_AGAIN``: the size was several cubes', however
+        the tower shook (model N, whose plates all move with every strike:
+        a cube and the one it knocked down settled together as the plate's
+        first, and every cube after read as half of one). The first is
+        remembered until then, with when it settled.
+        """
+        memory = self._levels[step.level]
+        before, memory.shaken_share = memory.shaken_share, (several, delta, step.t_settled_s)
+        if (
+            before is not None
+            and before[0] == several
+            and before[1] * delta > 0
+            and abs(before[1] - delta) <= _SHARE_AGAIN * abs(delta)
+        ):
+            return before[2]
+        return None
 
     def _shaken_as_a_whole(self, step: LoadStep, several: int) -> bool:
         """Whether ``step``, read as a share of ``several`` cubes, came as the tower was shaken.
