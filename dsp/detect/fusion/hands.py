@@ -526,12 +526,17 @@ class HandsJudge(FusionBase):
         (model C: 3-12 s), and one plate may end a cube's weight off. The
         settled view then sees a change seconds long; a cube that landed in
         it was heard striking that plate (loudest there or next to it, a
-        weak disc heard through the wall) at some moment of it.
+        weak disc heard through the wall) at some moment of it. Not on a
+        tower whose discs miss a good share of its landings
+        (``_lands_unheard``) when the change is one clean cube: there being
+        unheard says nothing (model U's deaf discs in a room whose leaning
+        keeps every plate restless for seconds).
         """
         if (
             step.t_settled_s - step.t_before_s <= _HANDS_LONG_S
             or step.busy_levels < _HANDS_BUSY_LEVELS
             or not self._piezo_present(step.t_before_s)
+            or (self._lands_unheard() and self._one_clean_cube(step))
         ):
             return False
         during = [imp for imp in self._impacts
