@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Measure ``towerear detect`` on all the cross-check models (A-V) with one command.
+"""Measure ``towerear detect`` on all the cross-check models (A-W) with one command.
 
 Makes the recordings of each model once (towers 1-8 and 9-16, the four
 scenarios, 120 s each, about 43 h of stream; kept in ``--sets`` for the
@@ -66,6 +66,7 @@ GENERATORS = {
     "T": TOOLS / "crosscheck_t" / "make_recordings_t.py",
     "U": TOOLS / "crosscheck_u" / "make_recordings_u.py",
     "V": TOOLS / "crosscheck_v" / "make_recordings_v.py",
+    "W": TOOLS / "crosscheck_w" / "make_recordings_w.py",
 }
 
 
