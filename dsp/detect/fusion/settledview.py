@@ -292,13 +292,10 @@ class SettledView(FastView):
             self.accounted[level] = step.after_counts
             self.stats.steps_in_disturbance += 1
             return []
-        if self._jolted_by_a_neighbour(step, delta):
+        if self._jolted_by_a_neighbour(step, delta) or self._hand_let_go(step, delta):
             # The plate moved with a cube landing next to it, by a small part
-            # of that cube: the tower's walls, not a cube of its own.
-            self.accounted[level] = step.after_counts
-            self.stats.steps_in_disturbance += 1
-            return []
-        if self._hand_let_go(step, delta):
+            # of that cube (the tower's walls, not a cube of its own), or
+            # came back as a hand that pressed it let go.
             self.accounted[level] = step.after_counts
             self.stats.steps_in_disturbance += 1
             return []
