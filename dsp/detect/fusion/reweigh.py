@@ -126,8 +126,10 @@ class StopReweigher(LandingJudge):
     def _plate_moved_since(self, stop: SuspectedStop) -> bool:
         """Whether a step on the plate began after the thrown cube's last strike there.
 
-        Only steps known by the due time count (the decision may not
-        depend on how far the stream had been read).
+        Or a landing there was told at that strike or after it: a stop
+        suspected from two landings below on the same strike (rapid throws)
+        is told once. Only steps known by the due time count (the decision
+        may not depend on how far the stream had been read).
         """
         steps = [s for s, _ in self._recent_steps] + self._pending_steps
         steps += self._levels[stop.level].doubted
@@ -135,7 +137,7 @@ class StopReweigher(LandingJudge):
             s.level == stop.level and stop.t_s < s.t_settled_s and s.t_before_s <= stop.due_s
             and s.t_decided_s <= stop.due_s
             for s in steps
-        ) or self._levels[stop.level].landed_t > stop.t_s
+        ) or self._levels[stop.level].landed_t >= stop.t_s
 
     def _stop_weighed(self, stop: SuspectedStop) -> Landing:
         j = stop.level

@@ -2731,7 +2731,7 @@ def test_a_suspected_stop_whose_plate_holds_another_cube_once_still_is_told_late
     or moved by the next cube, it stays a suspicion."""
     def told_late(
         offset: float, *, noise: float = 0.005, next_cube_at: float | None = None,
-        stepped_at: float | None = None,
+        stepped_at: float | None = None, twice: bool = False,
     ) -> list[tuple[int, float, float, int | None]]:
         t = np.arange(4.0, 6.4, 1 / 80)
         values = _ringing(t, (5.0,))
@@ -2744,6 +2744,10 @@ def test_a_suspected_stop_whose_plate_holds_another_cube_once_still_is_told_late
         fusion.add_impacts([_strike(at, level) for at, level in _STOP_DROP])
         out = fusion._landings(_step(3, 5.0, 5.2, 1.0), 1, 0.9, 5.3, settled=False)
         assert _suspected(out) == _STOPPED
+        if twice:
+            # The same strike suspected again from a second landing below.
+            [first] = fusion._suspected_stops
+            fusion._suspected_stops.append(replace(first, below=1))
         for at in (next_cube_at, stepped_at):
             if at is not None:
                 step = replace(_step(5, at, at + 0.05, 1.0), t_decided_s=at + 0.1)
@@ -2765,6 +2769,9 @@ def test_a_suspected_stop_whose_plate_holds_another_cube_once_still_is_told_late
     assert told_late(+0.08, stepped_at=5.1) == []
     # The next cube that landed after the stop was told does not undo it.
     assert told_late(+0.08, next_cube_at=5.7) == [(5, 5.05, 5.3, 3)]
+    # Suspected from two landings below, the stop is one landing (rapid
+    # throws on model L had told it twice).
+    assert told_late(+0.08, twice=True) == [(5, 5.05, 5.3, 3)]
 
 
 def test_a_slow_converter_weighs_a_suspected_stop_by_three_hundredths_of_a_cube() -> None:
