@@ -279,11 +279,15 @@ class SettledView(FastView):
         still = not self._fast_counted_one(step) or left_over
         if (
             self.scale.unit(level) is None
-            and abs(delta) < _FIRST_CUBE_NOISES * step.noise_counts
+            and min(abs(delta), abs(step.delta_counts)) < _FIRST_CUBE_NOISES * step.noise_counts
             and not self._heard_a_drop(step)
         ):
             # A plate's first cube teaches its size for the session: a small
-            # change that no strike came with (a drifting cell) is not one.
+            # change that no strike came with (a drifting cell) is not one,
+            # judged by the step itself where the plate drifted since its
+            # load was last accounted for (model J: a step of eight times
+            # the noise, ten with the drift before it, taught plate 1 a cube
+            # a twentieth of the others' and was a false landing).
             self.accounted[level] = step.after_counts
             return []
         # Judged by the step itself where the plate drifted since its load

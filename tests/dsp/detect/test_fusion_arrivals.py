@@ -2176,7 +2176,7 @@ def test_the_fast_view_leaves_a_plate_moved_with_others_unheard_to_the_settled_v
 def test_a_plate_does_not_learn_its_first_cube_from_drift_that_no_strike_came_with() -> None:
     # Plate 2 knows no cube; its cell drifted by six times its noise before
     # anything was thrown, the piezos listening all along.
-    def first_change(delta_noises: float, struck: bool) -> list:
+    def first_change(delta_noises: float, struck: bool, drifted_noises: float = 0.0) -> list:
         fusion = _fusion()
         fusion.scale.forget(2)
         fusion.scale.refuse_pool(2)
@@ -2184,12 +2184,19 @@ def test_a_plate_does_not_learn_its_first_cube_from_drift_that_no_strike_came_wi
         if struck:
             fusion.add_impacts([_strike(0.95, 2)])
         step = replace(_step(2, 0.95, 1.3, delta_noises * 4.0 / UNIT), noise_counts=4.0)
+        # Drifted since its load was last accounted for, the same way.
+        fusion.accounted[2] = step.before_counts - drifted_noises * 4.0
         return _landings(fusion.add_settled_step(step))
 
     assert first_change(6.0, struck=False) == []
     # Heard, or many times the noise: a cube, whose size the plate learns.
     assert [f for f, _, _ in first_change(6.0, struck=True)] == [2]
     assert [f for f, _, _ in first_change(40.0, struck=False)] == [2]
+    # Eight times the noise, ten with the drift before it: the step is no
+    # cube however far the plate wandered (model J: a false landing that
+    # taught the plate a cube a twentieth of its neighbours').
+    assert first_change(8.0, struck=False, drifted_noises=3.0) == []
+    assert [f for f, _, _ in first_change(8.0, struck=True, drifted_noises=3.0)] == [2]
 
 
 def test_in_a_game_of_two_kinds_of_cube_one_heavier_cube_is_one_landing() -> None:
