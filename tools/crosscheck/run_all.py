@@ -67,6 +67,7 @@ GENERATORS = {
     "U": TOOLS / "crosscheck_u" / "make_recordings_u.py",
     "V": TOOLS / "crosscheck_v" / "make_recordings_v.py",
     "W": TOOLS / "crosscheck_w" / "make_recordings_w.py",
+    "X": TOOLS / "crosscheck_x" / "make_recordings_x.py",
 }
 
 
