@@ -46,6 +46,15 @@ DEAD_AFTER = 2
 # reading lies 2-3 sigmas from its median; a plate struck by a cube swings
 # by a good part of a cube, tens of sigmas on any working cell.
 STILL_SIGMAS = 4.0
+# Why 0.5 s: a drop followed that soon by the next (the drops' gap is 0.22
+# s) may be the hand that threw it: fingers resting on the tower's roof
+# rustle on the top disc until they let the cube go, and the cube strikes
+# 0.3-0.4 s later (model X: every one of its six false landings, a top
+# cell taken for dead and each rustle before it reported there). A cube
+# that came to rest on a plate is followed by nothing so soon in single
+# throws and games; in a quick series the next throw may come that soon,
+# and such a drop is no sign, only reported once the cell is known dead.
+FOLLOWED_S = 0.5
 # Why 64: landings of the last few seconds are all that is asked about.
 _LANDINGS_KEPT = 64
 
@@ -151,18 +160,21 @@ class SilentCells:
             for level, t_s, t_decided in self._landings
         )
 
-    def judge(self, drop: HeardDrop, *, cell_still: bool) -> list[HeardDrop]:
+    def judge(
+        self, drop: HeardDrop, *, cell_still: bool, followed: bool = False
+    ) -> list[HeardDrop]:
         """The drops to report as landings heard, now that ``drop`` is due.
 
         ``cell_still``: whether its level's cell stayed within its noise
-        while the drop was heard. Call only for drops :meth:`explained` says
-        no step explains.
+        while the drop was heard; ``followed``: whether another drop began
+        within ``FOLLOWED_S`` of its last strike (no sign, see there). Call
+        only for drops :meth:`explained` says no step explains.
         """
         if not drop.cube_loud:
             return []
         if drop.level in self.dead:
             return [drop]
-        if not cell_still or drop.level in self._read:
+        if not cell_still or followed or drop.level in self._read:
             return []
         waiting = self._unexplained[drop.level]
         waiting.append(drop)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dsp.detect.deadcells import STILL_SIGMAS, HeardDrop
+from dsp.detect.deadcells import FOLLOWED_S, STILL_SIGMAS, HeardDrop
 from dsp.detect.events import Event, Landing
 from dsp.detect.fusion.base import BUSY_KEPT_S, DEFAULT_WIDE_IMPACT_CHANNELS, IMPACT_MEMORY_S
 from dsp.detect.fusion.settledview import SettledView
@@ -228,7 +228,12 @@ class Fusion(SettledView):
         for drop in self.silent_cells.take_due(now_s):
             if self._tower_open or self.silent_cells.explained(drop):
                 continue
-            for heard in self.silent_cells.judge(drop, cell_still=self._cell_still(drop)):
+            followed = any(
+                drop.t_last_s < imp.t_s <= drop.t_last_s + FOLLOWED_S for imp in self._impacts
+            )
+            for heard in self.silent_cells.judge(
+                drop, cell_still=self._cell_still(drop), followed=followed
+            ):
                 self.stats.heard_on_silent_cells += 1
                 self.cubes_on[heard.level] += 1
                 memory = self._levels[heard.level]
