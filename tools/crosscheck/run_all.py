@@ -68,6 +68,7 @@ GENERATORS = {
     "V": TOOLS / "crosscheck_v" / "make_recordings_v.py",
     "W": TOOLS / "crosscheck_w" / "make_recordings_w.py",
     "X": TOOLS / "crosscheck_x" / "make_recordings_x.py",
+    "Y": TOOLS / "crosscheck_y" / "make_recordings_y.py",
 }
 
 
