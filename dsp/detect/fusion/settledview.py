@@ -277,22 +277,21 @@ class SettledView(FastView):
         # fast view saw earlier in the change and doubted.
         left_over = self._doubted_cube_left_over(step, delta)
         still = not self._fast_counted_one(step) or left_over
+        # A plate's first cube is judged by the step itself where the plate
+        # drifted since its load was last accounted for (model I's creeping
+        # cells; model J: a step of eight times the noise, ten with the drift
+        # before it, taught plate 1 a cube a twentieth of the others').
+        first_change = min(abs(delta), abs(step.delta_counts))
         if (
             self.scale.unit(level) is None
-            and min(abs(delta), abs(step.delta_counts)) < _FIRST_CUBE_NOISES * step.noise_counts
+            and first_change < _FIRST_CUBE_NOISES * step.noise_counts
             and not self._heard_a_drop(step)
         ):
             # A plate's first cube teaches its size for the session: a small
-            # change that no strike came with (a drifting cell) is not one,
-            # judged by the step itself where the plate drifted since its
-            # load was last accounted for (model J: a step of eight times
-            # the noise, ten with the drift before it, taught plate 1 a cube
-            # a twentieth of the others' and was a false landing).
+            # change that no strike came with (a drifting cell) is not one.
             self.accounted[level] = step.after_counts
             return []
-        # Judged by the step itself where the plate drifted since its load
-        # was last accounted for (model I's creeping cells).
-        if self._no_first_cube(step, min(abs(delta), abs(step.delta_counts))):
+        if self._no_first_cube(step, first_change):
             self.accounted[level] = step.after_counts
             self.stats.steps_in_disturbance += 1
             return []
