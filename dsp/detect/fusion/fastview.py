@@ -25,7 +25,7 @@ from dsp.detect.fusion.hands import (
 from dsp.detect.fusion.reweigh import StopReweigher
 from dsp.detect.loadcell import LoadStep
 from dsp.detect.memory import Look
-from dsp.detect.slides import SLID_WITHIN_S, SlideSigns
+from dsp.detect.slides import SLID_WITHIN_S, SlideSigns, may_slide_on
 from dsp.detect.trust import REREAD_AFTER_S, REREAD_TAIL_S
 
 # Why 2: a cube shakes its own plate; two or more other plates restless
@@ -214,9 +214,10 @@ class FastView(StopReweigher):
         Where cubes slide on, a plate that sounded within ``REST_RESUME_S``
         with nothing struck (:meth:`_rolled_lately`) waits too: its cube
         may be rolling on after a quiet moment (models A-S: 15 false
-        landings fewer, 5 right fewer).
+        landings fewer, 5 right fewer). A cube on the ground floor never
+        waits (``slides.may_slide_on``).
         """
-        if self.scale.cubes(step.level, step.delta_counts) <= 0:
+        if self.scale.cubes(step.level, step.delta_counts) <= 0 or not may_slide_on(step.level):
             return False
         wary = self.slide_signs.wary
         if not wary and not (

@@ -24,7 +24,7 @@ from dsp.detect.fusion.fastview import (
 from dsp.detect.fusion.landings import GONE_SHARE
 from dsp.detect.loadcell import LoadStep
 from dsp.detect.removals import grabs
-from dsp.detect.slides import STRIKE_S
+from dsp.detect.slides import STRIKE_S, may_slide_on
 from dsp.detect.topmodule import FELL_AFTER_S, lifted_at, lifted_with_a_knock, taken_by_hand
 from dsp.detect.trust import cube_like
 
@@ -176,9 +176,13 @@ class SettledView(FastView):
         return out + self._settled_step(step)
 
     def _waits_to_stay(self, step: LoadStep) -> bool:
-        """Whether a settled rise waits until its plate has held the cube a while."""
+        """Whether a settled rise waits until its plate has held the cube a while.
+
+        Not on the ground floor, whose cube has no hole to slide into.
+        """
         return (
             self.slide_signs.wary
+            and may_slide_on(step.level)
             and not self._tower_open
             and np.isfinite(self.accounted[step.level])
             and self.scale.cubes(step.level, step.after_counts - self.accounted[step.level]) >= 0.5

@@ -11,6 +11,8 @@ from dsp.detect.events import Disturbance, Landing, Removal
 from dsp.detect.flatdiscs import FlatDiscs
 from dsp.detect.fusion import Fusion
 from dsp.detect.fusion.base import BUSY_KEPT_S
+from dsp.detect.fusion.fastview import _FIRST_HOLD_S
+from dsp.detect.fusion.settledview import _FIRST_SETTLED_HOLD_S
 from dsp.detect.grouping import Impact
 from dsp.detect.loadcell import LoadConnection, LoadStep
 from dsp.detect.loadhistory import LoadHistory
@@ -3077,3 +3079,47 @@ def test_where_cubes_slide_a_landing_waits_while_its_plate_lately_sounded_unstru
     # Where the tower is not yet taken for one whose cubes slide on, as before.
     out = decided(slides=False)
     assert _landings(out) == [(5, 1, 0.95)] and 1.4 <= out[0].t_decided < 1.51
+
+
+def _wary_fusion(level: int) -> Fusion:
+    """A fusion whose first landings wait to see their cube stay; ``level`` gains a cube at 1 s.
+
+    The plate rings as a landing's does: 0.8 cube at first, dying within 0.2 s.
+    """
+    fusion = Fusion(n_levels=8, scale=CubeScale(n_levels=8),
+                    acoustic=AcousticLevelModel(n_levels=8))
+    for k in range(8):
+        fusion.scale.learn(k, UNIT, 1)
+    values = np.zeros((_T.size, 8))
+    since = np.maximum(_T - 1.0, 0.0)
+    ring = 0.8 * np.exp(-since / 0.05) * np.cos(2 * np.pi * 12 * since)
+    values[:, level] = np.where(_T >= 1.0, UNIT * (1.0 + ring), 0.0)
+    fusion.load_coverage.add(_T)
+    fusion.load_history.add(_T, values, np.ones((_T.size, 8), bool))
+    fusion.accounted[:] = 0.0
+    return fusion
+
+
+@pytest.mark.parametrize("settled", [False, True])
+def test_a_cube_on_the_ground_floor_does_not_wait_to_see_it_stay(settled: bool) -> None:
+    # The session's first landings wait to see their cube stay (cubes that
+    # rest a moment on a plate slide on into its hole); the ground floor
+    # has no hole under it, so its cube is told at once, by either view.
+    told_by = {}
+    for level in (3, 0):
+        fusion = _wary_fusion(level)
+        assert fusion.slide_signs.wary
+        fusion.add_impacts([_strike(1.00, level), _strike(1.05, level)])
+        step = LoadStep(level=level, t_before_s=0.95, t_settled_s=1.10, t_decided_s=1.16,
+                        delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
+        if settled:
+            out = fusion.add_settled_step(step) + fusion.advance(1.2)
+        else:
+            out = fusion.add_load([step], [], 1.2) + fusion.advance(1.2)
+        out += fusion.advance(3.0)
+        landings = [e for e in out if isinstance(e, Landing)]
+        assert [(e.floor, e.cubes, e.t) for e in landings] == [(level, 1, 1.05)]
+        told_by[level] = landings[0].t_decided
+    assert told_by[0] <= 1.2
+    hold_s = _FIRST_SETTLED_HOLD_S if settled else _FIRST_HOLD_S
+    assert told_by[3] >= 1.10 + hold_s - 1e-9
