@@ -97,6 +97,7 @@ def may_slide_on(level: int) -> bool:
     """Whether a cube resting on ``level`` has a hole under it to slide on into."""
     return level != GROUND_FLOOR
 
+
 # Why 0.1 s: a plate that read a cube for less than that after its rise
 # settled was jolted by a strike (a load cell reads an impact's spike as a
 # rise and a fall 50-80 ms apart); a sliding cube rests longer (model B:
