@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Measure ``towerear detect`` on all the cross-check models (A-W) with one command.
+"""Measure ``towerear detect`` on all the cross-check models (A-Z) with one command.
 
 Makes the recordings of each model once (towers 1-8 and 9-16, the four
 scenarios, 120 s each, about 43 h of stream; kept in ``--sets`` for the
@@ -69,6 +69,7 @@ GENERATORS = {
     "W": TOOLS / "crosscheck_w" / "make_recordings_w.py",
     "X": TOOLS / "crosscheck_x" / "make_recordings_x.py",
     "Y": TOOLS / "crosscheck_y" / "make_recordings_y.py",
+    "Z": TOOLS / "crosscheck_z" / "make_recordings_z.py",
 }
 
 
