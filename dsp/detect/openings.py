@@ -77,8 +77,12 @@ class TowerOpenings:
         """The last opening (perhaps still open)."""
         return self._openings[-1] if self._openings else None
 
-    def connection(self, conn: LoadConnection) -> list[Event]:
-        """Take a load channel's connection change: the close, when the last comes back."""
+    def connection(self, conn: LoadConnection, set_down_s: float | None = None) -> list[Event]:
+        """Take a load channel's connection change: the close, when the last comes back.
+
+        ``set_down_s``: when the modules were heard set down, if before the
+        channel came back (its converter settling): the close is timed then.
+        """
         self.last_handled_t = max(self.last_handled_t, conn.t_decided_s)
         self._handled_times.append(conn.t_s)
         if not conn.connected:
@@ -99,8 +103,16 @@ class TowerOpenings:
         if self.exposed is None:
             return []
         self.exposed = None
-        self._close(conn.t_s)
-        return [Closed(t=conn.t_s, t_decided=conn.t_decided_s)]
+        closed = conn.t_s
+        if set_down_s is not None and set_down_s < closed:
+            # The channels that came back since were their converters
+            # settling, not hands.
+            closed = set_down_s
+            kept = [t for t in self._handled_times if not closed < t <= conn.t_s]
+            self._handled_times.clear()
+            self._handled_times.extend([*kept, closed])
+        self._close(closed)
+        return [Closed(t=closed, t_decided=conn.t_decided_s)]
 
     def gathered_lift(self, now_s: float) -> list[Event]:
         """The lift of the modules whose channels dropped out, decided at ``now_s``."""

@@ -564,7 +564,19 @@ class HandsJudge(FusionBase):
         modules' thump comes as they are set down, a hand's press is silent.
         """
         if step.t_before_s - closed_s < _THROWN_BACK_AFTER_S:
-            return False
+            # The plate's last still window may come from just after the
+            # set-down that shook it: then the tower fell silent after the
+            # thump, and the cube's first strike, near its level, tells
+            # when it came. Hands still at the tower are heard meanwhile.
+            after = [imp for imp in self._impacts
+                     if closed_s + _THUMP_S < imp.t_s <= step.t_settled_s]
+            first = after[0] if after else None
+            if (
+                first is None or not cube_like(first)
+                or abs(self._levels_of([first])[0] - step.level) > 1
+                or first.t_s - closed_s < _THROWN_BACK_AFTER_S
+            ):
+                return False
         since = [imp for imp in self._unclaimed_drop(step) if imp.t_s > closed_s + _THUMP_S]
         return any(
             cube_like(imp) and abs(top - step.level) <= 1

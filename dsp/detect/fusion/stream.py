@@ -42,6 +42,13 @@ _SILENT_CELL_CONFIDENCE = 0.7
 # and a level lies open for 5-20 s on the cross-check towers.
 _OPEN_HISTORY_AFTER_S = 5.0
 _OPEN_HISTORY_S = 40.0
+# Why 8 readings: the HX711 of a module set back powers up through the
+# spring contacts and settles for four conversion periods (datasheet: 400 ms
+# at 10 readings a second, 50 ms at 80), and a firmware may hold its channel
+# invalid until then, after waiting a period or two for it to answer: the
+# channels come back up to 0.7 s after the modules were set down (model Z).
+# The set-down is heard at once, on the discs it brought back.
+_SET_DOWN_LOOKBACK_READINGS = 8
 
 
 class Fusion(SettledView):
@@ -271,11 +278,36 @@ class Fusion(SettledView):
         self.accounted[conn.level] = np.nan
         self._reconnected[conn.level] = True
         self._reconnected_t[conn.level] = conn.t_s if conn.connected else np.inf
-        out = self.openings.connection(conn)
+        set_down = self._set_down_heard(conn)
+        out = self.openings.connection(conn, set_down_s=set_down)
+        if set_down is not None and out:
+            # Closed: the modules were back from the set-down on.
+            np.minimum(self._reconnected_t, set_down, out=self._reconnected_t,
+                       where=np.isfinite(self._reconnected_t))
         if not conn.connected:
             # Steps of a lifted level (hands gripping the module) are moot.
             self._pending_steps = [s for s in self._pending_steps if s.level != conn.level]
         return out
+
+    def _set_down_heard(self, conn: LoadConnection) -> float | None:
+        """When the modules whose last channel came back with ``conn`` were heard set down.
+
+        The first strike heard on the discs of the lifted modules within
+        ``_SET_DOWN_LOOKBACK_READINGS`` readings before the channel came
+        back: their discs hear nothing while off the tower. None when
+        ``conn`` closes no opening or nothing was heard.
+        """
+        exposed = self.openings.exposed
+        if not conn.connected or exposed is None or self.openings.disconnected != {conn.level}:
+            return None
+        interval = self.load_history.reading_interval_s(conn.t_s)
+        if not np.isfinite(interval):
+            return None
+        start = conn.t_s - _SET_DOWN_LOOKBACK_READINGS * interval
+        lifted = set(range(exposed + 1, self.n_levels))
+        heard = [imp.t_s for imp in self._impacts
+                 if start <= imp.t_s < conn.t_s and lifted.intersection(imp.channels)]
+        return min(heard, default=None)
 
     def _history_horizon(self, now_s: float) -> float:
         """The clock by which the load history forgets (``LoadHistory.forget_before``).

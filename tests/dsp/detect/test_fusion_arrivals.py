@@ -3123,3 +3123,51 @@ def test_a_cube_on_the_ground_floor_does_not_wait_to_see_it_stay(settled: bool) 
     assert told_by[0] <= 1.2
     hold_s = _FIRST_SETTLED_HOLD_S if settled else _FIRST_HOLD_S
     assert told_by[3] >= 1.10 + hold_s - 1e-9
+
+
+def test_modules_heard_set_down_before_their_converters_answer_close_the_tower_then() -> None:
+    """Modules 6 and 7 set back at 2.0 s on a tower read 10 times a second:
+    their converters power up through the spring contacts and settle four
+    readings, so their channels come back 0.65 s later. The thump heard on
+    their discs times the close, and a cube thrown back onto plate 1 at
+    2.62 s (0.62 s after the set-down) is a landing. Had no thump been
+    heard, the close would be when the channels came back, and the cube
+    too soon after it to tell from the hands; had hands been heard at the
+    tower after the thump, the change could be theirs."""
+    t10 = np.arange(0.0, 4.0, 0.1)
+
+    def thrown_back(
+        set_down_heard: bool, hands_heard: bool = False
+    ) -> tuple[list, list[tuple[int, int, float]]]:
+        scale, acoustic = CubeScale(n_levels=8), AcousticLevelModel(n_levels=8)
+        fusion = Fusion(n_levels=8, first_landings_held=0, scale=scale, acoustic=acoustic)
+        for level in range(8):
+            fusion.scale.learn(level, UNIT, 1)
+        fusion.load_coverage.add(t10)
+        fusion.load_history.add(t10, np.zeros((t10.size, 8)), np.ones((t10.size, 8), bool))
+        fusion.accounted[:] = 0.0
+        out = fusion.add_load([], [LoadConnection(6, False, 0.5, 0.5),
+                                   LoadConnection(7, False, 0.5, 0.5)], 0.5)
+        out += fusion.advance(1.0)
+        peaks = np.array([2.0, 2.0, 3.0, 5.0, 60.0, 400.0, 150.0, 20.0])
+        thump = TimedImpact(2.0, Impact(frame=0, channels=(4, 5, 6, 7), peaks=peaks,
+                                        floor=np.ones(8)))
+        fusion.add_impacts([thump] if set_down_heard else [])
+        out += fusion.add_load([], [LoadConnection(6, True, 2.65, 2.65),
+                                    LoadConnection(7, True, 2.65, 2.65)], 2.65)
+        rustle = TimedImpact(2.4, Impact(frame=0, channels=(0, 1, 2, 3, 4),
+                                         peaks=np.full(8, 30.0), floor=np.ones(8)))
+        fusion.add_impacts([rustle] if hands_heard else [])
+        fusion.add_impacts([_strike(2.62, 1), _strike(2.68, 1)])
+        # The plate's last still window came just after the thump shook it.
+        return out, _landings(fusion.add_settled_step(_step(1, 2.2, 2.9, 1.0)))
+
+    events, landings = thrown_back(set_down_heard=True)
+    assert [(type(e).__name__, e.t) for e in events if type(e).__name__ == "Closed"] == [
+        ("Closed", 2.0)
+    ]
+    assert landings == [(1, 1, 2.68)]
+    events, landings = thrown_back(set_down_heard=False)
+    assert [e.t for e in events if type(e).__name__ == "Closed"] == [2.65]
+    assert landings == []
+    assert thrown_back(set_down_heard=True, hands_heard=True)[1] == []

@@ -85,3 +85,25 @@ def test_every_channel_silent_at_once_is_the_device_not_a_lift() -> None:
     for level in range(8):
         assert openings.connection(_on(level, 30.4)) == []
     assert not openings.open and openings.last is None
+
+
+def test_a_close_is_timed_by_the_set_down_heard_before_the_channels_came_back() -> None:
+    """The converters of modules set back settle a few readings before their
+    channels report again: the close is when the set-down was heard, and
+    the channels' returns since are no hands handling the tower."""
+    openings = TowerOpenings(n_levels=8, lift_gather_s=0.15)
+    openings.connection(_off(6, 10.0))
+    openings.connection(_off(7, 10.0))
+    openings.gathered_lift(10.2)
+    assert openings.connection(_on(6, 20.5), set_down_s=19.9) == []
+    assert openings.connection(_on(7, 20.6), set_down_s=19.9) == [
+        Closed(t=19.9, t_decided=pytest.approx(20.65))
+    ]
+    assert openings.opening_of(5, 15.0, 15.5) == (10.0, 19.9)
+    assert openings.last_handled_within(19.0, 21.0) == 19.9
+    # A set-down heard after the channel came back times nothing.
+    openings.connection(_off(7, 30.0))
+    openings.gathered_lift(30.2)
+    assert openings.connection(_on(7, 40.0), set_down_s=40.3) == [
+        Closed(t=40.0, t_decided=pytest.approx(40.05))
+    ]
