@@ -278,7 +278,11 @@ class FastView(StopReweigher):
         if self._tower_open or step.t_settled_s <= disturbed_until:
             return False
         if step.t_before_s - self.openings.last_handled_t < HANDLING_GUARD_S:
-            return False
+            closed = self.openings.last_handled_within(
+                step.t_before_s - HANDLING_GUARD_S, step.t_settled_s
+            )
+            if closed is None or not self._thrown_back(step, closed):
+                return False
         if self._pressed(step) or self._steadied(step):
             return False
         if not shaken_too:
