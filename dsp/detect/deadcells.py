@@ -77,6 +77,9 @@ class HeardDrop:
         Whether it sounded like a cube: two strikes or more, the last ones as
         loud as a cube's and standing out on that plate (a lone click is an
         electrical pop or a tap).
+    came_down : bool
+        Whether a strike of it was heard loudest above ``level``: a cube
+        falls through the tower, a knock on the table comes up from below.
     """
 
     t_first_s: float
@@ -85,6 +88,7 @@ class HeardDrop:
     t_rest_s: float
     confidence: float
     cube_loud: bool
+    came_down: bool = True
 
     @property
     def due_s(self) -> float:
@@ -175,6 +179,10 @@ class SilentCells:
         if drop.level in self.dead:
             return [drop]
         if not cell_still or followed or drop.level in self._read:
+            return []
+        if not drop.came_down and drop.level < self.n_levels - 1:
+            # Heard only where it rests: a knock felt through the base
+            # rings the lowest plate alone, as loud as a cube.
             return []
         waiting = self._unexplained[drop.level]
         waiting.append(drop)

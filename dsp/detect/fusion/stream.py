@@ -227,6 +227,7 @@ class Fusion(SettledView):
         self.silent_cells.add_drop(HeardDrop(
             t_first_s=impacts[0].t_s, t_last_s=impacts[-1].t_s, level=level,
             t_rest_s=final[-1].t_s, confidence=confidence, cube_loud=loud,
+            came_down=any(top > level for top in loudest_levels(impacts)),
         ))
 
     def _heard_on_silent_cells(self, now_s: float) -> list[Event]:

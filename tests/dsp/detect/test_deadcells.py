@@ -11,9 +11,11 @@ from dsp.detect.synthetic import SyntheticTower
 from tests.dsp.detect.broken_tower import detect_in_blocks, tower_throwing_onto_level_4
 
 
-def _drop(t: float, level: int = 4, *, loud: bool = True) -> HeardDrop:
+def _drop(
+    t: float, level: int = 4, *, loud: bool = True, came_down: bool = True
+) -> HeardDrop:
     return HeardDrop(t_first_s=t, t_last_s=t + 0.2, level=level, t_rest_s=t + 0.2,
-                     confidence=0.9, cube_loud=loud)
+                     confidence=0.9, cube_loud=loud, came_down=came_down)
 
 
 def _judged(
@@ -42,6 +44,23 @@ def test_cubes_heard_on_a_plate_whose_cell_never_moves_are_its_landings() -> Non
     assert cells.dead == set()
     assert _judged(cells, _drop(26.0)) == []
     assert _judged(cells, _drop(30.0)) == []
+
+
+def test_knocks_heard_only_on_the_ground_floor_are_no_sign_of_a_dead_cell() -> None:
+    """A knuckle rap on the table rings the ground floor's disc loudest,
+    standing out as a cube's strike would, but nothing was heard coming
+    down the tower first (model Z: its ground-floor cells taken for dead,
+    and every rap after reported a landing there). Cubes enter at the top:
+    one heard only on the top plate came down all the same."""
+    cells = SilentCells(8)
+    assert _judged(cells, _drop(10.0, 0, came_down=False)) == []
+    assert _judged(cells, _drop(14.0, 0, came_down=False)) == []
+    assert cells.dead == set()
+    assert _judged(cells, _drop(18.0, 0)) == []
+    assert _judged(cells, _drop(22.0, 0)) == [18.2, 22.2]
+    top = SilentCells(8)
+    assert _judged(top, _drop(10.0, 7, came_down=False)) == []
+    assert _judged(top, _drop(14.0, 7, came_down=False)) == [10.2, 14.2]
 
 
 def test_a_drop_is_no_sign_of_a_dead_cell_when_the_load_cells_showed_its_landing() -> None:
