@@ -4,9 +4,11 @@ scripts, not a package), and check an independent generator's wire encoder."""
 from __future__ import annotations
 
 import binascii
+import hashlib
 import importlib.util
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -344,3 +346,43 @@ def check_command_line(script: Path, score: ModuleType, out: Path, duration_s: f
                            for ext in ("bin", "truth.json"))
     for truth in out.glob("*.truth.json"):
         score.read_truth(truth)
+
+
+def check_workers_same_bytes(
+    script: Path, score: ModuleType, tmp_path: Path, first_seed: int, duration_s: float,
+    in_process: Callable[[list[str]], int] | None = None,
+) -> None:
+    """Two towers of quick series and games, made on one worker and on two: the same bytes.
+
+    ``in_process``: the generator's ``main``, to make the one-worker set
+    without a shell (the two-worker set is always made as the shell runs it).
+    """
+    digests = []
+    for workers in ("1", "2"):
+        out = tmp_path / f"w{workers}"
+        args = ["--out", str(out), "--towers", "2", "--first-seed", str(first_seed),
+                "--duration", str(duration_s), "--scenarios", "rapid", "game",
+                "--workers", workers]
+        if workers == "1" and in_process is not None:
+            assert in_process(args) == 0
+        else:
+            proc = subprocess.run([sys.executable, str(script), *args], capture_output=True,
+                                  text=True, timeout=120, check=False)
+            assert proc.returncode == 0, proc.stderr
+        names = sorted(p.name for p in out.iterdir())
+        assert names == sorted(f"{sc}_t{s}{ext}" for s in (first_seed, first_seed + 1)
+                               for sc in ("rapid", "game") for ext in (".bin", ".truth.json"))
+        digests.append({n: hashlib.sha256((out / n).read_bytes()).hexdigest() for n in names})
+        for truth in out.glob("*.truth.json"):
+            score.read_truth(truth)
+    assert digests[0] == digests[1]
+
+
+def check_unknown_scenario_refused(script: Path, out: Path) -> None:
+    """An unknown scenario: exit status 2, one line on stderr naming it, nothing written."""
+    proc = subprocess.run([sys.executable, str(script), "--out", str(out), "--towers", "1",
+                           "--duration", "10", "--scenarios", "single", "bogus"],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 2
+    assert len(proc.stderr.strip().splitlines()) == 1 and "bogus" in proc.stderr
+    assert not out.exists()

@@ -3,11 +3,7 @@ at children's game night (ledge plates, damp thuds, tired contacts, brown-outs).
 
 from __future__ import annotations
 
-import hashlib
 import math
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +16,9 @@ from tests.scripts import (
     check_row_encoders,
     check_scored_perfect,
     check_truth,
+    check_unknown_scenario_refused,
     check_wire_encoder,
+    check_workers_same_bytes,
     decode_stream,
     load_script,
 )
@@ -138,34 +136,12 @@ def test_determinism_and_kit_from_seed() -> None:
     assert Y.generate(11, "single", 10.0)[1]["tower"] == a[1]["tower"]
 
 
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True,
-                          timeout=60, check=False)
-
-
 def test_cli_workers_do_not_change_bytes(tmp_path: Path) -> None:
-    digests = []
-    for workers in ("1", "2"):
-        out = tmp_path / f"w{workers}"
-        r = _run("--out", str(out), "--towers", "2", "--first-seed", "6", "--duration", "10",
-                 "--scenarios", "rapid", "game", "--workers", workers)
-        assert r.returncode == 0, r.stderr
-        names = sorted(os.listdir(out))
-        assert names == sorted(f"{sc}_t{s}{ext}" for s in (6, 7) for sc in ("rapid", "game")
-                               for ext in (".bin", ".truth.json"))
-        digests.append({n: hashlib.sha256((out / n).read_bytes()).hexdigest() for n in names})
-        for t in out.glob("*.truth.json"):
-            SCORE.read_truth(t)
-    assert digests[0] == digests[1]
+    check_workers_same_bytes(SCRIPT, SCORE, tmp_path, 6, 10)
 
 
 def test_cli_unknown_scenario(tmp_path: Path) -> None:
-    out = tmp_path / "o"
-    r = _run("--out", str(out), "--towers", "1", "--duration", "10", "--scenarios", "single",
-             "bogus")
-    assert r.returncode == 2
-    assert len(r.stderr.strip().splitlines()) == 1 and "bogus" in r.stderr
-    assert not out.exists()
+    check_unknown_scenario_refused(SCRIPT, tmp_path / "o")
 
 
 def test_truth_is_what_the_scorer_reads(recordings: dict[str, tuple[bytes, dict[str, Any]]],
