@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from dsp.detect.detector import Detector
 from dsp.detect.loadcell import LoadChannelProcessor, LoadStep
 from dsp.detect.playnoise import fresh_differences
-from dsp.detect.rocking import RockingComb, RockingPeriod
+from dsp.detect.rocking import RockingComb, RockingPeriod, died_down
 from dsp.detect.synthetic import SyntheticTower
 
 TARE = 40.0  # counts of noise on an empty, quiet tower
@@ -18,11 +18,11 @@ THROWS_APART_S = 5.0
 
 def _tower(
     seconds: float, rate: float, *, rock_hz: float, rocking: float, on: slice = slice(None),
-    hum: float = 0.0, seed: int = 3,
+    hum: float = 0.0, seed: int = 3, apart_s: float = THROWS_APART_S,
 ) -> tuple[np.ndarray, np.ndarray]:
     """A tower read ``rate`` times a second: quiet for 4 s, then rocking.
 
-    Every throw (one each ``THROWS_APART_S`` from 5 s) sets the tower's one mode going
+    Every throw (one each ``apart_s`` from 5 s) sets the tower's one mode going
     (``rock_hz``, decaying over a few seconds, ``rocking`` counts on the
     cells ``on``, each with its own sign and share) and lands a cube on
     a plate (7, 6, 5 in turn). ``hum``: the mains aliased onto every cell
@@ -33,7 +33,7 @@ def _tower(
     v = rng.normal(0.0, TARE, (t.size, 8)) + rng.uniform(-1e5, 1e5, 8)
     gains = rng.uniform(0.5, 1.0, 8) * rng.choice([-1.0, 1.0], 8)
     sway = np.zeros(t.size)
-    for k, throw in enumerate(np.arange(5.0, seconds - 2.0, THROWS_APART_S)):
+    for k, throw in enumerate(np.arange(5.0, seconds - 2.0, apart_s)):
         after = t >= throw
         age = t[after] - throw
         sway[after] += np.exp(-age / 0.8) * np.sin(2 * np.pi * rock_hz * age + k)
@@ -111,6 +111,44 @@ def test_a_hand_steadying_the_tower_is_no_rocking() -> None:
         on = (t >= start) & (t < start + 12.0)
         v[on] += 600.0 * np.sin(2 * np.pi * 9.0 * t[on])[:, None] * rng.uniform(-1, 1, 8)
     assert set(_combs(t, v, [])) == {1}
+
+
+@pytest.mark.parametrize("rock_hz", [4.5, 6.5])
+def test_a_tower_rocking_on_between_throws_gets_its_comb_while_it_rocks(rock_hz: float) -> None:
+    # A throw every 2.5 s for 40 s: the tower never calms between them, so
+    # its cells move in one run of seconds as long as a hand steadying it
+    # would. But its rocking dies down after every throw, as a hand's
+    # tremor does not: the comb comes while the run goes on, and stays.
+    t, v = _tower(45.0, 80.0, rock_hz=rock_hz, rocking=4000.0, apart_s=2.5)
+    combs = _combs(t, v, [])
+    found = [s for s, c in enumerate(combs) if c > 1]
+    assert found, "the rocking was never found"
+    assert found[0] <= 15  # long before the throws end (at 42 s) and the run with them
+    assert all(c > 1 for c in combs[found[0]:])
+    assert abs(combs[-1] - 80.0 / rock_hz) <= 1.0
+
+
+@pytest.mark.parametrize(
+    ("motion", "died"),
+    [
+        ([4.4, 4.5, 4.7, 4.6, 4.3, 4.7], False),  # a hand's tremor, steady
+        ([1.9, 5.8, 2.8], True),  # a throw's rocking calming
+        ([6.0, 4.0, 3.5], True),  # 3.5 of the 6.0 reached before
+        ([3.0, 6.0, 4.0, 7.0], False),
+        ([], False),
+    ],
+)
+def test_motion_died_down_when_it_fell_well_below_the_most_it_had_reached(
+    motion: list[float], died: bool
+) -> None:
+    assert died_down(motion) is died
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=2799), max_size=8))
+def test_block_sizes_do_not_change_the_comb_of_a_tower_rocking_on(cuts: list[int]) -> None:
+    t, v = _tower(35.0, 80.0, rock_hz=4.5, rocking=4000.0, apart_s=2.5)
+    assert _combs(t, v, []) == _combs(t, v, cuts)
 
 
 @settings(max_examples=15, deadline=None)
