@@ -227,11 +227,10 @@ class RockingPeriod:
         # The judged seconds of the memory (the cells each added, and their
         # spectra), the sums of those spectra, and how many each cell has.
         self._memory: deque[tuple[np.ndarray, np.ndarray]] = deque()
-        # The seconds of a run in which several cells moved, held until it ends.
-        self._run: list[tuple[np.ndarray, np.ndarray]] = []
-        # How far the cells moved in each second of that run (their median,
-        # in tare noises).
-        self._run_motion: list[float] = []
+        # The seconds of a run in which several cells moved, held until it
+        # ends: the cells that moved, their spectra, and how far the cells
+        # moved (their median, in tare noises).
+        self._run: list[tuple[np.ndarray, np.ndarray, float]] = []
         self._total = np.zeros((self.n_channels, _GRID.size))
         self._weights = np.zeros(self.n_channels)
         self._tare_key = b""
@@ -357,7 +356,6 @@ class RockingPeriod:
             self._tare_key = key
             self._memory.clear()
             self._run = []
-            self._run_motion = []
             self._total[:] = 0.0
             self._weights[:] = 0.0
         added = False
@@ -378,21 +376,19 @@ class RockingPeriod:
                 moving[np.flatnonzero(candidates)[usable]] = True
                 spectra = white[usable] / sums[usable, None]
             if np.count_nonzero(candidates) >= RUN_CELLS:
-                self._run.append((moving, spectra))
                 with np.errstate(invalid="ignore", divide="ignore"):
                     ratio = noise / tare
                 ratio = ratio[np.isfinite(ratio)]
-                self._run_motion.append(float(median(ratio)) if ratio.size else 0.0)
+                self._run.append((moving, spectra, float(median(ratio)) if ratio.size else 0.0))
                 continue
             # The run of seconds in which several cells moved has ended: a
             # short one (a throw's rocking dying down) counts, a long one
             # (a hand steadying the tower, with its tremor) only if it died
             # down somewhere (a tower rocking on between throws).
-            held = self._run if self._run_rocks(ended=True) else []
+            held = [(m, sp) for m, sp, _ in self._run] if self._run_rocks(ended=True) else []
             for entry in [*held, (moving, spectra)]:
                 added = self._remember(*entry) or added
             self._run = []
-            self._run_motion = []
         self._pending.clear()
         self._provisional = self._judge_run()
         if not added:
@@ -417,7 +413,7 @@ class RockingPeriod:
             return None
         total = self._total.copy()
         weights = self._weights.copy()
-        for moving, spectra in self._run:
+        for moving, spectra, _ in self._run:
             total[moving] += spectra
             weights += moving
         return self._comb_of(total, weights)
@@ -428,7 +424,8 @@ class RockingPeriod:
         One that died down since it began (a throw's rocking calming before
         the next throw sets it going again), or, once ended, a short one.
         """
-        return died_down(self._run_motion) or (ended and len(self._run) <= MAX_RUN_S)
+        motion = [m for _, _, m in self._run]
+        return died_down(motion) or (ended and len(self._run) <= MAX_RUN_S)
 
     def _comb_of(self, total: np.ndarray, weights: np.ndarray) -> tuple[int, float] | None:
         """The comb (readings a period, their interval) summed spectra show, or None."""
