@@ -41,6 +41,12 @@ HANDLING_GUARD_S = 1.0
 # down (``_THUMP_S``), and the plate began to change this long after it.
 _THROWN_BACK_AFTER_S = 0.5
 _THUMP_S = 0.2
+# Why 1 s: the channels of modules set back come back over 2-4 readings
+# and their plates settle from the set-down; until their still windows
+# cover only readings from after it, they show restless. That is the
+# modules', not hands' (model Z, whose cubes are thrown back 0.5-1 s after
+# the close: 10 landings more right, no false one more over A-AB).
+_JUST_BACK_S = 1.0
 # Why 1 s: a plate ringing at 1-4 times a cube's weight with a decay time
 # of up to 0.4 s needs about 0.9 s to ring below the fast view's tolerance;
 # until then window means swing, and a step after a step is suspect.
@@ -300,6 +306,11 @@ class HandsJudge(FusionBase):
         # And plates still ringing from a cube of their own (rapid throws).
         struck |= {k for k, memory in enumerate(self._levels)
                    if memory.landed_t >= step.t_before_s - RING_GUARD_S}
+        # And plates whose modules were just set back: their channels were
+        # off, then settle (no hand's doing once the tower is closed).
+        back = self._reconnected_t
+        struck |= {k for k in range(self.n_levels)
+                   if np.isfinite(back[k]) and step.t_settled_s - back[k] <= _JUST_BACK_S}
         return sum(1 << k for k in struck)
 
     def _jolted_by_a_neighbour(self, step: LoadStep, delta: float) -> bool:
@@ -566,14 +577,16 @@ class HandsJudge(FusionBase):
         if step.t_before_s - closed_s < _THROWN_BACK_AFTER_S:
             # The plate's last still window may come from just after the
             # set-down that shook it: then the tower fell silent after the
-            # thump, and the cube's first strike, near its level, tells
-            # when it came. Hands still at the tower are heard meanwhile.
+            # thump, and the cube's first strike tells when it came: near
+            # its level, or above it, on a hole edge it passed (a cube
+            # thrown back enters at the top; model Z: 4 landings more).
+            # Hands still at the tower are heard meanwhile.
             after = [imp for imp in self._impacts
                      if closed_s + _THUMP_S < imp.t_s <= step.t_settled_s]
             first = after[0] if after else None
             if (
                 first is None or not cube_like(first)
-                or abs(self._levels_of([first])[0] - step.level) > 1
+                or self._levels_of([first])[0] < step.level - 1
                 or first.t_s - closed_s < _THROWN_BACK_AFTER_S
             ):
                 return False

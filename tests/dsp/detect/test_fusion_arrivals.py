@@ -2872,6 +2872,35 @@ def test_a_cube_heard_thrown_back_just_after_the_close_is_a_landing() -> None:
     assert after_close([3.32, 3.38], 3.3) == []
 
 
+def test_a_cube_thrown_back_is_first_heard_on_a_hole_edge_above_its_plate() -> None:
+    """Plate 5 last still just after the set-down (3.3 s): the cube's first
+    strike after the thump tells when it came. A cube thrown back enters
+    at the top: that strike may be on a hole edge above the plate it lands
+    on, not on a plate below it."""
+    def first_struck_at(level: int) -> list[tuple[int, int, float]]:
+        fusion = _fusion()
+        fusion.add_load([], [LoadConnection(5, False, 2.0, 2.1)], 2.1)
+        fusion.add_load([], [LoadConnection(5, True, 3.0, 3.0)], 3.0)
+        fusion.add_impacts([_strike(3.55, level), _strike(3.62, 5), _strike(3.68, 5)])
+        return _landings(fusion.add_settled_step(_step(5, 3.3, 3.75, 1)))
+
+    assert first_struck_at(7) == [(5, 1, 3.68)]
+    assert first_struck_at(6) == [(5, 1, 3.68)]
+    assert first_struck_at(2) == []  # something else, below the cube's way
+
+
+def test_plates_of_modules_just_set_back_are_not_hands_shaking_the_tower() -> None:
+    """Modules 5-7 set back at 3.0 s: their channels come back restless.
+    A cube landing on plate 3 within a second of that is not taken for one
+    under hands; a second later, three restless plates are hands again."""
+    fusion = _fusion()
+    fusion.add_load([], [LoadConnection(k, False, 2.0, 2.1) for k in (5, 6, 7)], 2.1)
+    fusion.add_load([], [LoadConnection(k, True, 3.0, 3.0) for k in (5, 6, 7)], 3.0)
+    fusion.add_impacts([_strike(3.7, 3), _strike(5.0, 3)])
+    assert fusion._unexplained_busy(_settling_with((5, 6, 7), t_settled=3.8)) == 0
+    assert fusion._unexplained_busy(_settling_with((5, 6, 7), t_settled=5.1)) == 3
+
+
 def test_a_loss_above_long_before_the_landing_knocked_nothing_down() -> None:
     """The recent steps are trimmed only as fast steps come: after a quiet
     spell they still hold old ones. A plate's loss 1.5 s or more before a
