@@ -221,6 +221,9 @@ class FusionBase:
         #: NaN until the settled view has seen the level (or after a lift).
         self.accounted = np.full(self.n_levels, np.nan)
         self._reconnected = np.zeros(self.n_levels, dtype=bool)
+        #: Load each lifted level's events accounted for when its module came
+        #: off (NaN: none known, or already compared once it was back).
+        self._before_lift = np.full(self.n_levels, np.nan)
         #: When each level's module was last set back on the tower (inf: lifted).
         self._reconnected_t = np.full(self.n_levels, np.inf)
         #: The latest landings told as throws' (not knocked down): (time, level).

@@ -38,9 +38,9 @@ from dsp.detect.trust import (
 # latency unchanged).
 HANDLING_GUARD_S = 1.0
 # Unless a cube was heard thrown back after the thump of the modules set
-# down (``_THUMP_S``), and the plate began to change this long after it.
+# down (``THUMP_S``), and the plate began to change this long after it.
 _THROWN_BACK_AFTER_S = 0.5
-_THUMP_S = 0.2
+THUMP_S = 0.2
 # Why 1 s: the channels of modules set back come back over 2-4 readings
 # and their plates settle from the set-down; until their still windows
 # cover only readings from after it, they show restless. That is the
@@ -582,7 +582,7 @@ class HandsJudge(FusionBase):
             # thrown back enters at the top; model Z: 4 landings more).
             # Hands still at the tower are heard meanwhile.
             after = [imp for imp in self._impacts
-                     if closed_s + _THUMP_S < imp.t_s <= step.t_settled_s]
+                     if closed_s + THUMP_S < imp.t_s <= step.t_settled_s]
             first = after[0] if after else None
             if (
                 first is None or not cube_like(first)
@@ -590,7 +590,7 @@ class HandsJudge(FusionBase):
                 or first.t_s - closed_s < _THROWN_BACK_AFTER_S
             ):
                 return False
-        since = [imp for imp in self._unclaimed_drop(step) if imp.t_s > closed_s + _THUMP_S]
+        since = [imp for imp in self._unclaimed_drop(step) if imp.t_s > closed_s + THUMP_S]
         return any(
             cube_like(imp) and abs(top - step.level) <= 1
             for imp, top in zip(since, self._levels_of(since), strict=True)

@@ -21,12 +21,13 @@ from dsp.detect.fusion.fastview import (
     FastView,
     count_confidence,
 )
+from dsp.detect.fusion.hands import THUMP_S
 from dsp.detect.fusion.landings import GONE_SHARE
 from dsp.detect.loadcell import LoadStep
 from dsp.detect.removals import grabs
 from dsp.detect.slides import STRIKE_S, may_slide_on
 from dsp.detect.topmodule import FELL_AFTER_S, lifted_at, lifted_with_a_knock, taken_by_hand
-from dsp.detect.trust import cube_like
+from dsp.detect.trust import CUBE_STRIKES, cube_like, drop_loudness_db, loud_as_a_cube
 
 # Why 6: a share of a plate's size tells that it was learnt from several
 # cubes only while the tower is not shaken as a whole; a hand steadying it
@@ -148,6 +149,11 @@ _LET_GO_UNSIZED_CUBES = 2
 _LET_GO_CUBE_SHARE = 0.5
 
 
+# Why 0.3 s: a cube passing a hole edge strikes the plates below within a
+# module's fall or two (0.09-0.14 s from rest, less when falling).
+_PASSED_ON_S = 0.3
+
+
 class SettledView(FastView):
     """Settled-view decisions (see the module docstring)."""
 
@@ -257,11 +263,15 @@ class SettledView(FastView):
             # Back on the tower, and a cube was heard thrown onto it after
             # the thump: the load before this change is the module's own.
             self.accounted[level] = step.before_counts
+            self._before_lift[level] = np.nan
         if not np.isfinite(self.accounted[level]):
             if self._reconnected[level] or not np.isfinite(step.before_counts):
-                # Back on the tower: its load is learnt anew, not counted.
+                # Back on the tower: its load is learnt anew, not counted
+                # (but for cubes heard thrown back onto it since the set-down).
+                told = self._thrown_back_unseen(level, step.after_counts, step.t_settled_s,
+                                                step.t_decided_s)
                 self.accounted[level] = step.after_counts
-                return []
+                return told
             # The stream's first change on this plate: from the empty tower
             # it began with (a cube that landed in its first second).
             self.accounted[level] = step.before_counts
@@ -712,6 +722,7 @@ class SettledView(FastView):
             if not np.isfinite(value) or level in self.openings.disconnected:
                 continue
             if not np.isfinite(self.accounted[level]):
+                out.extend(self._thrown_back_unseen(level, value, float(times[level]), now_s))
                 self.accounted[level] = value
             elif times[level] < self._levels[level].fast_accounted_t:
                 # Still last before a cube the fast view has counted: that
@@ -744,6 +755,58 @@ class SettledView(FastView):
                 self.slide_signs.count_slide()
                 out.extend(self._settled_step(left))
         return out
+
+    def _thrown_back_unseen(
+        self, level: int, value: float, still_t: float, now_s: float
+    ) -> list[Event]:
+        """Cubes thrown back onto a plate set back before its channel first read it still.
+
+        A module set back brings its plate's cubes back as they were (only
+        the open level's are taken out), but its converter powers up and
+        settles for up to 0.7 s (``_SET_DOWN_LOOKBACK_READINGS``): a cube
+        thrown back at once lands before the plate's first still window,
+        which would be its level, learnt anew. Whole cubes over the load
+        accounted for before the lift, with a cube heard striking this very
+        plate after the set-down's thump, came that way (model Z, whose
+        cubes are thrown back 0.5-1 s after the close: over A-AB 7 landings
+        more right, none false more; with no check of strikes below, 8 and
+        one false, a cube missed on the plate before the lift).
+        ``value``: the plate's first still load back, read still until ``still_t``.
+        """
+        before = float(self._before_lift[level])
+        self._before_lift[level] = np.nan
+        set_down = float(self._reconnected_t[level])
+        if (
+            not self._reconnected[level] or not np.isfinite(before) or not np.isfinite(set_down)
+            or self._tower_open or self.scale.unit(level) is None
+            or not self.scale.knows_sign(level)
+        ):
+            return []
+        n, residual = self.scale.count(level, value - before)
+        if n < 1 or residual > FAST_MAX_RESIDUAL:
+            return []
+        after = [imp for imp in self._impacts
+                 if set_down + THUMP_S < imp.t_s <= still_t and cube_like(imp)]
+        tops = self._levels_of(after)
+        here = [imp.t_s for imp, top in zip(after, tops, strict=True) if top == level]
+        if not here or not loud_as_a_cube(drop_loudness_db(after, level), self._heard_db):
+            return []
+        if len(here) < CUBE_STRIKES and any(
+            here[-1] < imp.t_s <= here[-1] + _PASSED_ON_S and top < level
+            for imp, top in zip(after, tops, strict=True)
+        ):
+            # Struck once, and below at once: a cube passed this plate's
+            # hole edge on its way down (a cube missed here before the lift
+            # is no cube thrown back); one that stays bounces here.
+            return []
+        step = LoadStep(
+            level=level, t_before_s=set_down + THUMP_S, t_settled_s=still_t, t_decided_s=now_s,
+            delta_counts=value - before, before_counts=before, after_counts=value,
+        )
+        self.stats.settled_landings += 1
+        # Measured across a lift: the plate's cube is not learnt from it.
+        return self._landings(step, n, count_confidence(residual) * 0.9, now_s, settled=True,
+                              learn=False)
 
     def _came_and_went(
         self, level: int, value: float, value_t: float, now_s: float

@@ -276,6 +276,8 @@ class Fusion(SettledView):
 
     def _connection(self, conn: LoadConnection) -> list[Event]:
         # Its load is learnt anew when it is back: modules set back shift plates.
+        if not conn.connected and np.isfinite(self.accounted[conn.level]):
+            self._before_lift[conn.level] = self.accounted[conn.level]
         self.accounted[conn.level] = np.nan
         self._reconnected[conn.level] = True
         self._reconnected_t[conn.level] = conn.t_s if conn.connected else np.inf

@@ -2901,6 +2901,34 @@ def test_plates_of_modules_just_set_back_are_not_hands_shaking_the_tower() -> No
     assert fusion._unexplained_busy(_settling_with((5, 6, 7), t_settled=5.1)) == 3
 
 
+def test_a_cube_thrown_back_before_its_plate_read_still_again_is_a_landing() -> None:
+    """Module 5 lifted at 2.0 s with its plate empty, set back at 3.0 s. Its
+    converter answers late: the plate's first still load back holds a cube
+    over what it was lifted with, and a cube was heard bouncing on plate 5
+    after the set-down's thump. It was thrown back: a landing, timed by its
+    last bounce. Not without the strikes, not for a plate that came back as
+    it went, and not for one strike on the way down to a lower plate."""
+    def first_still_back(
+        cubes: float, strikes: list[tuple[float, int]]
+    ) -> list[tuple[int, int, float]]:
+        fusion = _fusion()
+        fusion.scale.learn_sign(5, UNIT, cubes_added=True)
+        fusion.add_load([], [LoadConnection(5, False, 2.0, 2.1)], 2.1)
+        fusion.add_load([], [LoadConnection(5, True, 3.0, 3.0)], 3.0)
+        fusion.add_impacts([_strike(t, level) for t, level in strikes])
+        levels = np.full(8, np.nan)
+        levels[5] = cubes * UNIT
+        times = np.full(8, np.nan)
+        times[5] = 3.9
+        return _landings(fusion.track_settled_levels(levels, times, 4.0))
+
+    assert first_still_back(1, [(3.45, 5), (3.52, 5)]) == [(5, 1, 3.52)]
+    assert first_still_back(1, []) == []
+    assert first_still_back(0, [(3.45, 5), (3.52, 5)]) == []
+    assert first_still_back(1, [(3.45, 5), (3.55, 3), (3.6, 3)]) == []
+    assert first_still_back(1, [(3.1, 5)]) == []  # the set-down's own thump
+
+
 def test_a_loss_above_long_before_the_landing_knocked_nothing_down() -> None:
     """The recent steps are trimmed only as fast steps come: after a quiet
     spell they still hold old ones. A plate's loss 1.5 s or more before a
