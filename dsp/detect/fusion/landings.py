@@ -288,7 +288,8 @@ class LandingJudge(HandsJudge):
     ) -> list[Event]:
         """A cube arrived on ``step.level``: its landing (perhaps the end of a knock-down).
 
-        ``learn=False``: a cube of the other kind, whose size the level does not learn.
+        ``learn=False``: the level does not learn its size from it (a cube of
+        the other kind, or one measured across a lift).
         """
         level = step.level
         if self._gone_again(step, now_s):

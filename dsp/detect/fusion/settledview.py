@@ -771,7 +771,8 @@ class SettledView(FastView):
         cubes are thrown back 0.5-1 s after the close: over A-AB 7 landings
         more right, none false more; with no check of strikes below, 8 and
         one false, a cube missed on the plate before the lift).
-        ``value``: the plate's first still load back, read still until ``still_t``.
+        ``value``: the plate's load as first read still since it came back,
+        by ``still_t`` (strikes after that are not this change's).
         """
         before = float(self._before_lift[level])
         self._before_lift[level] = np.nan
