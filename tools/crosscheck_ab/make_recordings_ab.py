@@ -1375,12 +1375,17 @@ def play_single(sess: Session) -> None:
     """Throws several seconds apart, each after the last came to rest."""
     rng = sess.rng
     players = list(rng.choice(COLOURS, size=int(rng.integers(1, 4)), replace=False))
-    styles = {p: make_style(rng, sess.scenario) for p in players}
+    _throw_in_turn(sess, players, {p: make_style(rng, sess.scenario) for p in players}, "single")
+
+
+def _throw_in_turn(sess: Session, players: list[str], styles: dict[str, Style], kind: str) -> None:
+    """The players throw in turn, each 2-5 s after the last cube came to rest."""
+    rng = sess.rng
     t = QUIET_S + float(rng.uniform(0.5, 2.0))
     i = 0
     while t < sess.duration - LAST_THROW_S:
         p = players[i % len(players)]
-        rec = sess.throw(t, p, p, "single", styles[p])
+        rec = sess.throw(t, p, p, kind, styles[p])
         t = sess.wait_rest(rec) + float(rng.uniform(2.0, 5.0))
         t = _rethrow_owed(sess, t, styles)
         i += 1
@@ -1443,15 +1448,7 @@ def play_noisy(sess: Session) -> None:
         sess.schedule_knock(tk, kind, strength, tk + float(rng.uniform(0.05, 0.25)))
     # throws every few seconds, whatever the table does meanwhile
     players = list(rng.choice(COLOURS, size=int(rng.integers(2, 5)), replace=False))
-    styles = {p: make_style(rng, "noisy") for p in players}
-    t = QUIET_S + float(rng.uniform(0.5, 2.0))
-    i = 0
-    while t < sess.duration - LAST_THROW_S:
-        p = players[i % len(players)]
-        rec = sess.throw(t, p, p, "noisy", styles[p])
-        t = sess.wait_rest(rec) + float(rng.uniform(2.0, 5.0))
-        t = _rethrow_owed(sess, t, styles)
-        i += 1
+    _throw_in_turn(sess, players, {p: make_style(rng, "noisy") for p in players}, "noisy")
 
 
 def play_game(sess: Session) -> None:
