@@ -175,9 +175,16 @@ def test_a_removal_under_wandering_hands_is_timed_when_the_press_let_go() -> Non
 
 
 def test_cubes_picked_in_one_reach_are_one_removal() -> None:
-    # One hand lifting cubes 0.6 s apart: one removal, not one per cube.
-    out = _removals(_open_plate(_taken([2.2, 2.8, 3.4], 3), 3), 3)
+    # One hand lifting cubes 0.3 s apart: one removal, not one per cube.
+    out = _removals(_open_plate(_taken([2.2, 2.5, 2.8], 3), 3), 3)
     assert [r.cubes for r in out] == [3]
+
+
+def test_grabs_that_come_back_within_a_second_are_one_removal_each() -> None:
+    # A hand back for the next cube 0.6 and 0.8 s later (cross-check models
+    # X and Z take cubes out so): three grabs, not one reach.
+    out = _removals(_open_plate(_taken([2.2, 2.8, 3.6], 3), 3), 3)
+    assert [(r.cubes, round(r.t, 1)) for r in out] == [(1, 2.2), (1, 2.8), (1, 3.6)]
 
 
 def _grabbed(left: list[float], cubes: int, push: float = 3.0) -> np.ndarray:
