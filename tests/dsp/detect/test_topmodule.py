@@ -12,7 +12,13 @@ from dsp.detect.fusion import Fusion
 from dsp.detect.grouping import Impact
 from dsp.detect.loadcell import LoadConnection, LoadStep
 from dsp.detect.piezo import TimedImpact
-from dsp.detect.topmodule import lifted_at, lifted_with_a_knock, set_down_at, taken_by_hand
+from dsp.detect.topmodule import (
+    LIFT_REACH_S,
+    lifted_at,
+    lifted_with_a_knock,
+    set_down_at,
+    taken_by_hand,
+)
 
 UNIT = 1000.0
 
@@ -224,6 +230,17 @@ def test_the_top_module_came_off_with_its_knock_on_the_top_plate() -> None:
     assert lifted_with_a_knock([5.0, 16.0], 16.5, 0.0, 17.0) == pytest.approx(16.0)
     # None: when the hands were first heard.
     assert lifted_with_a_knock([], 9.0, 3.0, 10.0) == pytest.approx(9.0)
+
+
+def test_a_top_lift_heard_by_nothing_came_a_reach_before_the_cubes_left() -> None:
+    # Neither a knock nor the hands: the module came off a reach before.
+    assert lifted_with_a_knock([], 10.0, 3.0, 10.0) == pytest.approx(10.0 - LIFT_REACH_S)
+    # Not before the last landing (a cube thrown into a closed tower).
+    assert lifted_with_a_knock([], 10.0, 8.9, 10.0) == pytest.approx(9.4)
+    fusion = _fusion_with_top_cube()
+    out = fusion.add_settled_step(_removal_from_top(10.0))
+    assert [type(e) for e in out] == [Lift, Removal]
+    assert out[0].t == pytest.approx(out[1].t - LIFT_REACH_S)
 
 
 def test_a_top_lift_is_timed_by_the_module_knocking_the_plate_before_the_hands() -> None:
