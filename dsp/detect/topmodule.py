@@ -71,6 +71,19 @@ LIFT_REACH_S = 2.0
 # second), not the module's.
 SET_DOWN_AFTER_S = 0.5
 SET_DOWN_BEFORE_S = 0.3
+# Why 4.5 s and 2.5 s: the hands set the top module back 0.9-3.8 s after
+# they last took cubes off the top plate (the twenty-eight cross-check
+# models' games, 5th-95th percentile). A strike below the top plate that
+# shows it back on sooner than 4.5 s after that may be the set-down itself
+# (model D's module strikes one plate as it goes back, just before its
+# thump): the close is timed by it. A cube's strike later than that is the
+# next throw, and the module went back without a sound (models Q and AB):
+# a reach after the hands left, 2.8 s at the median where the next throw
+# came so late. Closes found within a second over the models' games 1,937
+# -> 1,957 of 2,069 (a reach of 1.9 s: 14 more; with no wait before it,
+# 27 more but 4 of model D's heard set-downs lost); nothing else changed.
+SET_DOWN_HEARD_WITHIN_S = 4.5
+SET_DOWN_REACH_S = 2.5
 
 
 def lifted_at(strike_times: Sequence[float], t_s: float) -> float:
@@ -111,14 +124,25 @@ def lifted_with_a_knock(
     return min(t_s, max(after, t_s - LIFT_REACH_S))
 
 
-def set_down_at(top_strike_times: Sequence[float], handled_s: float, proof_s: float) -> float:
+def set_down_at(
+    top_strike_times: Sequence[float], handled_s: float, proof_s: float, *,
+    by_a_cube: bool = False,
+) -> float:
     """When the top module was set back, shown closed by what came at ``proof_s``.
 
     ``top_strike_times``: strikes that stood out on the top plate, in time
     order; ``handled_s``: when the hands last took cubes off it (or lifted
-    it). The first such strike from ``SET_DOWN_AFTER_S`` after that to
+    it); ``by_a_cube``: the proof is a cube's strike, not the hands'. The
+    first such strike from ``SET_DOWN_AFTER_S`` after that to
     ``SET_DOWN_BEFORE_S`` before ``proof_s``: the module's knock; else
-    ``proof_s``.
+    ``proof_s``, unless a cube showed it closed ``SET_DOWN_HEARD_WITHIN_S``
+    or more after the hands left: then it was set down unheard, a reach
+    (``SET_DOWN_REACH_S``) after they left.
     """
     since, until = handled_s + SET_DOWN_AFTER_S, proof_s - SET_DOWN_BEFORE_S
-    return next((t for t in top_strike_times if since < t < until), proof_s)
+    knock = next((t for t in top_strike_times if since < t < until), None)
+    if knock is not None:
+        return knock
+    if by_a_cube and proof_s - handled_s >= SET_DOWN_HEARD_WITHIN_S:
+        return handled_s + SET_DOWN_REACH_S
+    return proof_s

@@ -524,9 +524,14 @@ class FusionBase:
             self._heard_as = kept if len(kept) <= _HEARD_AS_KEPT // 2 else {}
         return levels
 
-    def _set_down_at(self, proof_s: float) -> float:
-        """When the top module was set back, shown closed at ``proof_s`` (``topmodule``)."""
-        return set_down_at(self._top_strike_t, self.openings.top_handled_t, proof_s)
+    def _set_down_at(self, proof_s: float, *, by_a_cube: bool = False) -> float:
+        """When the top module was set back, shown closed at ``proof_s`` (``topmodule``).
+
+        ``by_a_cube``: the proof is a cube's strike, not the hands setting it down.
+        """
+        return set_down_at(
+            self._top_strike_t, self.openings.top_handled_t, proof_s, by_a_cube=by_a_cube
+        )
 
     def _thrown_onto_the_top(self, step: LoadStep) -> list[Event]:
         """The top module set back before a cube came to rest on its plate: closed then.
@@ -554,8 +559,10 @@ class FusionBase:
             # (a finger taking cubes taps it once): the module was on by the
             # cube's first strike (model Q, whose hands set it down
             # silently: 18 and 7 landings more in its half-hour sessions,
-            # G, J, L 1 more each; no false landing more on models A-Q).
-            return self.openings.close_top(struck[0], step.t_decided_s, handling=False)
+            # G, J, L 1 more each; no false landing more on models A-Q),
+            # or a reach after the hands left, when the cube came long after.
+            t_set = self._set_down_at(struck[0], by_a_cube=True)
+            return self.openings.close_top(t_set, step.t_decided_s, handling=False)
         return []
 
     def _drop_impacts(self, step: LoadStep) -> list[TimedImpact]:

@@ -915,8 +915,10 @@ class SettledView(FastView):
         ]
         if not below:
             return []
+        by_a_cube = cube_like(below[0]) and len(below[0].channels) < DEFAULT_WIDE_IMPACT_CHANNELS
         return self.openings.close_top(
-            self._set_down_at(below[0].t_s), now_s, handling=not cube_like(below[0])
+            self._set_down_at(below[0].t_s, by_a_cube=by_a_cube), now_s,
+            handling=not cube_like(below[0]),
         )
 
     def _lift_top(self, t_s: float, now_s: float) -> list[Event]:

@@ -97,9 +97,8 @@ class Fusion(SettledView):
                 # strike that stands out on one plate is a cube falling past;
                 # one heard alike on several is the hands setting it down.
                 handling = thump or not cube_like(imp)
-                out.extend(
-                    self.openings.close_top(self._set_down_at(imp.t_s), known, handling=handling)
-                )
+                t_set = self._set_down_at(imp.t_s, by_a_cube=not handling)
+                out.extend(self.openings.close_top(t_set, known, handling=handling))
                 if self._is_wide(imp):
                     self._wide_impact_t.append(imp.t_s)
                     continue

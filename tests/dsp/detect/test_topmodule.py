@@ -14,6 +14,7 @@ from dsp.detect.loadcell import LoadConnection, LoadStep
 from dsp.detect.piezo import TimedImpact
 from dsp.detect.topmodule import (
     LIFT_REACH_S,
+    SET_DOWN_REACH_S,
     lifted_at,
     lifted_with_a_knock,
     set_down_at,
@@ -129,6 +130,26 @@ def test_a_cube_falling_past_the_top_plate_shows_it_back_on() -> None:
     fusion.add_settled_step(_removal_from_top(10.0))
     out = fusion.add_impacts([_strike(14.0, 7), _strike(14.05, 5)], known_s=14.1)
     assert [(type(e), e.t) for e in out] == [(Closed, 14.05)]
+
+
+def test_a_top_module_set_back_unheard_is_closed_a_reach_after_the_hands_left() -> None:
+    fusion = _fusion_with_top_cube()
+    fusion.add_settled_step(_removal_from_top(10.0))
+    left = fusion.openings.top_handled_t
+    # The next throw, long after the hands left: the module went back unheard.
+    out = fusion.add_impacts([_strike(18.0, 7), _strike(18.05, 5)], known_s=18.1)
+    assert [(type(e), e.t) for e in out] == [(Closed, pytest.approx(left + SET_DOWN_REACH_S))]
+
+
+def test_a_set_down_is_timed_by_its_knock_or_by_the_strike_that_showed_it() -> None:
+    # Its knock on the top plate, if one was heard.
+    assert set_down_at([11.0], 10.0, 18.0, by_a_cube=True) == pytest.approx(11.0)
+    # Heard soon after the hands left, the strike may be the set-down itself.
+    assert set_down_at([], 10.0, 13.0, by_a_cube=True) == pytest.approx(13.0)
+    # The hands' sound: then.
+    assert set_down_at([], 10.0, 18.0) == pytest.approx(18.0)
+    # A cube long after: a reach after the hands left.
+    assert set_down_at([], 10.0, 18.0, by_a_cube=True) == pytest.approx(10.0 + SET_DOWN_REACH_S)
 
 
 def test_no_top_module_is_lifted_from_a_plate_believed_empty_or_just_landed_on() -> None:
@@ -266,15 +287,26 @@ def test_a_cube_landing_on_the_top_plate_shows_the_module_set_back_at_its_knock(
     out = fusion.add_settled_step(landing)
     assert [type(e) for e in out] == [Closed, Landing]
     assert out[0].t == pytest.approx(13.0) and out[1].floor == 7
-    # Set down without a sound: a cube that bounced on the top plate shows
-    # the module on by its first strike (model Q's hands set it down silently).
+    # Set down without a sound: a cube that bounced on the top plate soon
+    # after the hands left shows the module on by its first strike (model
+    # Q's hands set it down silently)...
     fusion = _fusion_with_top_cube()
     fusion.add_impacts([_strike(8.0, 7), _strike(9.9, 7)])
     fusion.add_settled_step(_removal_from_top(10.0))
+    fusion.add_impacts([_strike(14.0, 7), _strike(14.06, 7)])
+    out = fusion.add_settled_step(replace(landing, t_before_s=13.95, t_settled_s=14.3,
+                                          t_decided_s=14.6))
+    assert [type(e) for e in out] == [Closed, Landing]
+    assert out[0].t == pytest.approx(14.0) and out[1].floor == 7
+    # ... and one long after it, a reach after the hands left.
+    fusion = _fusion_with_top_cube()
+    fusion.add_impacts([_strike(8.0, 7), _strike(9.9, 7)])
+    fusion.add_settled_step(_removal_from_top(10.0))
+    left = fusion.openings.top_handled_t
     fusion.add_impacts([_strike(15.0, 7), _strike(15.06, 7)])
     out = fusion.add_settled_step(landing)
     assert [type(e) for e in out] == [Closed, Landing]
-    assert out[0].t == pytest.approx(15.0) and out[1].floor == 7
+    assert out[0].t == pytest.approx(left + SET_DOWN_REACH_S) and out[1].floor == 7
     # One tap and a gain on the open top plate: a finger's, the module still off.
     fusion = _fusion_with_top_cube()
     fusion.add_impacts([_strike(8.0, 7), _strike(9.9, 7)])
