@@ -204,6 +204,17 @@ def test_each_push_let_go_is_a_grab_under_wandering_hands() -> None:
     assert [r.t for r in out] == pytest.approx([2.6, 4.1, 5.6], abs=2 / RATE)
 
 
+def test_a_fall_that_settled_as_the_last_push_let_go_is_counted_to_where_it_settled() -> None:
+    # The settled view found the plate still from the last let-go on: no
+    # readings after it to count that grab by but the step's own level.
+    fusion = _open_plate(_grabbed([2.6, 4.1, 5.6, 5.6], 4), 4)
+    step = LoadStep(level=4, t_before_s=1.9, t_settled_s=5.62, t_decided_s=6.0,
+                    delta_counts=-4 * UNIT, before_counts=4 * UNIT, after_counts=0.0)
+    presses = [Press(2.2, 2.6), Press(3.7, 4.1), Press(5.2, 5.6)]
+    taken = taken_per_press(fusion.load_history, step, 4, presses)
+    assert [(round(t, 1), n) for t, n in taken] == [(2.6, 1), (4.1, 1), (5.6, 2)]
+
+
 def test_a_push_that_took_two_cubes_counts_them() -> None:
     out = _removals(_open_plate(_grabbed([2.6, 2.6, 4.6], 3), 3), 3)
     assert [(r.cubes, round(r.t, 1)) for r in out] == [(2, 2.6), (1, 4.6)]
