@@ -35,9 +35,9 @@ GRAB_PRESS = 2.0
 # is a removal in every model's truth. Our simulator's hand picks several
 # cubes in one reach 0.25-0.7 s apart (one removal there), and under the
 # hand the load passes each cube's half-way up to 0.4 s off. At 1 s (session
-# 21, five models) removals with floor and count right were 2,360 of 2,754
-# over the twenty-eight models' games; at 0.5 s 2,430 (X +20, Z +18, J +8),
-# at 0.4 s 2,432. Our evaluation's reaches stay one removal each at 0.5 s
+# 21, five models) removals with floor and count right were 2,354 of 2,747
+# over the twenty-eight models' games; at 0.5 s 2,424 (X +20, Z +18, J +8),
+# at 0.4 s 2,426. Our evaluation's reaches stay one removal each at 0.5 s
 # (games 73 of 74, long sessions 8 of 8, as at 1 s).
 GRABS_APART_S = 0.5
 # Why one cube: hands that pulled a plate a cube past where it settled

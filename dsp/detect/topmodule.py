@@ -59,7 +59,7 @@ LIFT_LOOKBACK_S = 10.0
 # level. Over the twenty-eight cross-check models' games that took 1.1-4.5 s
 # (5th-95th percentile; median 2.5 s) for the top module. Timing such lifts
 # 2 s before the cubes left found 37 more of their top lifts within a second
-# (1,938 -> 1,975 lifts of 2,083; 1.8-2.6 s all within two of that), our
+# (1,938 -> 1,973 lifts of 2,083; 1.8-2.6 s all within two of that), our
 # evaluation's games 104 -> 106 of 111; timed at the removal, a lift is
 # always late.
 LIFT_REACH_S = 2.0
