@@ -75,8 +75,12 @@ def oscillation_fit(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """
     v = np.asarray(v, dtype=np.float64)
     n = v.shape[1]
-    centre = v.mean(axis=1)
-    swing = v.max(axis=1) - v.min(axis=1)
+    # The reductions as ufunc calls: what ``mean``, ``max``, ``min`` and
+    # ``sum`` compute, to the bit (a sum over ``n``), without their Python
+    # wrappers, which cost more than these few readings (the fusion asks
+    # for one window at a time, thousands of times a replay).
+    centre = np.add.reduce(v, axis=1) / n
+    swing = np.maximum.reduce(v, axis=1) - np.minimum.reduce(v, axis=1)
     scale = np.where(swing > 0, swing, 1.0)
     z = (v - centre[:, None]) / scale[:, None]  # well conditioned whatever the counts
     u, w, y = z[:, 1:-1], z[:, :-2], z[:, 2:]
@@ -88,8 +92,9 @@ def oscillation_fit(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     suu = np.einsum("ij,ij->i", u, u) + ridge
     sww = np.einsum("ij,ij->i", w, w) + ridge
     suw = np.einsum("ij,ij->i", u, w)
-    su, sw, s1 = u.sum(axis=1), w.sum(axis=1), (n - 2) + ridge
-    ruy, rwy, ry = np.einsum("ij,ij->i", u, y), np.einsum("ij,ij->i", w, y), y.sum(axis=1)
+    su, sw, s1 = np.add.reduce(u, axis=1), np.add.reduce(w, axis=1), (n - 2) + ridge
+    ruy, rwy = np.einsum("ij,ij->i", u, y), np.einsum("ij,ij->i", w, y)
+    ry = np.add.reduce(y, axis=1)
     if v.shape[0] == 1:
         # One window (most questions the fusion asks): the same arithmetic on
         # numpy scalars, at a fraction of the cost of one-element arrays.
