@@ -477,12 +477,14 @@ class RockingComb:
                 running = np.cumsum(
                     np.concatenate([kept[:, -1:], values[:, cells].T], axis=1), axis=1)[:, 1:]
                 whole = np.concatenate([kept, running], axis=1)
-                at = np.arange(size, whole.shape[1])
-                span = np.minimum(length, at)
-                means = (whole[:, at] - whole[:, at - span]) / span
                 for row, cell in enumerate(cells):
                     self._sums[int(cell)] = whole[row, -full:]
-                out[:, cells] = values[:, cells] if length == 1 else means.T
+                if length == 1:
+                    out[:, cells] = values[:, cells]  # (the sums kept all the same)
+                    continue
+                at = np.arange(size, whole.shape[1])
+                span = np.minimum(length, at)
+                out[:, cells] = ((whole[:, at] - whole[:, at - span]) / span).T
             self._held = out[-1].copy()
             return out
         out = values.copy()
@@ -506,9 +508,10 @@ class RockingComb:
                     # np.cumsum adds in order: the same sums however the stream is cut.
                     running = np.cumsum(np.concatenate([sums[-1:], values[idx, k]]))[1:]
                     whole = np.concatenate([sums, running])
-                    at = np.arange(sums.size, whole.size)
-                    span = np.minimum(length, at)
-                    means = (whole[at] - whole[at - span]) / span
+                    if length > 1:
+                        at = np.arange(sums.size, whole.size)
+                        span = np.minimum(length, at)
+                        means = (whole[at] - whole[at - span]) / span
                     sums = whole[-(MAX_COMB_READINGS + 1):]
                 if length == 1:
                     # As they are (and remembered, the last one to be held).
