@@ -25,6 +25,7 @@ its plates through the comb (:class:`dsp.detect.loadcell.LoadChannelProcessor`).
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 
 import numpy as np
@@ -119,11 +120,7 @@ def cell_spectra(rows: np.ndarray, fresh: np.ndarray, per_second: float) -> np.n
     if per_second <= 0:
         return out
     size = 1 << int(PAD * diffs.shape[0] - 1).bit_length()
-    hz = np.fft.rfftfreq(size) * per_second
-    # Linear interpolation onto the grid (as np.interp), for all cells at once.
-    inside = _GRID <= 0.5 * per_second
-    below = np.clip(np.searchsorted(hz, _GRID, side="right") - 1, 0, hz.size - 2)
-    weight = np.clip((_GRID - hz[below]) / (hz[below + 1] - hz[below]), 0.0, 1.0)
+    inside, below, weight = _onto_grid(size, per_second)
     finite = np.isfinite(diffs)
     counts = np.count_nonzero(finite, axis=0)
     # Cells whose fresh readings fall alike (all, when every reading is
@@ -141,6 +138,23 @@ def cell_spectra(rows: np.ndarray, fresh: np.ndarray, per_second: float) -> np.n
         with np.errstate(invalid="ignore", divide="ignore"):
             out[cells] = np.where(total > 0.0, on_grid / total, np.nan).T
     return out
+
+
+@functools.lru_cache(maxsize=16)
+def _onto_grid(size: int, per_second: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Linear interpolation from an FFT of ``size`` onto ``_GRID`` (as np.interp).
+
+    Which grid points lie under the Nyquist rate, the FFT bin below each
+    and its weight. The same few sizes and rates come back every second:
+    kept (read-only).
+    """
+    hz = np.fft.rfftfreq(size) * per_second
+    inside = _GRID <= 0.5 * per_second
+    below = np.clip(np.searchsorted(hz, _GRID, side="right") - 1, 0, hz.size - 2)
+    weight = np.clip((_GRID - hz[below]) / (hz[below + 1] - hz[below]), 0.0, 1.0)
+    for a in (inside, below, weight):
+        a.flags.writeable = False
+    return inside, below, weight
 
 
 def smoothed(spectrum: np.ndarray, half_width_hz: float = 0.5) -> np.ndarray:
