@@ -690,14 +690,23 @@ class LoadChannelProcessor:
         # window where a ringing one was taken since the last still one.
         resetting = self._resetting_rows(all_t, first_end, still, last_still, win_t1)
         open_rows = ((last_still >= 0) | ~self._ring_taken) & ~resetting
+        # Nor a ringing window that reaches back to the still one before it
+        # (it mixes two levels: never taken below), tested only to be dropped.
+        ref_t = np.where(last_still >= 0, win_t1[np.maximum(last_still, 0)], self._still_t)[pad:]
+        rows = np.arange(pad, k)
+        with np.errstate(invalid="ignore"):
+            ring_apart = all_t[first_end - (2 * self.window - 1) + rows][:, None] > ref_t
+            fit_apart = all_t[first_end - (f - 1) + rows][:, None] > ref_t
         (passes, ring_mean, ring_swing), ring_t0 = self._window_tests(
-            all_t, all_v, all_ok, first_end + pad, (~still & open_rows)[pad:], 2 * self.window,
+            all_t, all_v, all_ok, first_end + pad, (~still & open_rows)[pad:] & ring_apart,
+            2 * self.window,
             lambda v, ch: balanced_windows(v, self.stable_range_sigmas * noise[ch] / 2),
         )
         # Still windows are fitted too: their load may be read through the fit.
         (fitted, fit_level, fit_parts, fit_swing), fit_t0 = self._window_tests(
-            all_t, all_v, all_ok, first_end + pad, (~strict & (still | open_rows))[pad:],
-            self.fit_readings, lambda v, ch: fitted_windows(v, noise[ch]),
+            all_t, all_v, all_ok, first_end + pad,
+            (~strict & still)[pad:] | ((~strict & open_rows)[pad:] & fit_apart), self.fit_readings,
+            lambda v, ch: fitted_windows(v, noise[ch]),
         )
         if pad:
             def grow(a: np.ndarray) -> np.ndarray:
