@@ -478,44 +478,43 @@ class RockingComb:
         values = np.asarray(values, dtype=np.float64)
         length = max(1, int(length))
         full = MAX_COMB_READINGS + 1
-        if len(values) and valid.all() and fresh.all():
-            # The usual block: every reading valid and fresh. The cells whose
-            # sums are as long (all, once each mean is long begun) at once.
-            out = np.empty_like(values)
-            sizes = np.array([sums.size for sums in self._sums])
-            # (A set, not np.unique: that imports numpy.ma, 20-30 ms at the
-            # start of every `towerear detect`.)
-            for size in sorted(set(sizes.tolist())):
-                cells = np.flatnonzero(sizes == size)
-                kept = np.array([self._sums[k] for k in cells])
-                running = np.cumsum(
-                    np.concatenate([kept[:, -1:], values[:, cells].T], axis=1), axis=1)[:, 1:]
-                whole = np.concatenate([kept, running], axis=1)
-                for row, cell in enumerate(cells):
-                    self._sums[int(cell)] = whole[row, -full:]
-                if length == 1:
-                    out[:, cells] = values[:, cells]  # (the sums kept all the same)
-                    continue
+        out = values.copy()
+        # The usual cells: every reading valid and fresh. Those whose sums are
+        # as long (all, once each mean is long begun) at once; a cell that is
+        # not (an absent cell, a slow converter) does not hold the others up.
+        usual = (valid.all(axis=0) & fresh.all(axis=0)) if len(values) else np.zeros(
+            self.n_channels, dtype=bool)
+        sizes = np.array([sums.size for sums in self._sums])
+        # (A set, not np.unique: that imports numpy.ma, 20-30 ms at the
+        # start of every `towerear detect`.)
+        for size in sorted(set(sizes[usual].tolist())):
+            cells = np.flatnonzero(usual & (sizes == size))
+            kept = np.array([self._sums[k] for k in cells])
+            running = np.cumsum(
+                np.concatenate([kept[:, -1:], values[:, cells].T], axis=1), axis=1)[:, 1:]
+            whole = np.concatenate([kept, running], axis=1)
+            for row, cell in enumerate(cells):
+                self._sums[int(cell)] = whole[row, -full:]
+            if length > 1:
                 at = np.arange(size, whole.shape[1])
                 span = np.minimum(length, at)
                 out[:, cells] = ((whole[:, at] - whole[:, at - span]) / span).T
-            self._held = out[-1].copy()
-            return out
-        out = values.copy()
-        for k in range(self.n_channels):
+            self._held[cells] = out[-1, cells]
+        for k in np.flatnonzero(~usual).tolist():
             ok = valid[:, k]
             new = ok & fresh[:, k]
             sums = self._sums[k]
             breaks = np.flatnonzero(~ok)
             # Segments between invalid readings: each starts the mean afresh.
+            # (Empty ones only start it afresh: the next one does that too,
+            # and a block ending on an invalid reading leaves it begun anew.)
             starts = np.concatenate([[0], breaks + 1])
             ends = np.concatenate([breaks, [values.shape[0]]])
-            for a, b in zip(starts, ends, strict=True):
+            filled = ends > starts
+            for a, b in zip(starts[filled].tolist(), ends[filled].tolist(), strict=True):
                 if a > 0:
                     sums = np.zeros(1)
                     self._held[k] = np.nan
-                if b <= a:
-                    continue
                 idx = a + np.flatnonzero(new[a:b])
                 means = np.zeros(0)
                 if idx.size:
@@ -526,7 +525,7 @@ class RockingComb:
                         at = np.arange(sums.size, whole.size)
                         span = np.minimum(length, at)
                         means = (whole[at] - whole[at - span]) / span
-                    sums = whole[-(MAX_COMB_READINGS + 1):]
+                    sums = whole[-full:]
                 if length == 1:
                     # As they are (and remembered, the last one to be held).
                     if idx.size:
@@ -539,5 +538,8 @@ class RockingComb:
                 out[a:b, k] = np.where(np.isfinite(held), held, values[a:b, k])
                 if means.size:
                     self._held[k] = means[-1]
+            if breaks.size and breaks[-1] == values.shape[0] - 1:
+                sums = np.zeros(1)
+                self._held[k] = np.nan
             self._sums[k] = sums
         return out
