@@ -215,6 +215,8 @@ class LoadBlockResult:
 
 def _all_in_windows(ok: np.ndarray, w: int, start: int, k: int) -> np.ndarray:
     """For ``k`` windows of ``w`` rows starting at ``start``: whether every flag is set."""
+    if ok.all():
+        return np.ones((k, ok.shape[1]), dtype=bool)  # (the usual block)
     bad = np.concatenate([np.zeros((1, ok.shape[1]), np.int64), np.cumsum(~ok, axis=0)])
     return np.asarray(bad[start + w : start + w + k] - bad[start : start + k] == 0)
 
@@ -536,7 +538,7 @@ class LoadChannelProcessor:
     ) -> LoadBlockResult:
         assert self._play is not None and self._rocking is not None and self._comb is not None
         seconds = PlayNoise.second_of(t_s)
-        edges = np.r_[0, np.flatnonzero(np.diff(seconds)) + 1, t_s.size]
+        edges = np.concatenate([[0], np.flatnonzero(seconds[1:] != seconds[:-1]) + 1, [t_s.size]])
         # (first row, noise, comb, seconds between fresh readings) of each
         # run of seconds judged alike.
         runs: list[tuple[int, np.ndarray | None, int, float]] = []
@@ -896,7 +898,7 @@ class LoadChannelProcessor:
         for j, ch, _, _ in revisions:
             stepped[j, ch] = True
         last_sure = np.maximum.accumulate(np.where(sure, rows, -1), axis=0)
-        prev_sure = np.vstack([np.full((1, n), -1), last_sure[:-1]])
+        prev_sure = np.concatenate([np.full((1, n), -1), last_sure[:-1]])
         ref = np.maximum(prev_sure, 0)
         ref_mean = np.where(prev_sure >= 0, means[ref, cols], self._sure_mean[None, :])
         ref_t = np.where(prev_sure >= 0, win_t1[ref], self._sure_t[None, :])
@@ -1061,7 +1063,8 @@ class LoadChannelProcessor:
         """How many gaps of lost readings lie before each reading (a window spans none)."""
         # Asked for by each window test of a block: counted once per block.
         if self._gaps[0] is not all_t:
-            self._gaps = (all_t, np.concatenate([[0], np.cumsum(np.diff(all_t) > self._max_gap_s)]))
+            lost = all_t[1:] - all_t[:-1] > self._max_gap_s
+            self._gaps = (all_t, np.concatenate([[0], np.cumsum(lost)]))
         return self._gaps[1]
 
     def _find_steps(
@@ -1102,7 +1105,7 @@ class LoadChannelProcessor:
         # For every stable window, the index of the stable window before it
         # on the same channel (-1: the one remembered from earlier blocks).
         last_incl = np.maximum.accumulate(np.where(stable, rows, -1), axis=0)
-        prev_idx = np.vstack([np.full((1, n), -1), last_incl[:-1]])
+        prev_idx = np.concatenate([np.full((1, n), -1), last_incl[:-1]])
         cols = np.arange(n)[None, :]
         prev_mean = np.where(prev_idx >= 0, means[np.maximum(prev_idx, 0), cols], self.level)
         prev_t = np.where(prev_idx >= 0, win_t1[np.maximum(prev_idx, 0)], self.level_t)
@@ -1145,7 +1148,7 @@ class LoadChannelProcessor:
         # over the settling of a step found early in this block. A window
         # over lost readings (a gap in the stream) tells nothing of the
         # plates: every channel has it, and no hand made it.
-        restless = np.vstack([self._restless_hist, ~still & contiguous[:, None]])
+        restless = np.concatenate([self._restless_hist, ~still & contiguous[:, None]])
         offset = self._restless_hist.shape[0]
 
         def step(j: int, ch: int, before: float, t_before: float, *, revises: bool = False

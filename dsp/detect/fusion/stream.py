@@ -156,8 +156,9 @@ class Fusion(SettledView):
         # taken: those may have come up to a slice ahead of a decision, and
         # which the decision still saw depended on where the stream's
         # chunks ended (a landing's rest time 0.09 s apart, model I).
+        kept_from = now_s - BUSY_KEPT_S
         for changes in self._busy:
-            while changes and changes[0][0] < now_s - BUSY_KEPT_S:
+            while changes and changes[0][0] < kept_from:
                 changes.popleft()
         if (deadline := self.openings.lift_deadline) is not None and now_s >= deadline:
             out.extend(self.openings.gathered_lift(deadline))
