@@ -981,7 +981,6 @@ class LoadChannelProcessor:
 
     def _track_connections(self, t_s: np.ndarray, valid: np.ndarray) -> list[LoadConnection]:
         out: list[LoadConnection] = []
-        need = self.disconnect_readings
         # The usual block: a reporting, connected channel valid all through.
         # Those channels at once (the same arithmetic as ``_note_interval``,
         # elementwise); the rest one by one below.
@@ -1010,48 +1009,64 @@ class LoadChannelProcessor:
                 continue
             if not self.connected[ch] and not col.any():
                 continue
-            # Rare path (some reading invalid or a reconnection): walk the
-            # run boundaries only, not every reading.
-            changes = np.flatnonzero(np.diff(np.concatenate([[col[0]], col]).astype(np.int8)))
-            starts = np.concatenate([[0], changes])
-            ends = np.concatenate([changes, [col.size]])
-            for a, b in zip(starts, ends, strict=True):
-                if col[a]:
-                    self._invalid_run[ch] = 0
-                    if self.connected[ch]:
-                        self._note_interval(
-                            ch, times[b - 2] if b - a >= 2 else self._fresh_t[ch], times[b - 1]
-                        )
-                    self._fresh_t[ch] = times[b - 1]
-                    if not self.connected[ch]:
-                        self.connected[ch] = True
-                        out.append(LoadConnection(ch, True, float(times[a]), float(times[a])))
-                else:
-                    if self._invalid_run[ch] == 0:
-                        self._invalid_since[ch] = times[a]
-                    before = self._invalid_run[ch]
-                    self._invalid_run[ch] += b - a
-                    if not self.connected[ch] or self._invalid_run[ch] < need:
-                        continue
-                    # As many readings missing as a disconnection takes, and
-                    # as long without a fresh one: a device polling faster
-                    # than its converters sends runs of stale readings too.
-                    reached = max(a, a + (need - before) - 1)
-                    silent_s = max(
-                        self._disconnect_s, DISCONNECT_OWN_INTERVALS * self._own_interval[ch]
-                    )
-                    late = times[reached:b] - self._fresh_t[ch] >= silent_s
-                    if late.any():
-                        self.connected[ch] = False
-                        decided = times[reached + int(np.argmax(late))]
-                        self._pending_resets[ch].append(float(self._invalid_since[ch]))
-                        out.append(
-                            LoadConnection(
-                                ch, False, float(self._invalid_since[ch]), float(decided)
-                            )
-                        )
+            self._walk_runs(ch, col, times, out)
         out.sort(key=lambda c: (c.t_decided_s, c.level))
         return out
+
+    def _walk_runs(
+        self, ch: int, col: np.ndarray, times: np.ndarray, out: list[LoadConnection]
+    ) -> None:
+        """The rare path of :meth:`_track_connections`: some reading invalid, or a reconnection.
+
+        Walks the run boundaries only, not every reading, with the
+        channel's state in Python numbers until the end (a slow converter
+        leaves dozens of runs a block; the same arithmetic as
+        :meth:`_note_interval`).
+        """
+        need = self.disconnect_readings
+        changes = np.flatnonzero(np.diff(np.concatenate([[col[0]], col]).astype(np.int8)))
+        starts = np.concatenate([[0], changes])
+        ends = np.concatenate([changes, [col.size]])
+        at = times.tolist()
+        connected = bool(self.connected[ch])
+        invalid_run = int(self._invalid_run[ch])
+        invalid_since = float(self._invalid_since[ch])
+        fresh_t = float(self._fresh_t[ch])
+        own_interval = float(self._own_interval[ch])
+        for a, b, ok in zip(starts.tolist(), ends.tolist(), col[starts].tolist(), strict=True):
+            if ok:
+                invalid_run = 0
+                if connected:
+                    gap = at[b - 1] - (at[b - 2] if b - a >= 2 else fresh_t)
+                    if 0.0 < gap <= SLOWEST_INTERVAL_S:
+                        own_interval = gap
+                fresh_t = at[b - 1]
+                if not connected:
+                    connected = True
+                    out.append(LoadConnection(ch, True, at[a], at[a]))
+                continue
+            if invalid_run == 0:
+                invalid_since = at[a]
+            before = invalid_run
+            invalid_run += b - a
+            if not connected or invalid_run < need:
+                continue
+            # As many readings missing as a disconnection takes, and as long
+            # without a fresh one: a device polling faster than its
+            # converters sends runs of stale readings too.
+            reached = max(a, a + (need - before) - 1)
+            silent_s = max(self._disconnect_s, DISCONNECT_OWN_INTERVALS * own_interval)
+            late = times[reached:b] - fresh_t >= silent_s
+            if late.any():
+                connected = False
+                decided = at[reached + int(np.argmax(late))]
+                self._pending_resets[ch].append(invalid_since)
+                out.append(LoadConnection(ch, False, invalid_since, decided))
+        self.connected[ch] = connected
+        self._invalid_run[ch] = invalid_run
+        self._invalid_since[ch] = invalid_since
+        self._fresh_t[ch] = fresh_t
+        self._own_interval[ch] = own_interval
 
     def _note_interval(self, ch: int, before_s: float, fresh_s: float) -> None:
         """Fresh readings at ``before_s`` and ``fresh_s``: the interval of its converter."""
