@@ -1009,7 +1009,7 @@ class LoadChannelProcessor:
         if accepted is None:
             self._ring_taken &= ~seen
         else:
-            last_ring = np.max(np.where(accepted, np.arange(k)[:, None], -1), axis=0)
+            last_ring = np.maximum.reduce(np.where(accepted, np.arange(k)[:, None], -1), axis=0)
             self._ring_taken = np.where(seen & (last > last_ring), False, self._ring_taken)
             self._ring_taken |= last_ring > last
 
