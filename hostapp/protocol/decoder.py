@@ -18,7 +18,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from hostapp.protocol import constants as c
 from hostapp.protocol.crc import crc16, crc16_rows
-from hostapp.protocol.messages import MESSAGE_CLASSES, BodyError, Load, Message, Piezo
+from hostapp.protocol.messages import MESSAGE_CLASSES, BodyError, Load, Message, Piezo, Status
 
 _MIN_MESSAGE_SIZE = c.HEADER_SIZE + c.CRC_SIZE
 
@@ -261,10 +261,12 @@ class FrameDecoder:
         return _join(parts)
 
     def _decode_pieces(self, pieces: list[bytes]) -> list[FrameBatch]:
-        """Decode whole frames (none the stream's first), good PIEZO and LOAD ones at once.
+        """Decode whole frames (none the stream's first), good PIEZO, LOAD and STATUS ones at once.
 
         The rest (damage, other types) take :meth:`_decode_piece` in turn,
-        so counters and sequence numbers are followed in arrival order.
+        so counters and sequence numbers are followed in arrival order (a
+        good STATUS counts as :meth:`_decode_piece` counts it: a frame, and
+        the sequence numbers it follows).
         """
         n = len(pieces)
         if n == 0:
@@ -300,7 +302,9 @@ class FrameDecoder:
         )
         values = raw_len - _MIN_MESSAGE_SIZE - c.LOAD_HEADER_SIZE
         load_ok = (msg_type == c.LOAD) & (values >= 3) & (values % 3 == 0)
-        fast &= (crcs == (byte(end - 2) | byte(end - 1) << 8)) & (piezo_ok | load_ok)
+        # A STATUS (one a second) too: its body has one size (Status.from_body).
+        status_ok = (msg_type == c.STATUS) & (raw_len - _MIN_MESSAGE_SIZE == Status.BODY_SIZE)
+        fast &= (crcs == (byte(end - 2) | byte(end - 1) << 8)) & (piezo_ok | load_ok | status_ok)
         out: list[FrameBatch] = []
         done = 0
         for j in [*np.flatnonzero(~fast).tolist(), n]:
