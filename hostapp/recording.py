@@ -247,12 +247,17 @@ def _gather(
 ) -> npt.NDArray[np.uint8]:
     """The byte ranges ``data[start[i] : start[i] + length[i]]`` one after another."""
     if start.size > 1 and bool(np.all(start[1:] >= start[:-1] + length[:-1])):
-        # In buffer order and apart (frames as they arrived): marked and
-        # taken in one pass over the buffer, without an index per byte.
-        marks = np.zeros(data.size + 1, dtype=np.int8)
-        marks[start] = 1
-        marks[start + length] -= 1
-        return data[np.cumsum(marks[:-1], dtype=np.int8).view(np.bool_)]
+        # In buffer order and apart (frames as they arrived): a mask of the
+        # ranges, drawn as runs (gap, range, gap, ..., the tail) by np.repeat,
+        # and taken in one pass over the buffer, without an index per byte.
+        end = start + length
+        runs = np.empty(2 * start.size + 1, dtype=np.int64)
+        runs[0], runs[-1] = start[0], data.size - end[-1]
+        runs[1:-1:2] = length
+        runs[2:-1:2] = start[1:] - end[:-1]
+        taken = np.zeros(runs.size, dtype=bool)
+        taken[1::2] = True
+        return data[np.repeat(taken, runs)]
     first = np.cumsum(length) - length
     index = np.arange(int(length.sum())) + np.repeat(start - first, length)
     return np.ascontiguousarray(data[index])
