@@ -736,13 +736,13 @@ class LoadChannelProcessor:
         (passes, ring_mean, ring_swing), ring_t0 = self._window_tests(
             all_t, all_v, all_ok, first_end + pad, (~still & open_rows)[pad:] & ring_apart,
             2 * self.window,
-            lambda v, ch: balanced_windows(v, self.stable_range_sigmas * noise[ch] / 2),
+            lambda v, ch: balanced_windows(v, self.stable_range_sigmas * noise[ch] / 2), 2,
         )
         # Still windows are fitted too: their load may be read through the fit.
         (fitted, fit_level, fit_parts, fit_swing), fit_t0 = self._window_tests(
             all_t, all_v, all_ok, first_end + pad,
             (~strict & still)[pad:] | ((~strict & open_rows)[pad:] & fit_apart), self.fit_readings,
-            lambda v, ch: fitted_windows(v, noise[ch]),
+            lambda v, ch: fitted_windows(v, noise[ch]), 3,
         )
         if pad:
             def grow(a: np.ndarray) -> np.ndarray:
@@ -829,18 +829,24 @@ class LoadChannelProcessor:
         candidates: np.ndarray,
         length: int,
         test: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, ...]],
+        n_measures: int,
     ) -> tuple[list[np.ndarray], np.ndarray]:
         """Run a window test on each candidate (row, channel) window of ``length`` readings.
 
         ``test(readings, channels)`` gets the ``(m, length)`` readings of the
         ``m`` candidate windows and their channels, and returns per window
-        whether it passes and what it measured. These come back as (rows,
-        channels) arrays, zero off the candidates; a window over invalid or
-        lost readings never passes. Also returned: each row's window start time.
+        whether it passes and the ``n_measures`` numbers it measured. These
+        come back as (rows, channels) arrays, zero off the candidates; a
+        window over invalid or lost readings never passes. Also returned:
+        each row's window start time.
         """
         start = first_end - (length - 1)
         k = candidates.shape[0]
         t0 = all_t[start : start + k]
+        if not candidates.any():
+            # (A third of the blocks: zeros, without testing no window.)
+            return [np.zeros(candidates.shape, dtype=bool)] + [
+                np.zeros(candidates.shape) for _ in range(n_measures)], t0
         rows, cols = np.nonzero(candidates)
         gaps = self._gaps_before(all_t)
         contiguous = gaps[start + rows + length - 1] == gaps[start + rows]
