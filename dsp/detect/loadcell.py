@@ -885,8 +885,11 @@ class LoadChannelProcessor:
         loose = jumps & ~sure
         out: list[tuple[int, int, float, float]] = []
         corrections = np.zeros((k, n), dtype=bool)
+        looked = np.flatnonzero(loose.any(axis=0) | self._rev_pending)
+        if not looked.size:
+            return out, corrections  # (most blocks)
         margin = np.maximum(self.stable_range_sigmas * self.sigma, 0.25 * self.min_step_counts)
-        for ch in np.flatnonzero(loose.any(axis=0) | self._rev_pending):
+        for ch in looked:
             rows = np.flatnonzero(jumps[:, ch] | sure[:, ch])
             for r in rows:
                 if self._rev_pending[ch] and sure[r, ch]:

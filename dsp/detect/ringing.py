@@ -228,9 +228,10 @@ def balanced_windows(
     passes = dying & (crossings >= RING_CROSSINGS) & (balance <= RING_BALANCE * swing + noise_bar)
     # The lone-reading test (a median per window) only where the rest pass.
     asked = np.flatnonzero(passes)
-    tested = v[asked]
-    lone = np.abs(tested - median(tested, axis=1)[:, None]).max(axis=1)
-    passes[asked] = lone <= RING_LONE_READING * swing[asked]
+    if asked.size:
+        tested = v[asked]
+        lone = np.abs(tested - median(tested, axis=1)[:, None]).max(axis=1)
+        passes[asked] = lone <= RING_LONE_READING * swing[asked]
     return passes, mean, swing
 
 
