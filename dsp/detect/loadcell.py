@@ -1024,17 +1024,7 @@ class LoadChannelProcessor:
 
     def _track_connections(self, t_s: np.ndarray, valid: np.ndarray) -> list[LoadConnection]:
         out: list[LoadConnection] = []
-        # The usual block: a reporting, connected channel valid all through.
-        # Those channels at once (the same arithmetic as ``_note_interval``,
-        # elementwise); the rest one by one below.
-        usual = self.reported & self.connected & valid.all(axis=0)
-        if usual.any():
-            self._invalid_run[usual] = 0
-            gap = t_s[-1] - (t_s[-2] if t_s.size >= 2 else self._fresh_t)
-            interval = usual & (gap > 0.0) & (gap <= SLOWEST_INTERVAL_S)
-            self._own_interval[interval] = np.broadcast_to(gap, interval.shape)[interval]
-            self._fresh_t[usual] = t_s[-1]
-        for ch in np.flatnonzero(~usual).tolist():
+        for ch in range(self.n_channels):
             col, times = valid[:, ch], t_s
             if not self.reported[ch]:
                 if not col.any():
