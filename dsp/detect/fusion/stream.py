@@ -181,6 +181,8 @@ class Fusion(SettledView):
         if self._heard.impacts and now_s >= self._heard_over_s():
             self._hand_over_heard()
         out.extend(self._heard_on_silent_cells(now_s))
+        if not out:
+            return out  # (three calls in four)
         # Steps are judged in the order their plates settled, but a plate that
         # settled first may have been sure later: events go out in the order
         # decided (contracts.md section 3), ties as judged.
