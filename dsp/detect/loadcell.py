@@ -1155,14 +1155,13 @@ class LoadChannelProcessor:
         last_incl = np.maximum.accumulate(np.where(stable, rows, -1), axis=0)
         prev_idx = np.concatenate([np.full((1, n), -1), last_incl[:-1]])
         cols = np.arange(n)[None, :]
-        prev_mean = np.where(prev_idx >= 0, means[np.maximum(prev_idx, 0), cols], self.level)
-        prev_t = np.where(prev_idx >= 0, win_t1[np.maximum(prev_idx, 0)], self.level_t)
+        in_block, prev_at = prev_idx >= 0, np.maximum(prev_idx, 0)
+        prev_mean = np.where(in_block, means[prev_at, cols], self.level)
+        prev_t = np.where(in_block, win_t1[prev_at], self.level_t)
         # The time a step's level before was last read, for its start: a
         # window ending on held stale readings was read before its last row.
         read_t1 = all_read_t[start + w - 1 : start + w - 1 + k]
-        prev_read_t = np.where(
-            prev_idx >= 0, read_t1[np.maximum(prev_idx, 0), cols], self._level_read_t
-        )
+        prev_read_t = np.where(in_block, read_t1[prev_at, cols], self._level_read_t)
         for ch in range(n):
             for reset_t in self._pending_resets[ch]:
                 # The module was lifted between these windows: its level is

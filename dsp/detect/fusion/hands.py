@@ -166,7 +166,6 @@ _UNDONE_SHARE = 0.25
 _UNDONE_HELD_S = 0.2
 
 
-
 def _counted_enough(counted: int, left: int, needed: int) -> bool:
     """Whether the plates counted so far decide ``counted >= needed``.
 
