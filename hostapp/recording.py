@@ -34,11 +34,13 @@ from hostapp.protocol import (
     StreamClock,
 )
 from hostapp.protocol.constants import (
+    HELLO,
     LOAD,
     LOAD_HEADER_SIZE,
     NOMINAL_PIEZO_RATE_HZ,
     PIEZO,
     PIEZO_HEADER_SIZE,
+    PONG,
 )
 from hostapp.protocol.decoder import FrameBatch, byte_rows
 from hostapp.protocol.messages import MESSAGE_CLASSES, s24_to_int32
@@ -145,21 +147,26 @@ class RecordingReader:
             batch = decoder.feed_batch(data)
             msg_type = batch.msg_type
             timed = (msg_type == PIEZO) | (msg_type == LOAD)
+            # A PONG is timed and a HELLO may restart the device's clock;
+            # every other message leaves the clock alone.
+            clocked = (msg_type == PONG) | (msg_type == HELLO)
             t_s = np.zeros(len(batch))
             t_us = batch.u32_at(0)
             others: list[TimedFrame] = []
             done = 0
-            # Runs of PIEZO and LOAD are timed at once; the messages between
-            # them in turn (a HELLO may restart the device's clock).
+            # Runs of PIEZO and LOAD are timed at once, the PONG and HELLO
+            # messages between them in turn; a run goes on over messages that
+            # leave the clock alone (a STATUS a second): the clock takes the
+            # same messages in the same order, one by one or in runs.
             for j in [*np.flatnonzero(~timed).tolist(), len(batch)]:
+                if j < len(batch) and not clocked[j]:
+                    others.append(self._other(batch, j, clock))
+                    continue
                 if j > done:
-                    t_s[done:j] = clock.stamp_timed(t_us[done:j])
+                    rows = done + np.flatnonzero(timed[done:j])
+                    t_s[rows] = clock.stamp_timed(t_us[rows])
                 if j < len(batch):
-                    seq = int(batch.seq[j])
-                    msg = MESSAGE_CLASSES[int(msg_type[j])].from_body(batch.body(j))
-                    if isinstance(msg, Hello):
-                        self.hello = msg
-                    others.append(TimedFrame(seq, msg, clock.stamp(seq, msg)))
+                    others.append(self._other(batch, j, clock))
                 done = j + 1
             self.clock_restarts = clock.restarts_unannounced
             self.clock_outliers = clock.outliers
@@ -169,6 +176,14 @@ class RecordingReader:
                 MessageRows.of(batch, t_s, (msg_type == LOAD) & ~held),
                 others,
             )
+
+    def _other(self, batch: FrameBatch, j: int, clock: StreamClock) -> TimedFrame:
+        """Message ``j`` of a batch (not a PIEZO or LOAD one), timed by the clock."""
+        seq = int(batch.seq[j])
+        msg = MESSAGE_CLASSES[int(batch.msg_type[j])].from_body(batch.body(j))
+        if isinstance(msg, Hello):
+            self.hello = msg
+        return TimedFrame(seq, msg, clock.stamp(seq, msg))
 
     def _read(self) -> Iterator[tuple[FrameDecoder, bytes]]:
         """A fresh decoder (its counters become :attr:`stats`) and the file, chunk by chunk."""
@@ -232,12 +247,17 @@ def _gather(
 ) -> npt.NDArray[np.uint8]:
     """The byte ranges ``data[start[i] : start[i] + length[i]]`` one after another."""
     if start.size > 1 and bool(np.all(start[1:] >= start[:-1] + length[:-1])):
-        # In buffer order and apart (frames as they arrived): marked and
-        # taken in one pass over the buffer, without an index per byte.
-        marks = np.zeros(data.size + 1, dtype=np.int8)
-        marks[start] = 1
-        marks[start + length] -= 1
-        return data[np.cumsum(marks[:-1], dtype=np.int8).view(np.bool_)]
+        # In buffer order and apart (frames as they arrived): a mask of the
+        # ranges, drawn as runs (gap, range, gap, ..., the tail) by np.repeat,
+        # and taken in one pass over the buffer, without an index per byte.
+        end = start + length
+        runs = np.empty(2 * start.size + 1, dtype=np.int64)
+        runs[0], runs[-1] = start[0], data.size - end[-1]
+        runs[1:-1:2] = length
+        runs[2:-1:2] = start[1:] - end[:-1]
+        taken = np.zeros(runs.size, dtype=bool)
+        taken[1::2] = True
+        return data[np.repeat(taken, runs)]
     first = np.cumsum(length) - length
     index = np.arange(int(length.sum())) + np.repeat(start - first, length)
     return np.ascontiguousarray(data[index])

@@ -172,6 +172,7 @@ class AcousticLevelModel:
         self.counts = np.zeros(self.n_levels)
         #: Incremented whenever the signatures change (a landing learnt).
         self.version = 0
+        self._n_learnt = (-1, 0)  # (version, n_learnt) as last counted
         self._signatures: dict[bool, tuple[int, np.ndarray, np.ndarray]] = {}
         if signatures is not None:
             given = np.asarray(signatures, dtype=np.float64).reshape(self.n_levels, self.n_levels)
@@ -276,7 +277,11 @@ class AcousticLevelModel:
     @property
     def n_learnt(self) -> int:
         """Landings learnt so far (including any given by a calibration)."""
-        return int(round(float(self.counts.sum())))
+        # Asked at every strike the fusion reads; the counts change only
+        # with the version (:meth:`learn`).
+        if self._n_learnt[0] != self.version:
+            self._n_learnt = (self.version, int(round(float(self.counts.sum()))))
+        return self._n_learnt[1]
 
     def signatures(self, *, heard_crosstalk: bool = False) -> np.ndarray:
         """Current signature of every level, shape (levels, channels), dB.

@@ -88,7 +88,10 @@ class PiezoConditioner:
             self._zi = steady_state(self._b, self._a)[:, None] * x[0][None, :]
         y, self._zi = linear_filter(self._b, self._a, x, 0, self._zi)
         self.n_samples += x.shape[0]
-        y = np.concatenate([self._pending, np.abs(y)])
+        np.abs(y, out=y)
+        if self._pending.shape[0]:
+            # (Blocks of whole frames, the usual ones, leave nothing pending to join.)
+            y = np.concatenate([self._pending, y])
         n_frames = y.shape[0] // self.frame_len
         used = n_frames * self.frame_len
         self._pending = y[used:]

@@ -15,6 +15,7 @@ in a closed tower can only be a cube arriving).
 
 from __future__ import annotations
 
+import math
 from collections import deque
 
 import numpy as np
@@ -118,6 +119,7 @@ class CubeScale:
         self.sign = np.zeros(self.n_levels)  # +1 or -1 per level once known
         self._votes = np.zeros(self.n_levels)
         self._units: np.ndarray | None = None  # cache, cleared on every change
+        self._unit_list: list[float | None] = []  # the same, as unit() gives them
         # Levels whose plate showed that the matched cells' cube is not theirs.
         self._unmatched = np.zeros(self.n_levels, dtype=bool)
         #: Incremented on every change, so users can tell when to re-read units.
@@ -139,8 +141,8 @@ class CubeScale:
         uncalibrated one from its first. Otherwise the median of the levels
         learnt so far, if they agree (:data:`_MATCHED_SPREAD`).
         """
-        value = self._cached_units()[level]
-        return None if np.isnan(value) else float(value)
+        self._cached_units()
+        return self._unit_list[level]
 
     def _unit(self, level: int) -> float | None:
         own = self._history[level]
@@ -333,6 +335,8 @@ class CubeScale:
         if self._units is None:
             values = [self._unit(k) for k in range(self.n_levels)]
             self._units = np.array([np.nan if v is None else v for v in values])
+            # As :meth:`unit` gives them (asked 85k times a replay).
+            self._unit_list = [None if math.isnan(u) else u for u in self._units.tolist()]
         return self._units
 
     def _changed(self) -> None:

@@ -14,6 +14,7 @@ from functools import cached_property
 import numpy as np
 
 from dsp.detect.onsets import Onset
+from dsp.detect.orderstats import median_of
 
 # Why 12 ms: three 4 ms frames absorb the different attack of loud and
 # faint channels of one strike; two strikes of one cube (a bounce) are
@@ -45,6 +46,24 @@ class Impact:
     def snr_db(self) -> np.ndarray:
         """Peak over floor per channel, dB (0 where the floor is unknown); read-only."""
         return self._snr_db
+
+    @cached_property
+    def snr_db_list(self) -> list[float]:
+        """:meth:`snr_db` as a list of floats (for asking about a few channels at a time)."""
+        return self._snr_db.tolist()
+
+    @cached_property
+    def stands_out_db(self) -> float:
+        """How far its loudest channel stands over the median one, dB over their floors."""
+        # statistics.median: the same value as numpy's, far cheaper for eight.
+        snr = self.snr_db_list
+        return float(max(snr) - median_of(snr))
+
+    @cached_property
+    def loudest(self) -> int:
+        """The channel it sounds loudest on (the first of equals, as ``np.argmax``)."""
+        # Asked of every recent strike at each decision.
+        return int(np.argmax(self.peaks))
 
     @cached_property
     def _snr_db(self) -> np.ndarray:

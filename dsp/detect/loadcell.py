@@ -135,6 +135,9 @@ _SHORT_SETTLED_READINGS = 4
 # gives at 10 readings/s; a sigma read half too low took a drift of 3 sigma
 # for a first cube.
 _MIN_TARE_READINGS = 30
+# Windows from this many readings on take their extremes by doubling spans
+# and their sums from a running sum, when those are exact (``_window_stats``).
+_DOUBLING_WINDOW = 8
 
 
 def short_window_readings(sample_rate_hz: float, *, settled: bool) -> int | None:
@@ -215,6 +218,8 @@ class LoadBlockResult:
 
 def _all_in_windows(ok: np.ndarray, w: int, start: int, k: int) -> np.ndarray:
     """For ``k`` windows of ``w`` rows starting at ``start``: whether every flag is set."""
+    if ok.all():
+        return np.ones((k, ok.shape[1]), dtype=bool)  # (the usual block)
     bad = np.concatenate([np.zeros((1, ok.shape[1]), np.int64), np.cumsum(~ok, axis=0)])
     return np.asarray(bad[start + w : start + w + k] - bad[start : start + k] == 0)
 
@@ -229,8 +234,24 @@ def _window_stats(
     faster: ``w`` elementwise steps over ``(k, n)`` arrays instead of a
     reduction over a strided axis for every window. The readings are whole
     HX711 counts, whose sums are exact in any order: the means are the
-    reduction's to the bit.
+    reduction's to the bit. (Readings that are not, the settled view's comb
+    means, are summed in window order all the same; long windows of whole
+    counts take a running sum and doubling spans, a few numpy steps instead
+    of three per reading.)
     """
+    if w >= _DOUBLING_WINDOW:
+        rows = v[start : start + k + w - 1]
+        # Long windows (the settled view's 24 readings) of whole counts, as
+        # they come while the comb is off: their sums are exact however
+        # they are added, so a running sum's differences are the same
+        # numbers; maxima and minima are exact anyway. A comb's means (not
+        # whole) or a partial sum past 2**53 take the steps below.
+        whole = not (np.floor(rows) != rows).any()  # (NaN is not; infinity fails below)
+        if whole and np.abs(rows).max(initial=0.0) * rows.shape[0] < 2.0**53:
+            # (+ 0.0: a zero sum comes out +0.0, as the steps below give it.)
+            running = np.concatenate([np.zeros((1, rows.shape[1])), np.cumsum(rows + 0.0, axis=0)])
+            total = running[w : w + k] - running[:k]
+            return _sliding(np.maximum, rows, w), _sliding(np.minimum, rows, w), total / w
     first = v[start : start + k]
     high, low, total = first.copy(), first.copy(), first + 0.0
     for i in range(1, w):
@@ -239,6 +260,21 @@ def _window_stats(
         np.minimum(low, rows, out=low)
         total += rows
     return high, low, total / w
+
+
+def _sliding(op: np.ufunc, rows: np.ndarray, w: int) -> np.ndarray:
+    """``op`` (np.maximum or np.minimum) of each ``w`` consecutive rows, by doubling spans.
+
+    Row ``j`` of the result covers ``rows[j : j + w]``: two spans of the
+    largest power of two up to ``w`` overlap to cover it (an extreme is
+    the same however often a reading takes part).
+    """
+    span, acc = 1, rows
+    while 2 * span <= w:
+        acc = op(acc[:-span], acc[span:])
+        span *= 2
+    windows = rows.shape[0] - w + 1
+    return op(acc[:windows], acc[w - span : w - span + windows])
 
 
 def robust_sigma_from_differences(values: np.ndarray) -> np.ndarray:
@@ -349,6 +385,9 @@ class LoadChannelProcessor:
             self.sigma = np.maximum(np.asarray(noise_counts, dtype=np.float64), _MIN_SIGMA_COUNTS)
         # The noise learnt at the tare (or given); ``sigma`` may rise above it in play.
         self.tare_sigma = self.sigma.copy()
+        # ``noise_ready`` of the ``sigma`` array it was last asked of.
+        self._ready_of: np.ndarray | None = None
+        self._ready = False
         self._play = PlayNoise(n) if play_noise else None
         self._rocking = (rocking or RockingPeriod(n)) if play_noise else None
         self._comb = RockingComb(n) if play_noise else None
@@ -453,7 +492,11 @@ class LoadChannelProcessor:
     @property
     def noise_ready(self) -> bool:
         """True once every channel has a noise sigma."""
-        return bool(np.all(np.isfinite(self.sigma)))
+        # Asked several times a block; ``sigma`` is replaced, never changed
+        # in place, so the answer holds while it is the same array.
+        if self._ready_of is not self.sigma:
+            self._ready_of, self._ready = self.sigma, bool(np.all(np.isfinite(self.sigma)))
+        return self._ready
 
     @property
     def ready_t_s(self) -> float:
@@ -529,7 +572,7 @@ class LoadChannelProcessor:
     ) -> LoadBlockResult:
         assert self._play is not None and self._rocking is not None and self._comb is not None
         seconds = PlayNoise.second_of(t_s)
-        edges = np.r_[0, np.flatnonzero(np.diff(seconds)) + 1, t_s.size]
+        edges = np.concatenate([[0], np.flatnonzero(seconds[1:] != seconds[:-1]) + 1, [t_s.size]])
         # (first row, noise, comb, seconds between fresh readings) of each
         # run of seconds judged alike.
         runs: list[tuple[int, np.ndarray | None, int, float]] = []
@@ -683,14 +726,23 @@ class LoadChannelProcessor:
         # window where a ringing one was taken since the last still one.
         resetting = self._resetting_rows(all_t, first_end, still, last_still, win_t1)
         open_rows = ((last_still >= 0) | ~self._ring_taken) & ~resetting
+        # Nor a ringing window that reaches back to the still one before it
+        # (it mixes two levels: never taken below), tested only to be dropped.
+        ref_t = np.where(last_still >= 0, win_t1[np.maximum(last_still, 0)], self._still_t)[pad:]
+        rows = np.arange(pad, k)
+        with np.errstate(invalid="ignore"):
+            ring_apart = all_t[first_end - (2 * self.window - 1) + rows][:, None] > ref_t
+            fit_apart = all_t[first_end - (f - 1) + rows][:, None] > ref_t
         (passes, ring_mean, ring_swing), ring_t0 = self._window_tests(
-            all_t, all_v, all_ok, first_end + pad, (~still & open_rows)[pad:], 2 * self.window,
-            lambda v, ch: balanced_windows(v, self.stable_range_sigmas * noise[ch] / 2),
+            all_t, all_v, all_ok, first_end + pad, (~still & open_rows)[pad:] & ring_apart,
+            2 * self.window,
+            lambda v, ch: balanced_windows(v, self.stable_range_sigmas * noise[ch] / 2), 2,
         )
         # Still windows are fitted too: their load may be read through the fit.
         (fitted, fit_level, fit_parts, fit_swing), fit_t0 = self._window_tests(
-            all_t, all_v, all_ok, first_end + pad, (~strict & (still | open_rows))[pad:],
-            self.fit_readings, lambda v, ch: fitted_windows(v, noise[ch]),
+            all_t, all_v, all_ok, first_end + pad,
+            (~strict & still)[pad:] | ((~strict & open_rows)[pad:] & fit_apart), self.fit_readings,
+            lambda v, ch: fitted_windows(v, noise[ch]), 3,
         )
         if pad:
             def grow(a: np.ndarray) -> np.ndarray:
@@ -777,18 +829,24 @@ class LoadChannelProcessor:
         candidates: np.ndarray,
         length: int,
         test: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, ...]],
+        n_measures: int,
     ) -> tuple[list[np.ndarray], np.ndarray]:
         """Run a window test on each candidate (row, channel) window of ``length`` readings.
 
         ``test(readings, channels)`` gets the ``(m, length)`` readings of the
         ``m`` candidate windows and their channels, and returns per window
-        whether it passes and what it measured. These come back as (rows,
-        channels) arrays, zero off the candidates; a window over invalid or
-        lost readings never passes. Also returned: each row's window start time.
+        whether it passes and the ``n_measures`` numbers it measured. These
+        come back as (rows, channels) arrays, zero off the candidates; a
+        window over invalid or lost readings never passes. Also returned:
+        each row's window start time.
         """
         start = first_end - (length - 1)
         k = candidates.shape[0]
         t0 = all_t[start : start + k]
+        if not candidates.any():
+            # (A third of the blocks: zeros, without testing no window.)
+            return [np.zeros(candidates.shape, dtype=bool)] + [
+                np.zeros(candidates.shape) for _ in range(n_measures)], t0
         rows, cols = np.nonzero(candidates)
         gaps = self._gaps_before(all_t)
         contiguous = gaps[start + rows + length - 1] == gaps[start + rows]
@@ -827,8 +885,11 @@ class LoadChannelProcessor:
         loose = jumps & ~sure
         out: list[tuple[int, int, float, float]] = []
         corrections = np.zeros((k, n), dtype=bool)
+        looked = np.flatnonzero(loose.any(axis=0) | self._rev_pending)
+        if not looked.size:
+            return out, corrections  # (most blocks)
         margin = np.maximum(self.stable_range_sigmas * self.sigma, 0.25 * self.min_step_counts)
-        for ch in np.flatnonzero(loose.any(axis=0) | self._rev_pending):
+        for ch in looked:
             rows = np.flatnonzero(jumps[:, ch] | sure[:, ch])
             for r in rows:
                 if self._rev_pending[ch] and sure[r, ch]:
@@ -880,7 +941,7 @@ class LoadChannelProcessor:
         for j, ch, _, _ in revisions:
             stepped[j, ch] = True
         last_sure = np.maximum.accumulate(np.where(sure, rows, -1), axis=0)
-        prev_sure = np.vstack([np.full((1, n), -1), last_sure[:-1]])
+        prev_sure = np.concatenate([np.full((1, n), -1), last_sure[:-1]])
         ref = np.maximum(prev_sure, 0)
         ref_mean = np.where(prev_sure >= 0, means[ref, cols], self._sure_mean[None, :])
         ref_t = np.where(prev_sure >= 0, win_t1[ref], self._sure_t[None, :])
@@ -957,13 +1018,12 @@ class LoadChannelProcessor:
         if accepted is None:
             self._ring_taken &= ~seen
         else:
-            last_ring = np.max(np.where(accepted, np.arange(k)[:, None], -1), axis=0)
+            last_ring = np.maximum.reduce(np.where(accepted, np.arange(k)[:, None], -1), axis=0)
             self._ring_taken = np.where(seen & (last > last_ring), False, self._ring_taken)
             self._ring_taken |= last_ring > last
 
     def _track_connections(self, t_s: np.ndarray, valid: np.ndarray) -> list[LoadConnection]:
         out: list[LoadConnection] = []
-        need = self.disconnect_readings
         for ch in range(self.n_channels):
             col, times = valid[:, ch], t_s
             if not self.reported[ch]:
@@ -982,48 +1042,64 @@ class LoadChannelProcessor:
                 continue
             if not self.connected[ch] and not col.any():
                 continue
-            # Rare path (some reading invalid or a reconnection): walk the
-            # run boundaries only, not every reading.
-            changes = np.flatnonzero(np.diff(np.concatenate([[col[0]], col]).astype(np.int8)))
-            starts = np.concatenate([[0], changes])
-            ends = np.concatenate([changes, [col.size]])
-            for a, b in zip(starts, ends, strict=True):
-                if col[a]:
-                    self._invalid_run[ch] = 0
-                    if self.connected[ch]:
-                        self._note_interval(
-                            ch, times[b - 2] if b - a >= 2 else self._fresh_t[ch], times[b - 1]
-                        )
-                    self._fresh_t[ch] = times[b - 1]
-                    if not self.connected[ch]:
-                        self.connected[ch] = True
-                        out.append(LoadConnection(ch, True, float(times[a]), float(times[a])))
-                else:
-                    if self._invalid_run[ch] == 0:
-                        self._invalid_since[ch] = times[a]
-                    before = self._invalid_run[ch]
-                    self._invalid_run[ch] += b - a
-                    if not self.connected[ch] or self._invalid_run[ch] < need:
-                        continue
-                    # As many readings missing as a disconnection takes, and
-                    # as long without a fresh one: a device polling faster
-                    # than its converters sends runs of stale readings too.
-                    reached = max(a, a + (need - before) - 1)
-                    silent_s = max(
-                        self._disconnect_s, DISCONNECT_OWN_INTERVALS * self._own_interval[ch]
-                    )
-                    late = times[reached:b] - self._fresh_t[ch] >= silent_s
-                    if late.any():
-                        self.connected[ch] = False
-                        decided = times[reached + int(np.argmax(late))]
-                        self._pending_resets[ch].append(float(self._invalid_since[ch]))
-                        out.append(
-                            LoadConnection(
-                                ch, False, float(self._invalid_since[ch]), float(decided)
-                            )
-                        )
+            self._walk_runs(ch, col, times, out)
         out.sort(key=lambda c: (c.t_decided_s, c.level))
         return out
+
+    def _walk_runs(
+        self, ch: int, col: np.ndarray, times: np.ndarray, out: list[LoadConnection]
+    ) -> None:
+        """The rare path of :meth:`_track_connections`: some reading invalid, or a reconnection.
+
+        Walks the run boundaries only, not every reading, with the
+        channel's state in Python numbers until the end (a slow converter
+        leaves dozens of runs a block; the same arithmetic as
+        :meth:`_note_interval`).
+        """
+        need = self.disconnect_readings
+        changes = np.flatnonzero(np.diff(np.concatenate([[col[0]], col]).astype(np.int8)))
+        starts = np.concatenate([[0], changes])
+        ends = np.concatenate([changes, [col.size]])
+        at = times.tolist()
+        connected = bool(self.connected[ch])
+        invalid_run = int(self._invalid_run[ch])
+        invalid_since = float(self._invalid_since[ch])
+        fresh_t = float(self._fresh_t[ch])
+        own_interval = float(self._own_interval[ch])
+        for a, b, ok in zip(starts.tolist(), ends.tolist(), col[starts].tolist(), strict=True):
+            if ok:
+                invalid_run = 0
+                if connected:
+                    gap = at[b - 1] - (at[b - 2] if b - a >= 2 else fresh_t)
+                    if 0.0 < gap <= SLOWEST_INTERVAL_S:
+                        own_interval = gap
+                fresh_t = at[b - 1]
+                if not connected:
+                    connected = True
+                    out.append(LoadConnection(ch, True, at[a], at[a]))
+                continue
+            if invalid_run == 0:
+                invalid_since = at[a]
+            before = invalid_run
+            invalid_run += b - a
+            if not connected or invalid_run < need:
+                continue
+            # As many readings missing as a disconnection takes, and as long
+            # without a fresh one: a device polling faster than its
+            # converters sends runs of stale readings too.
+            reached = max(a, a + (need - before) - 1)
+            silent_s = max(self._disconnect_s, DISCONNECT_OWN_INTERVALS * own_interval)
+            late = times[reached:b] - fresh_t >= silent_s
+            if late.any():
+                connected = False
+                decided = at[reached + int(np.argmax(late))]
+                self._pending_resets[ch].append(invalid_since)
+                out.append(LoadConnection(ch, False, invalid_since, decided))
+        self.connected[ch] = connected
+        self._invalid_run[ch] = invalid_run
+        self._invalid_since[ch] = invalid_since
+        self._fresh_t[ch] = fresh_t
+        self._own_interval[ch] = own_interval
 
     def _note_interval(self, ch: int, before_s: float, fresh_s: float) -> None:
         """Fresh readings at ``before_s`` and ``fresh_s``: the interval of its converter."""
@@ -1035,7 +1111,8 @@ class LoadChannelProcessor:
         """How many gaps of lost readings lie before each reading (a window spans none)."""
         # Asked for by each window test of a block: counted once per block.
         if self._gaps[0] is not all_t:
-            self._gaps = (all_t, np.concatenate([[0], np.cumsum(np.diff(all_t) > self._max_gap_s)]))
+            lost = all_t[1:] - all_t[:-1] > self._max_gap_s
+            self._gaps = (all_t, np.concatenate([[0], np.cumsum(lost)]))
         return self._gaps[1]
 
     def _find_steps(
@@ -1076,16 +1153,15 @@ class LoadChannelProcessor:
         # For every stable window, the index of the stable window before it
         # on the same channel (-1: the one remembered from earlier blocks).
         last_incl = np.maximum.accumulate(np.where(stable, rows, -1), axis=0)
-        prev_idx = np.vstack([np.full((1, n), -1), last_incl[:-1]])
+        prev_idx = np.concatenate([np.full((1, n), -1), last_incl[:-1]])
         cols = np.arange(n)[None, :]
-        prev_mean = np.where(prev_idx >= 0, means[np.maximum(prev_idx, 0), cols], self.level)
-        prev_t = np.where(prev_idx >= 0, win_t1[np.maximum(prev_idx, 0)], self.level_t)
+        in_block, prev_at = prev_idx >= 0, np.maximum(prev_idx, 0)
+        prev_mean = np.where(in_block, means[prev_at, cols], self.level)
+        prev_t = np.where(in_block, win_t1[prev_at], self.level_t)
         # The time a step's level before was last read, for its start: a
         # window ending on held stale readings was read before its last row.
         read_t1 = all_read_t[start + w - 1 : start + w - 1 + k]
-        prev_read_t = np.where(
-            prev_idx >= 0, read_t1[np.maximum(prev_idx, 0), cols], self._level_read_t
-        )
+        prev_read_t = np.where(in_block, read_t1[prev_at, cols], self._level_read_t)
         for ch in range(n):
             for reset_t in self._pending_resets[ch]:
                 # The module was lifted between these windows: its level is
@@ -1119,7 +1195,7 @@ class LoadChannelProcessor:
         # over the settling of a step found early in this block. A window
         # over lost readings (a gap in the stream) tells nothing of the
         # plates: every channel has it, and no hand made it.
-        restless = np.vstack([self._restless_hist, ~still & contiguous[:, None]])
+        restless = np.concatenate([self._restless_hist, ~still & contiguous[:, None]])
         offset = self._restless_hist.shape[0]
 
         def step(j: int, ch: int, before: float, t_before: float, *, revises: bool = False

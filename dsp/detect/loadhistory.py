@@ -35,6 +35,9 @@ _MAD_SIGMA = 1.4826
 # LOAD messages go on; only an absent stream leaves gaps) are rare; the last
 # ones are all that is ever asked about.
 _GAPS_KEPT = 256
+# Why 64: the fits of the last few plates asked about within a decision or
+# two (the oldest goes first).
+_FITS_KEPT = 64
 # Why 0.3 s: a finger's push wavers (model C's tremor), and a reading or two
 # under the bar in the middle of it is the same push.
 PRESS_GAP_S = 0.3
@@ -121,9 +124,11 @@ class LoadHistory:
         # Whether the times never go back: then the readings of a span are
         # found by bisection (``_rows``), not by comparing every time kept.
         self._in_order = True
-        # The last ring fit of :meth:`change`, by its readings' bytes: a stop
-        # weighed again asks :meth:`ring_change` of the same readings at once.
-        self._last_fit: tuple[bytes, tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
+        # The last ring fits of :meth:`change`, by their readings' bytes: a stop
+        # weighed again asks :meth:`ring_change` of the same readings at once,
+        # and the fusion asks :meth:`change` of the same last readings of a
+        # plate again and again (a sixth of the fits on our recordings).
+        self._fits: dict[bytes, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     def add(
         self, t_s: np.ndarray, values: np.ndarray, valid: np.ndarray,
@@ -414,19 +419,25 @@ class LoadHistory:
         tail_rows = self._rows(t1_s - tail_s, t1_s, after_t0=True)
         before = self._ok[before_rows, level]
         tail = self._ok[tail_rows, level]
-        if not (before.sum() >= 3 and tail.any()):
+        if not (np.count_nonzero(before) >= 3 and tail.any()):
             return float("nan")
         at = float("nan")
         last = self._last_rows(t1_s, RING_FIT_READINGS)
         if last.size == RING_FIT_READINGS and self._ok[last, level].all():
             window = self._v[last, level][None, :]
-            fit = oscillation_fit(window)
-            self._last_fit = (window.tobytes(), fit)
+            key = window.tobytes()
+            fit = self._fits.get(key)
+            if fit is None:
+                fit = self._fits[key] = oscillation_fit(window)
+                if len(self._fits) > _FITS_KEPT:
+                    del self._fits[next(iter(self._fits))]
             settles, residual, fits = fit
             if fits[0] and residual[0] < RING_FIT_RESIDUAL:
                 at = settles[0]
         if not np.isfinite(at):
-            at = float(np.mean(self._v[tail_rows, level][tail]))
+            # np.mean's sum over the count, without its wrapper (asked 10k times a replay).
+            readings = self._v[tail_rows, level][tail]
+            at = float(np.add.reduce(readings) / readings.size)
         return float(at - float(orderstats.median(self._v[before_rows, level][before])))
 
     def changes(
@@ -456,10 +467,8 @@ class LoadHistory:
         if last.size < RING_FIT_READINGS or not self._ok[last, level].all() or before_ok.sum() < 3:
             return None
         window = self._v[last, level][None, :]
-        known = self._last_fit
         good, settles, apart, _ = fitted_windows(
-            window, np.array([noise]),
-            known[1] if known is not None and known[0] == window.tobytes() else None,
+            window, np.array([noise]), self._fits.get(window.tobytes())
         )
         if not good[0]:
             return None

@@ -88,7 +88,7 @@ class PlateMotion:
         mean = total / self.frames
         with np.errstate(invalid="ignore"):
             busy = mean > self.over_floor * np.asarray(floor, dtype=np.float64).reshape(n, -1)
-        before = np.vstack([self._moving[None, :], busy[:-1]])
+        before = np.concatenate([self._moving[None, :], busy[:-1]])
         rows, channels = np.nonzero(busy != before)
         changes = [
             MotionChange(self.frames_done + int(r), int(c), bool(busy[r, c]))

@@ -151,14 +151,16 @@ class OnsetDetector:
         threshold = np.maximum(flo[:n_ready] * self.ratio, self.min_threshold)
         # NaN floor (still learning) compares False: no onsets then.
         above = env[:n_ready] > threshold
-        previous = np.vstack([self._was_above, above[:-1]])
-        before = np.vstack([self._last_env, env[: n_ready - 1]])
+        previous = np.concatenate([self._was_above[None, :], above[:-1]])
+        before = np.concatenate([self._last_env[None, :], env[: n_ready - 1]])
         jumped = env[:n_ready] >= self.jump_ratio * before
         frames, channels = np.nonzero(above & (~previous | jumped))
+        # Each candidate's peaks over its scan, all at once (the same maxima).
+        scanned = env[frames[:, None] + np.arange(self.scan_frames)].max(axis=1)
         onsets: list[Onset] = []
-        for f, ch in zip(frames.tolist(), channels.tolist(), strict=True):
+        for i, (f, ch) in enumerate(zip(frames.tolist(), channels.tolist(), strict=True)):
             g = self._first_frame + f
-            peaks = env[f : f + self.scan_frames].max(axis=0)
+            peaks = scanned[i]
             masked = g < self._mask_until[ch]
             if masked and peaks[ch] < self.mask_override_ratio * self._last_peak[ch]:
                 continue

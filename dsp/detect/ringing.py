@@ -75,8 +75,12 @@ def oscillation_fit(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """
     v = np.asarray(v, dtype=np.float64)
     n = v.shape[1]
-    centre = v.mean(axis=1)
-    swing = v.max(axis=1) - v.min(axis=1)
+    # The reductions as ufunc calls: what ``mean``, ``max``, ``min`` and
+    # ``sum`` compute, to the bit (a sum over ``n``), without their Python
+    # wrappers, which cost more than these few readings (the fusion asks
+    # for one window at a time, thousands of times a replay).
+    centre = np.add.reduce(v, axis=1) / n
+    swing = np.maximum.reduce(v, axis=1) - np.minimum.reduce(v, axis=1)
     scale = np.where(swing > 0, swing, 1.0)
     z = (v - centre[:, None]) / scale[:, None]  # well conditioned whatever the counts
     u, w, y = z[:, 1:-1], z[:, :-2], z[:, 2:]
@@ -88,8 +92,9 @@ def oscillation_fit(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     suu = np.einsum("ij,ij->i", u, u) + ridge
     sww = np.einsum("ij,ij->i", w, w) + ridge
     suw = np.einsum("ij,ij->i", u, w)
-    su, sw, s1 = u.sum(axis=1), w.sum(axis=1), (n - 2) + ridge
-    ruy, rwy, ry = np.einsum("ij,ij->i", u, y), np.einsum("ij,ij->i", w, y), y.sum(axis=1)
+    su, sw, s1 = np.add.reduce(u, axis=1), np.add.reduce(w, axis=1), (n - 2) + ridge
+    ruy, rwy = np.einsum("ij,ij->i", u, y), np.einsum("ij,ij->i", w, y)
+    ry = np.add.reduce(y, axis=1)
     if v.shape[0] == 1:
         # One window (most questions the fusion asks): the same arithmetic on
         # numpy scalars, at a fraction of the cost of one-element arrays.
@@ -161,7 +166,7 @@ def fitted_windows(
     """
     v = np.asarray(v, dtype=np.float64)
     whole, residual, holds = oscillation_fit(v) if whole_fit is None else whole_fit
-    swing = np.ptp(v, axis=1)
+    swing = _spread(v)
     relative_noise = noise / np.where(swing > 0, swing, 1.0)
     # The part fits only of windows the whole fit explains: most windows
     # of a plate that is not ringing fail there (each row is fitted alone,
@@ -175,7 +180,7 @@ def fitted_windows(
         head, tail = parts[: asked.size], parts[asked.size :]
         head_holds, tail_holds = parts_hold[: asked.size], parts_hold[asked.size :]
         with np.errstate(invalid="ignore"):
-            spread[asked] = np.ptp(np.stack([whole[asked], head, tail], axis=1), axis=1)
+            spread[asked] = _spread(np.stack([whole[asked], head, tail], axis=1))
         good[asked] = head_holds & tail_holds & np.isfinite(spread[asked])
     return good, whole, spread, swing
 
@@ -208,23 +213,32 @@ def balanced_windows(
     """
     half = v.shape[1] // 2
     first, second = v[:, :half], v[:, half:]
-    mean = v.mean(axis=1)
-    swing = v.max(axis=1) - v.min(axis=1)
+    # (Means as their sums over the count, extremes as ufunc reductions: the
+    # same numbers without the methods' Python wrappers, thousands of calls.)
+    mean = np.add.reduce(v, axis=1) / v.shape[1]
+    swing = _spread(v)
     balance = np.maximum(
-        np.abs(first.mean(axis=1) - second.mean(axis=1)),
+        np.abs(np.add.reduce(first, axis=1) / half
+               - np.add.reduce(second, axis=1) / (v.shape[1] - half)),
         np.abs(_midrange(first) - _midrange(second)),
     )
-    dying = (second.max(axis=1) - second.min(axis=1)) <= (first.max(axis=1) - first.min(axis=1))
+    dying = _spread(second) <= _spread(first)
     side = np.signbit(v - mean[:, None])
-    crossings = np.count_nonzero(side[:, 1:] != side[:, :-1], axis=1)
+    crossings = np.add.reduce(side[:, 1:] != side[:, :-1], axis=1, dtype=np.intp)
     passes = dying & (crossings >= RING_CROSSINGS) & (balance <= RING_BALANCE * swing + noise_bar)
     # The lone-reading test (a median per window) only where the rest pass.
     asked = np.flatnonzero(passes)
-    tested = v[asked]
-    lone = np.abs(tested - median(tested, axis=1)[:, None]).max(axis=1)
-    passes[asked] = lone <= RING_LONE_READING * swing[asked]
+    if asked.size:
+        tested = v[asked]
+        lone = np.abs(tested - median(tested, axis=1)[:, None]).max(axis=1)
+        passes[asked] = lone <= RING_LONE_READING * swing[asked]
     return passes, mean, swing
 
 
 def _midrange(v: np.ndarray) -> np.ndarray:
-    return 0.5 * (v.max(axis=-1) + v.min(axis=-1))
+    return 0.5 * (np.maximum.reduce(v, axis=-1) + np.minimum.reduce(v, axis=-1))
+
+
+def _spread(v: np.ndarray) -> np.ndarray:
+    """Peak to peak of each row (``np.ptp(v, axis=1)``: its maximum less its minimum)."""
+    return np.maximum.reduce(v, axis=1) - np.minimum.reduce(v, axis=1)

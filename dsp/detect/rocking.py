@@ -25,6 +25,7 @@ its plates through the comb (:class:`dsp.detect.loadcell.LoadChannelProcessor`).
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 
 import numpy as np
@@ -119,11 +120,7 @@ def cell_spectra(rows: np.ndarray, fresh: np.ndarray, per_second: float) -> np.n
     if per_second <= 0:
         return out
     size = 1 << int(PAD * diffs.shape[0] - 1).bit_length()
-    hz = np.fft.rfftfreq(size) * per_second
-    # Linear interpolation onto the grid (as np.interp), for all cells at once.
-    inside = _GRID <= 0.5 * per_second
-    below = np.clip(np.searchsorted(hz, _GRID, side="right") - 1, 0, hz.size - 2)
-    weight = np.clip((_GRID - hz[below]) / (hz[below + 1] - hz[below]), 0.0, 1.0)
+    inside, below, weight = _onto_grid(size, per_second)
     finite = np.isfinite(diffs)
     counts = np.count_nonzero(finite, axis=0)
     # Cells whose fresh readings fall alike (all, when every reading is
@@ -141,6 +138,23 @@ def cell_spectra(rows: np.ndarray, fresh: np.ndarray, per_second: float) -> np.n
         with np.errstate(invalid="ignore", divide="ignore"):
             out[cells] = np.where(total > 0.0, on_grid / total, np.nan).T
     return out
+
+
+@functools.lru_cache(maxsize=16)
+def _onto_grid(size: int, per_second: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Linear interpolation from an FFT of ``size`` onto ``_GRID`` (as np.interp).
+
+    Which grid points lie under the Nyquist rate, the FFT bin below each
+    and its weight. The same few sizes and rates come back every second:
+    kept (read-only).
+    """
+    hz = np.fft.rfftfreq(size) * per_second
+    inside = _GRID <= 0.5 * per_second
+    below = np.clip(np.searchsorted(hz, _GRID, side="right") - 1, 0, hz.size - 2)
+    weight = np.clip((_GRID - hz[below]) / (hz[below + 1] - hz[below]), 0.0, 1.0)
+    for a in (inside, below, weight):
+        a.flags.writeable = False
+    return inside, below, weight
 
 
 def smoothed(spectrum: np.ndarray, half_width_hz: float = 0.5) -> np.ndarray:
@@ -464,52 +478,54 @@ class RockingComb:
         values = np.asarray(values, dtype=np.float64)
         length = max(1, int(length))
         full = MAX_COMB_READINGS + 1
-        if len(values) and valid.all() and fresh.all():
-            # The usual block: every reading valid and fresh. The cells whose
-            # sums are as long (all, once each mean is long begun) at once.
-            out = np.empty_like(values)
-            sizes = np.array([sums.size for sums in self._sums])
-            # (A set, not np.unique: that imports numpy.ma, 20-30 ms at the
-            # start of every `towerear detect`.)
-            for size in sorted(set(sizes.tolist())):
-                cells = np.flatnonzero(sizes == size)
-                kept = np.array([self._sums[k] for k in cells])
-                running = np.cumsum(
-                    np.concatenate([kept[:, -1:], values[:, cells].T], axis=1), axis=1)[:, 1:]
-                whole = np.concatenate([kept, running], axis=1)
+        out = values.copy()
+        # The usual cells: every reading valid and fresh. Those whose sums are
+        # as long (all, once each mean is long begun) at once; a cell that is
+        # not (an absent cell, a slow converter) does not hold the others up.
+        usual = (valid.all(axis=0) & fresh.all(axis=0)) if len(values) else np.zeros(
+            self.n_channels, dtype=bool)
+        sizes = np.array([sums.size for sums in self._sums])
+        # (A set, not np.unique: that imports numpy.ma, 20-30 ms at the
+        # start of every `towerear detect`.)
+        for size in sorted(set(sizes[usual].tolist())):
+            cells = np.flatnonzero(usual & (sizes == size))
+            kept = np.array([self._sums[k] for k in cells])
+            running = np.cumsum(
+                np.concatenate([kept[:, -1:], values[:, cells].T], axis=1), axis=1)[:, 1:]
+            whole = np.concatenate([kept, running], axis=1)
+            for row, cell in enumerate(cells):
+                self._sums[int(cell)] = whole[row, -full:]
+            if length > 1:
                 at = np.arange(size, whole.shape[1])
                 span = np.minimum(length, at)
-                means = (whole[:, at] - whole[:, at - span]) / span
-                for row, cell in enumerate(cells):
-                    self._sums[int(cell)] = whole[row, -full:]
-                out[:, cells] = values[:, cells] if length == 1 else means.T
-            self._held = out[-1].copy()
-            return out
-        out = values.copy()
-        for k in range(self.n_channels):
+                out[:, cells] = ((whole[:, at] - whole[:, at - span]) / span).T
+            self._held[cells] = out[-1, cells]
+        for k in np.flatnonzero(~usual).tolist():
             ok = valid[:, k]
             new = ok & fresh[:, k]
             sums = self._sums[k]
             breaks = np.flatnonzero(~ok)
             # Segments between invalid readings: each starts the mean afresh.
+            # (Empty ones only start it afresh: the next one does that too,
+            # and a block ending on an invalid reading leaves it begun anew.)
             starts = np.concatenate([[0], breaks + 1])
             ends = np.concatenate([breaks, [values.shape[0]]])
-            for a, b in zip(starts, ends, strict=True):
+            filled = ends > starts
+            for a, b in zip(starts[filled].tolist(), ends[filled].tolist(), strict=True):
                 if a > 0:
                     sums = np.zeros(1)
                     self._held[k] = np.nan
-                if b <= a:
-                    continue
                 idx = a + np.flatnonzero(new[a:b])
                 means = np.zeros(0)
                 if idx.size:
                     # np.cumsum adds in order: the same sums however the stream is cut.
                     running = np.cumsum(np.concatenate([sums[-1:], values[idx, k]]))[1:]
                     whole = np.concatenate([sums, running])
-                    at = np.arange(sums.size, whole.size)
-                    span = np.minimum(length, at)
-                    means = (whole[at] - whole[at - span]) / span
-                    sums = whole[-(MAX_COMB_READINGS + 1):]
+                    if length > 1:
+                        at = np.arange(sums.size, whole.size)
+                        span = np.minimum(length, at)
+                        means = (whole[at] - whole[at - span]) / span
+                    sums = whole[-full:]
                 if length == 1:
                     # As they are (and remembered, the last one to be held).
                     if idx.size:
@@ -522,5 +538,8 @@ class RockingComb:
                 out[a:b, k] = np.where(np.isfinite(held), held, values[a:b, k])
                 if means.size:
                     self._held[k] = means[-1]
+            if breaks.size and breaks[-1] == values.shape[0] - 1:
+                sums = np.zeros(1)
+                self._held[k] = np.nan
             self._sums[k] = sums
         return out

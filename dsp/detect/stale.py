@@ -88,6 +88,16 @@ class StaleReadingHold:
         if t_s.size == 0:
             return values, valid, read_t
         m = t_s.size
+        if valid.all():
+            # Every reading fresh (the usual converter): nothing to hold, and
+            # the last row is all there is to remember (as below, its
+            # interval from the fresh reading before it).
+            since = t_s[-1] - (np.full(n, t_s[-2]) if m >= 2 else self._fresh_t)
+            self._interval = np.where(np.isfinite(since), since, 0.0)
+            self._fresh_t = np.full(n, t_s[-1])
+            self._fresh_v = values[-1].copy()
+            self._fresh_read_t = read_t[-1].copy()
+            return values, valid, read_t
         cols = np.arange(n)[None, :]
         last = np.maximum.accumulate(np.where(valid, np.arange(m)[:, None], -1), axis=0)
         seen = last >= 0
@@ -97,7 +107,7 @@ class StaleReadingHold:
         fresh_read_t = np.where(seen, read_t[at, cols], self._fresh_read_t[None, :])
         # Each fresh reading's interval from the one before it, and each
         # row's: its last fresh reading's.
-        before_t = np.vstack([self._fresh_t[None, :], fresh_t[:-1]])
+        before_t = np.concatenate([self._fresh_t[None, :], fresh_t[:-1]])
         since = t_s[:, None] - before_t
         own = np.where(np.isfinite(since), since, 0.0)
         interval = np.where(seen, own[at, cols], self._interval[None, :])

@@ -60,7 +60,7 @@ CEILING_REACH_S = float(np.sqrt(2.0 * MODULE_HEIGHT_M / GRAVITY_M_S2))
 
 def loudest_levels(drop: list[TimedImpact]) -> list[int]:
     """The level each impact of a drop sounds loudest on."""
-    return [int(np.argmax(imp.peaks)) for imp in drop]
+    return [imp.impact.loudest for imp in drop]
 
 
 def passed_through(drop: list[TimedImpact], loudest: list[int], k: int) -> bool:

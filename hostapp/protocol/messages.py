@@ -209,6 +209,7 @@ class Status:
     """STATUS (0x04): device health counters, sent once a second."""
 
     TYPE: ClassVar[int] = c.STATUS
+    BODY_SIZE: ClassVar[int] = _STATUS.size
     uptime_ms: int
     piezo_overruns: int = 0
     tx_dropped: int = 0

@@ -166,6 +166,15 @@ _UNDONE_SHARE = 0.25
 _UNDONE_HELD_S = 0.2
 
 
+def _counted_enough(counted: int, left: int, needed: int) -> bool:
+    """Whether the plates counted so far decide ``counted >= needed``.
+
+    Whatever the ``left`` others show; each plate's change costs a ring
+    fit, so they are not read then.
+    """
+    return counted >= needed or counted + left < needed
+
+
 class HandsJudge(FusionBase):
     """Signs that hands moved a plate (see the module docstring)."""
 
@@ -443,14 +452,16 @@ class HandsJudge(FusionBase):
         ]
         if len(others) < _STEADIED_PLATES:
             return False
-        changes = self.load_history.changes(
-            others, step.t_before_s - BEFORE_STRIKE_S, step.t_decided_s, _JOLT_TAIL_S
-        )
         moved = 0
-        for k, change in zip(others, changes, strict=True):
+        for i, k in enumerate(others):
+            change = self.load_history.change(
+                k, step.t_before_s - BEFORE_STRIKE_S, step.t_decided_s, _JOLT_TAIL_S
+            )
             unit = float(units[k]) if np.isfinite(units[k]) else usual
             bar = min(_STEADIED_CUBES * abs(unit), own)
             moved += int(np.isfinite(change) and abs(change) >= bar)
+            if _counted_enough(moved, len(others) - 1 - i, _STEADIED_PLATES):
+                break
         return moved >= _STEADIED_PLATES
 
     def _moved_with_the_tower(self, step: LoadStep) -> bool:
@@ -482,15 +493,17 @@ class HandsJudge(FusionBase):
             and self._levels[k].landed_t < step.t_before_s - _STEADIED_LANDED_S
         ]
         t0 = step.t_before_s - BEFORE_STRIKE_S
-        changes = self.load_history.changes(others, t0, step.t_decided_s, _JOLT_TAIL_S)
         stepped = 0
-        for k, change in zip(others, changes, strict=True):
+        for i, k in enumerate(others):
+            change = self.load_history.change(k, t0, step.t_decided_s, _JOLT_TAIL_S)
             unit = self.scale.unit(k)
             bar = (
                 _WITH_TOWER_CUBES * unit if unit is not None
                 else _WITH_TOWER_SIGMAS * self.load_history.noise(k, t0 - _WITH_TOWER_NOISE_S, t0)
             )
             stepped += int(abs(change) >= bar)
+            if _counted_enough(stepped, len(others) - 1 - i, _WITH_TOWER_PLATES):
+                break
         return stepped >= _WITH_TOWER_PLATES
 
     def _hands_rumbling(self, step: LoadStep) -> bool:

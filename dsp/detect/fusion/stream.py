@@ -155,8 +155,9 @@ class Fusion(SettledView):
         # taken: those may have come up to a slice ahead of a decision, and
         # which the decision still saw depended on where the stream's
         # chunks ended (a landing's rest time 0.09 s apart, model I).
+        kept_from = now_s - BUSY_KEPT_S
         for changes in self._busy:
-            while changes and changes[0][0] < now_s - BUSY_KEPT_S:
+            while changes and changes[0][0] < kept_from:
                 changes.popleft()
         if (deadline := self.openings.lift_deadline) is not None and now_s >= deadline:
             out.extend(self.openings.gathered_lift(deadline))
@@ -179,6 +180,8 @@ class Fusion(SettledView):
         if self._heard.impacts and now_s >= self._heard_over_s():
             self._hand_over_heard()
         out.extend(self._heard_on_silent_cells(now_s))
+        if not out:
+            return out  # (three calls in four)
         # Steps are judged in the order their plates settled, but a plate that
         # settled first may have been sure later: events go out in the order
         # decided (contracts.md section 3), ties as judged.
