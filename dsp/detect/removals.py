@@ -180,7 +180,7 @@ def taken_per_press(
             # The fall settled as the last push let go (the settled view
             # found the plate still from then on): it settled where the
             # step says. Over the cross-check models' games this split 25
-            # more falls into their grabs right (Z 10, V 5; our games the same).
+            # more falls into their grabs right (Z 8, V 5; our games the same).
             post = step.after_counts
         taken.append((post - pre) / share)
     if not np.all(np.isfinite(taken)):

@@ -15,6 +15,7 @@ Pure functions over strike times and levels; the fusion keeps the state.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 # Why 0.5 s before and 1 s after: a knocked cube leaves the plate 2-250 ms
@@ -58,7 +59,7 @@ LIFT_LOOKBACK_S = 10.0
 # reach before the first cube left: lifted, set aside, fingers into the
 # level. Over the twenty-eight cross-check models' games that took 1.1-4.5 s
 # (5th-95th percentile; median 2.5 s) for the top module. Timing such lifts
-# 2 s before the cubes left found 37 more of their top lifts within a second
+# 2 s before the cubes left found 35 more of their top lifts within a second
 # (1,938 -> 1,973 lifts of 2,083; 1.8-2.6 s all within two of that), our
 # evaluation's games 104 -> 106 of 111; timed at the removal, a lift is
 # always late.
@@ -143,6 +144,6 @@ def set_down_at(
     knock = next((t for t in top_strike_times if since < t < until), None)
     if knock is not None:
         return knock
-    if by_a_cube and proof_s - handled_s >= SET_DOWN_HEARD_WITHIN_S:
+    if by_a_cube and math.isfinite(handled_s) and proof_s - handled_s >= SET_DOWN_HEARD_WITHIN_S:
         return handled_s + SET_DOWN_REACH_S
     return proof_s

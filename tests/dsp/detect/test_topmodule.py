@@ -150,6 +150,8 @@ def test_a_set_down_is_timed_by_its_knock_or_by_the_strike_that_showed_it() -> N
     assert set_down_at([], 10.0, 18.0) == pytest.approx(18.0)
     # A cube long after: a reach after the hands left.
     assert set_down_at([], 10.0, 18.0, by_a_cube=True) == pytest.approx(10.0 + SET_DOWN_REACH_S)
+    # Hands never seen on it: nothing to reach from.
+    assert set_down_at([], float("-inf"), 18.0, by_a_cube=True) == pytest.approx(18.0)
 
 
 def test_no_top_module_is_lifted_from_a_plate_believed_empty_or_just_landed_on() -> None:
