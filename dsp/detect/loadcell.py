@@ -262,6 +262,16 @@ def _window_stats(
     return high, low, total / w
 
 
+def _converter_interval(before_s: float, fresh_s: float, known_s: float) -> float:
+    """A converter's interval between fresh readings at ``before_s`` and ``fresh_s``.
+
+    ``known_s`` (the interval known so far) when the gap is none, or longer
+    than a converter's (``stale.SLOWEST_INTERVAL_S``: readings were lost).
+    """
+    gap = fresh_s - before_s
+    return gap if 0.0 < gap <= SLOWEST_INTERVAL_S else known_s
+
+
 def _sliding(op: np.ufunc, rows: np.ndarray, w: int) -> np.ndarray:
     """``op`` (np.maximum or np.minimum) of each ``w`` consecutive rows, by doubling spans.
 
@@ -1053,8 +1063,7 @@ class LoadChannelProcessor:
 
         Walks the run boundaries only, not every reading, with the
         channel's state in Python numbers until the end (a slow converter
-        leaves dozens of runs a block; the same arithmetic as
-        :meth:`_note_interval`).
+        leaves dozens of runs a block).
         """
         need = self.disconnect_readings
         changes = np.flatnonzero(np.diff(np.concatenate([[col[0]], col]).astype(np.int8)))
@@ -1070,9 +1079,9 @@ class LoadChannelProcessor:
             if ok:
                 invalid_run = 0
                 if connected:
-                    gap = at[b - 1] - (at[b - 2] if b - a >= 2 else fresh_t)
-                    if 0.0 < gap <= SLOWEST_INTERVAL_S:
-                        own_interval = gap
+                    own_interval = _converter_interval(
+                        at[b - 2] if b - a >= 2 else fresh_t, at[b - 1], own_interval
+                    )
                 fresh_t = at[b - 1]
                 if not connected:
                     connected = True
@@ -1103,9 +1112,7 @@ class LoadChannelProcessor:
 
     def _note_interval(self, ch: int, before_s: float, fresh_s: float) -> None:
         """Fresh readings at ``before_s`` and ``fresh_s``: the interval of its converter."""
-        gap = fresh_s - before_s
-        if 0.0 < gap <= SLOWEST_INTERVAL_S:
-            self._own_interval[ch] = gap
+        self._own_interval[ch] = _converter_interval(before_s, fresh_s, self._own_interval[ch])
 
     def _gaps_before(self, all_t: np.ndarray) -> np.ndarray:
         """How many gaps of lost readings lie before each reading (a window spans none)."""
