@@ -36,7 +36,8 @@ FS = 2000  # piezo sample sets a second
 SETS_PER_MSG = 8  # sample sets in one PIEZO message (4 ms)
 N_CH = 8
 ADC_BITS = 10
-ADC_CONV_S = 52e-6  # one conversion at a 250 kHz ADC clock (13 clocks): channel k sampled k * 52 us late
+# one conversion at a 250 kHz ADC clock (13 clocks): channel k is sampled k * 52 us late
+ADC_CONV_S = 52e-6
 QUIET_S = 4.0  # nothing happens before this stream time (the detector tares on it)
 G = 9.81
 COLOURS = ("yellow", "blue", "brown", "gray", "black", "white")
@@ -637,7 +638,8 @@ def _open_look_close(sc: Scene, g: Game, who: str, k: int, t: float) -> tuple[fl
             sc.tower[k].remove(c)
             sc.weights.append((t_r, k, -c.mass_g))
         sc.removals.append({"t": round(t_r, 4), "floor": k, "cubes": len(grp),
-                            "colours": [c.colour for c in grp]})
+                            "colours": [c.colour for c in grp],
+                            "mass_g": round(sum(c.mass_g for c in grp), 4)})
         if grp is not reds:
             in_hand += grp
         t_now = t_r + float(rng.uniform(1.2, 2.2))
@@ -810,7 +812,7 @@ def _ring(buf: F64, tw: Tower, ch: int, t0: float, amp: float, click: float,
 def render_piezo(sc: Scene, n: int) -> npt.NDArray[np.uint16]:
     """The ADC codes of every sample set, (n, 8)."""
     tw = sc.tw
-    rng = np.random.default_rng(np.random.SeedSequence([tw.seed, sc.rng.integers(1 << 30), 1]))
+    rng = np.random.default_rng(np.random.SeedSequence([tw.seed, int(sc.rng.integers(1 << 30)), 1]))
     buf = np.zeros((n, N_CH))
     conn = _connected(sc, n)
     for im in sc.impacts:
@@ -915,7 +917,7 @@ class LoadStream:
 
 def render_load(sc: Scene, n: int) -> LoadStream:
     tw = sc.tw
-    rng = np.random.default_rng(np.random.SeedSequence([tw.seed, sc.rng.integers(1 << 30), 2]))
+    rng = np.random.default_rng(np.random.SeedSequence([tw.seed, int(sc.rng.integers(1 << 30)), 2]))
     dt = 1.0 / FS
     force = np.zeros((n + 1, N_CH))
     steps = np.zeros((n + 1, N_CH))
@@ -931,7 +933,6 @@ def render_load(sc: Scene, n: int) -> LoadStream:
         i = int(round(t * FS))
         if 0 <= i <= n:
             force[i, ch] += gs / dt
-    tt = np.arange(n + 1) * dt
     for t0, t1, ch, g in sc.presses:
         i0, i1 = max(int(t0 * FS), 0), min(int(t1 * FS), n)
         if i1 - i0 < 4:
@@ -1076,7 +1077,8 @@ def render(sc: Scene) -> tuple[bytes, dict[str, Any]]:
             + int(np.searchsorted(timeouts_us, e)).to_bytes(2, "little") \
             + bytes([int(rng.integers(38, 56)), 0])
         st_frames.append(frame(4, int(seq_of[4][i]), body))
-    parts = {1: [frame(1, int(seq_of[1][0]), hello)], 2: pz_rows, 3: ld_rows, 4: st_frames}
+    parts: dict[int, Any] = {1: [frame(1, int(seq_of[1][0]), hello)], 2: pz_rows,
+                             3: ld_rows, 4: st_frames}
     raw = b"".join(bytes(parts[int(kind[o])][int(idx[o])]) for o in order)
     truth = make_truth(sc, load)
     return raw, truth
