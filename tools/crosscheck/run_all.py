@@ -72,6 +72,7 @@ GENERATORS = {
     "Z": TOOLS / "crosscheck_z" / "make_recordings_z.py",
     "AA": TOOLS / "crosscheck_aa" / "make_recordings_aa.py",
     "AB": TOOLS / "crosscheck_ab" / "make_recordings_ab.py",
+    "AC": TOOLS / "crosscheck_ac" / "make_recordings_ac.py",
 }
 
 

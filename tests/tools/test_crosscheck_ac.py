@@ -1,0 +1,273 @@
+"""Fast checks of the blind cross-check model AC (tools/crosscheck_ac): the judges' simulator,
+an ordinary tower model written from contracts.md and design.md alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from hostapp.protocol import FrameDecoder, Hello, Load, Piezo, Status
+from tests.scripts import (
+    TOOLS,
+    DecodedStream,
+    check_lifted_levels_invalid,
+    check_row_encoders,
+    check_same_seed_same_bytes,
+    check_scored_perfect,
+    check_truth,
+    check_unknown_scenario_refused,
+    check_wire_encoder,
+    check_workers_same_bytes,
+    decode_stream,
+    load_script,
+)
+
+SCRIPT = TOOLS / "crosscheck_ac" / "make_recordings_ac.py"
+AC = load_script(SCRIPT, "make_recordings_ac")
+SCORE = load_script(TOOLS / "crosscheck" / "score.py", "crosscheck_score_for_ac")
+SEED = 3
+GAME_SEED = 2
+DURATIONS = {"single": 40.0, "rapid": 30.0, "noisy": 40.0, "game": 80.0}
+
+
+class Rec:
+    """A generated recording, decoded, with its scene and tower."""
+
+    def __init__(self, seed: int, scenario: str, duration: float) -> None:
+        self.seed = seed
+        self.sc = AC.simulate(seed, scenario, duration)
+        self.raw, self.truth = AC.render(self.sc)
+        self.d: DecodedStream = decode_stream(self.raw)
+        self.tw = self.sc.tw
+
+    def grams(self, ch: int, t0: float, t1: float, least: int = 5) -> float:
+        """Median load of ``ch`` over fresh readings in [t0, t1), grams above the empty plate."""
+        sel = self.d.fresh(ch) & (self.d.load_t >= t0) & (self.d.load_t < t1)
+        assert sel.sum() >= least, (ch, t0, t1)
+        return float((np.median(self.d.load_values[sel, ch]) - self.tw.offset[ch])
+                     / self.tw.cpg[ch])
+
+
+@pytest.fixture(scope="module")
+def recs() -> dict[str, Rec]:
+    return {sc: Rec(GAME_SEED if sc == "game" else SEED, sc, dur)
+            for sc, dur in DURATIONS.items()}
+
+
+def _busy(truth: dict[str, Any]) -> list[tuple[float, float]]:
+    """Spans in which something moves or touches the tower."""
+    out = [(x["t_release"], x["t"] + 0.1) for x in truth["landings"]]
+    out += [(x["t"] - 0.8, x["t"] + 0.3) for x in truth["removals"]]
+    out += [(x["t"] - 1.3, x["t"] + 0.5) for x in truth["lifts"] + truth["closes"]]
+    out += [(x["t"] - 0.05, x["t_end"] + 0.5) for x in truth["knocks"]]
+    return out
+
+
+def _quiet(truth: dict[str, Any], t0: float, t1: float, own: tuple[float, float]) -> bool:
+    return not any(a < t1 and t0 < b and (a, b) != own for a, b in _busy(truth))
+
+
+# -- wire -------------------------------------------------------------------------------
+
+
+def test_wire_encoder_follows_the_contract(recs: dict[str, Rec]) -> None:
+    check_wire_encoder(AC)
+    check_row_encoders(AC)
+    rng = np.random.default_rng(5)
+    for n in (0, 1, 9, 200, 253, 254, 300):
+        data = bytes(rng.integers(0, 3, n, dtype=np.uint8))
+        assert AC.cobs_decode_own(AC.cobs_encode(data)) == data
+    chunks = recs["single"].raw.split(b"\x00")
+    assert chunks[-1] == b""
+    for chunk in chunks[:-1]:
+        msg = AC.cobs_decode_own(chunk)
+        assert AC.crc16_ccitt_false(msg[:-2]) == int.from_bytes(msg[-2:], "little")
+        assert AC.frame(msg[0], int.from_bytes(msg[1:3], "little"), msg[3:-2]) == chunk + b"\x00"
+
+
+def test_streams_decode_clean(recs: dict[str, Rec]) -> None:
+    for sc, r in recs.items():
+        dec = FrameDecoder()
+        frames: list[Any] = []
+        for i in range(0, len(r.raw), 4093):
+            frames += dec.feed(r.raw[i:i + 4093])
+        st = dec.stats
+        assert st.crc_errors == st.framing_errors == st.lost_messages == 0, sc
+        assert st.unknown_types == st.resets == 0 and not r.truth["damage"]
+        assert isinstance(frames[0].msg, Hello) and frames[0].seq == 0
+        assert isinstance(frames[1].msg, Piezo), "the first data message starts stream time"
+        assert all((b.seq - a.seq) % 65536 == 1 for a, b in zip(frames, frames[1:],
+                                                                 strict=False))
+        h = frames[0].msg
+        assert (h.proto, h.n_piezo, h.n_load, h.adc_bits, h.piezo_rate_hz) == (1, 8, 8, 10, 2000)
+        assert abs(h.load_rate_hz - 80) <= 5
+        pz = [f.msg for f in frames if isinstance(f.msg, Piezo)]
+        assert {len(m.samples) for m in pz} == {AC.SETS_PER_MSG}
+        assert sum(len(m.samples) for m in pz) == int(DURATIONS[sc] * AC.FS)
+        t_us = np.array([m.t_us for m in pz], np.int64)
+        assert np.all(np.diff(t_us) == 500 * AC.SETS_PER_MSG)
+        loads = [f.msg for f in frames if isinstance(f.msg, Load)]
+        rate = len(loads) / DURATIONS[sc]
+        assert abs(rate - h.load_rate_hz) < 2.5
+        assert all(m.t_us > pz[0].t_us for m in loads)
+        status = [f.msg for f in frames if isinstance(f.msg, Status)]
+        assert abs(len(status) - DURATIONS[sc]) <= 1
+        assert status[-1].load_timeouts == r.truth["tower"]["load_timeouts"]
+        assert np.all(r.d.piezo <= 1023)
+
+
+def test_idle_tower_is_quiet(recs: dict[str, Rec]) -> None:
+    for sc, r in recs.items():
+        d, tw = r.d, r.tw
+        q = (d.piezo_t > 0.2) & (d.piezo_t < AC.QUIET_S - 0.1)
+        pz = d.piezo[q].astype(float)
+        hum = tw.hum_lsb * r.sc.hum_gain * 1.2
+        assert np.all(np.abs(pz.mean(axis=0) - tw.piezo_bias) < 1.0), sc
+        assert np.all(pz.std(axis=0) < 1.5 * np.hypot(tw.piezo_noise, hum) + 1.0), sc
+        lq = (d.load_t > 0.3) & (d.load_t < AC.QUIET_S - 0.1)
+        assert np.all(d.load_valid[lq] == 0xFF)
+        grams = (d.load_values[lq] - tw.offset) / tw.cpg
+        assert np.all(np.abs(np.median(grams, axis=0)) < 0.03)
+        assert np.all(grams.std(axis=0) < 0.02)
+
+
+# -- determinism, command line, truth ---------------------------------------------------
+
+
+def test_same_seed_same_bytes(tmp_path: Path) -> None:
+    check_same_seed_same_bytes(AC, tmp_path)
+
+
+def test_cli_workers_do_not_change_bytes(tmp_path: Path) -> None:
+    check_workers_same_bytes(SCRIPT, SCORE, tmp_path, 6, 12, in_process=AC.main)
+
+
+def test_cli_unknown_scenario(tmp_path: Path) -> None:
+    check_unknown_scenario_refused(SCRIPT, tmp_path / "o")
+
+
+def test_truth_is_what_the_scorer_reads(recs: dict[str, Rec]) -> None:
+    for sc, r in recs.items():
+        check_truth(r.truth, SCORE, scenario=sc, seed=r.seed, duration_s=DURATIONS[sc])
+        check_scored_perfect(r.truth, SCORE)
+        assert r.truth["model"] == "AC"
+        for x in r.truth["landings"]:
+            assert x["t_release"] <= x["t_first_impact"] < x["t"]
+    game = recs["game"].truth
+    assert game["lifts"] and len(game["lifts"]) == len(game["closes"]) and game["removals"]
+    assert recs["noisy"].truth["knocks"]
+    assert any(x["knocked"] for r in recs.values() for x in r.truth["landings"])
+
+
+def test_lifted_levels_read_invalid(recs: dict[str, Rec]) -> None:
+    r = recs["game"]
+    for lift, close in zip(r.truth["lifts"], r.truth["closes"], strict=True):
+        assert lift["exposed"] == close["exposed"] and lift["t"] < close["t"]
+    check_lifted_levels_invalid(r.d, r.truth, after_lift_s=0.05, fresh_least=0.9,
+                                back_within_s=1.0, back_least=0.5)
+
+
+def test_removals_take_the_cubes_off_the_open_level(recs: dict[str, Rec]) -> None:
+    r = recs["game"]
+    for x in r.truth["removals"]:
+        lift = max((lf for lf in r.truth["lifts"] if lf["t"] < x["t"]), key=lambda lf: lf["t"])
+        assert lift["exposed"] == x["floor"]
+        before = r.grams(x["floor"], x["t"] - 1.2, x["t"] - 0.8, least=3)
+        after = r.grams(x["floor"], x["t"] + 0.15, x["t"] + 0.5, least=3)
+        assert before - after == pytest.approx(x["mass_g"], abs=0.05 * x["mass_g"] + 0.02)
+
+
+# -- physics sanity ---------------------------------------------------------------------
+
+
+def test_landings_weigh_their_cube(recs: dict[str, Rec]) -> None:
+    checked = 0
+    for sc in ("single", "noisy"):
+        r = recs[sc]
+        for x in r.truth["landings"]:
+            own = (x["t_release"], x["t"] + 0.1)
+            t0, t1 = x["t_release"] - 0.6, x["t"] + 1.0
+            if x["knocked"] or x.get("caused_knockdown") or t1 > DURATIONS[sc] \
+                    or not _quiet(r.truth, t0, t1, own):
+                continue
+            for ch in range(8):
+                step = r.grams(ch, x["t"] + 0.3, x["t"] + 0.9) \
+                    - r.grams(ch, t0, x["t_release"])
+                want = x["mass_g"] if ch == x["floor"] else 0.0
+                assert step == pytest.approx(want, abs=0.02 + 0.01 * want), (x, ch)
+            checked += 1
+    assert checked >= 6
+
+
+def test_first_impact_rings_the_top_of_the_tower(recs: dict[str, Rec]) -> None:
+    checked = 0
+    for sc in ("single", "noisy", "rapid"):
+        r = recs[sc]
+        for x in r.truth["landings"]:
+            t_fi = x["t_first_impact"]
+            if x["knocked"] or not _quiet(r.truth, t_fi - 0.3, t_fi, (x["t_release"],
+                                                                       x["t"] + 0.1)):
+                continue
+            before = r.d.piezo_window(t_fi - 0.25, t_fi - 0.01)[:, 5:]
+            # a rim tick may come first; the first plate is struck within 0.15 s
+            after = r.d.piezo_window(t_fi - 0.001, t_fi + 0.15)[:, 5:]
+            peak = np.max(np.abs(after - np.median(before, axis=0)))
+            assert peak > 6 * before.std() + 4, (sc, x)
+            checked += 1
+    assert checked >= 8
+
+
+def test_where_cubes_come_to_rest() -> None:
+    """Over many towers: every level gets cubes, few reach the ground, knock-downs are rare."""
+    floors: list[int] = []
+    n_knocked = 0
+    for seed in range(1, 13):
+        sc = AC.simulate(seed, "single", 120.0)
+        floors += [x["floor"] for x in sc.landings if not x["knocked"]]
+        n_knocked += len(sc.knockdowns)
+    share = np.bincount(floors, minlength=8) / len(floors)
+    assert np.all(share[1:] > 0.04) and 0.01 < share[0] < 0.15
+    assert 0.0 < n_knocked / len(floors) < 0.12
+
+
+def test_a_knocked_cube_moves_its_weight_down() -> None:
+    for seed in range(1, 40):
+        sc = AC.simulate(seed, "single", 60.0)
+        if sc.knockdowns:
+            break
+    k = sc.knockdowns[0]
+    x = next(y for y in sc.landings if y["knocked"] and y.get("knocked_from") == k["floor_from"])
+    cause = next(y for y in sc.landings if y.get("caused_knockdown") and y["t"] >= k["t"] - 2)
+    moved = [w for w in sc.weights if abs(w[0] - k["t"]) < 1e-4 and w[1] == k["floor_from"]]
+    assert len(moved) == 1 and moved[0][2] == pytest.approx(-x["mass_g"], abs=1e-3)
+    assert x["floor"] < k["floor_from"] and x["t"] > k["t"] > cause["t_first_impact"]
+    # every cube in the tower at the end rests where the weights say
+    total = np.zeros(8)
+    for _t, ch, g in sc.weights:
+        total[ch] += g
+    on = np.array([sum(c.mass_g for c in sc.tower[lv]) for lv in range(8)])
+    np.testing.assert_allclose(total, on, atol=1e-9)
+
+
+def test_table_knock_shakes_every_level_but_weighs_nothing() -> None:
+    tw = AC.make_tower(4)
+    sc = AC.Scene(tw, 12.0, np.random.default_rng(1), "noisy")
+    AC.table_knock(sc, 6.0)
+    raw, truth = AC.render(sc)
+    d = decode_stream(raw)
+    k = truth["knocks"][0]
+    before = d.piezo_window(5.0, 5.99)
+    after = d.piezo_window(6.0, 6.05)
+    jump = np.abs(after - np.median(before, axis=0)).max(axis=0)
+    assert np.all(jump > 4 * before.std(axis=0)) and jump[0] >= jump[7]
+    for ch in range(8):
+        def grams(t0: float, t1: float, ch: int = ch) -> float:
+            sel = d.fresh(ch) & (d.load_t >= t0) & (d.load_t < t1)
+            return float((np.median(d.load_values[sel, ch]) - tw.offset[ch]) / tw.cpg[ch])
+        assert grams(k["t_end"] + 0.3, k["t_end"] + 1.5) == pytest.approx(grams(4.5, 5.9),
+                                                                          abs=0.01)
+        shaken = d.fresh(ch) & (d.load_t > 6.0) & (d.load_t < 6.05)
+        assert np.abs(d.load_values[shaken, ch] - tw.offset[ch]).max() / tw.cpg[ch] > 0.05
