@@ -2116,6 +2116,51 @@ def test_a_plate_that_moved_with_others_unheard_was_moved_by_a_hand_steadying_th
     assert _landings_of(_plate_moves_with(others=3, strikes=1, landed_there=True)) == [3]
 
 
+def _first_cube_moves_with(heard: list[TimedImpact], *, others: int = 2,
+                           flat: bool = False) -> list[int]:
+    """Plate 3, knowing no cube yet, gained 0.07 of the others' cube by 1.3 s.
+
+    ``others`` plates (0 and 6, then 1) moved with it by as much: a hand on
+    the tower. Plates 0, 1, 6 and 7 know their cubes, of mixed cells (none lent).
+    """
+    values = np.zeros((_T.size, 8))
+    values[_T >= 1.0, 3] = 0.07 * UNIT
+    for k in (0, 6, 1)[:others]:
+        values[_T >= 1.0, k] = 0.05 * UNIT
+    scale, acoustic = CubeScale(n_levels=8), AcousticLevelModel(n_levels=8)
+    fusion = Fusion(n_levels=8, first_landings_held=0, scale=scale, acoustic=acoustic)
+    for level, size in ((0, 1.0), (1, 3.0), (6, 0.3), (7, 10.0)):
+        fusion.scale.learn(level, size * UNIT, 1)
+    fusion.load_coverage.add(_T)
+    fusion.load_history.add(_T, values, np.ones((_T.size, 8), bool))
+    fusion.accounted[:] = 0.0
+    for _ in range(10):
+        fusion.flat_discs.note(stood_out=not flat)
+    fusion.add_impacts(heard)
+    step = LoadStep(level=3, t_before_s=0.95, t_settled_s=1.3, t_decided_s=1.6,
+                    delta_counts=0.07 * UNIT, before_counts=0.0, after_counts=0.07 * UNIT)
+    return _landings_of(_landings(fusion.add_settled_step(step)))
+
+
+def test_a_plate_knowing_no_cube_moved_with_two_others_and_no_cube_heard_is_a_hand() -> None:
+    # A hand steadying the tower (model AC) moves three plates by a few
+    # hundredths of a cube; one that knows no cube yet would take that for
+    # its first cube, and every cube after it for fourteen.
+    rumble = [_rumble(0.96 + 0.1 * i, (3, 5, 7)[i]) for i in range(3)]
+    assert _first_cube_moves_with(rumble) == []
+    # A cube heard standing out on the plate: its first cube.
+    assert _first_cube_moves_with(rumble + [_strike(0.98, 3)]) == [3]
+    # One heard anywhere just before (in a quick series the plate's strike
+    # may be loudest on another, and other plates move with their own cubes).
+    assert _first_cube_moves_with(rumble + [_strike(0.6, 6)]) == [3]
+    # An older cube's strikes elsewhere are that cube's.
+    assert _first_cube_moves_with(rumble + [_strike(0.3, 6)]) == []
+    # One other plate moving with it is not enough; nor do strikes that
+    # never stand out on a disc (flat discs) tell the hands.
+    assert _first_cube_moves_with(rumble, others=1) == [3]
+    assert _first_cube_moves_with(rumble, flat=True) == [3]
+
+
 def test_a_plate_that_moved_as_hands_rumbled_with_no_cube_heard_is_no_landing() -> None:
     # Hands gripping the tower before a lift rumble on every disc alike and
     # move several plates; the settled view sees plate 3 hold about a
