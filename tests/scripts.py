@@ -145,6 +145,39 @@ def decode_in_odd_chunks(data: bytes, chunk: int = 3001) -> tuple[list[Frame], D
     return frames, decoder.stats
 
 
+def check_own_framing(gen: ModuleType, raw: bytes) -> None:
+    """A generator's own COBS round-trips; each frame of ``raw`` is its ``frame``, CRC good.
+
+    For generators that offer ``cobs_encode``, ``cobs_decode_own``,
+    ``crc16_ccitt_false`` and ``frame(type, seq, payload)``.
+    """
+    rng = np.random.default_rng(5)
+    for n in (0, 1, 9, 200, 253, 254, 300):
+        data = bytes(rng.integers(0, 3, n, dtype=np.uint8))
+        assert gen.cobs_decode_own(gen.cobs_encode(data)) == data
+    chunks = raw.split(b"\x00")
+    assert chunks[-1] == b""
+    for chunk in chunks[:-1]:
+        msg = gen.cobs_decode_own(chunk)
+        assert gen.crc16_ccitt_false(msg[:-2]) == int.from_bytes(msg[-2:], "little")
+        assert gen.frame(msg[0], int.from_bytes(msg[1:3], "little"), msg[3:-2]) == chunk + b"\x00"
+
+
+def decode_clean(raw: bytes, label: str = "") -> list[Frame]:
+    """The frames of an undamaged stream, fed in 4,093-byte chunks: no error of any kind.
+
+    HELLO comes first with seq 0, a PIEZO message next (it starts stream
+    time), and every seq follows the one before.
+    """
+    frames, stats = decode_in_odd_chunks(raw, 4093)
+    assert stats.crc_errors == stats.framing_errors == stats.lost_messages == 0, label
+    assert stats.unknown_types == stats.resets == 0, label
+    assert isinstance(frames[0].msg, Hello) and frames[0].seq == 0
+    assert isinstance(frames[1].msg, Piezo), "the first data message starts stream time"
+    check_seqs_consecutive(frames)
+    return frames
+
+
 def stream_timed(frames: list[Frame]) -> tuple[list[tuple[float, Piezo]], list[tuple[float, Load]]]:
     """PIEZO and LOAD messages with their stream times (contracts.md section 2)."""
     data = [f.msg for f in frames if isinstance(f.msg, Piezo | Load)]

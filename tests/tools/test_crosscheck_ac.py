@@ -9,11 +9,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hostapp.protocol import FrameDecoder, Hello, Load, Piezo, Status
+from hostapp.protocol import Load, Piezo, Status
 from tests.scripts import (
     TOOLS,
     DecodedStream,
     check_lifted_levels_invalid,
+    check_own_framing,
     check_row_encoders,
     check_same_seed_same_bytes,
     check_scored_perfect,
@@ -21,6 +22,7 @@ from tests.scripts import (
     check_unknown_scenario_refused,
     check_wire_encoder,
     check_workers_same_bytes,
+    decode_clean,
     decode_stream,
     load_script,
 )
@@ -76,31 +78,13 @@ def _quiet(truth: dict[str, Any], t0: float, t1: float, own: tuple[float, float]
 def test_wire_encoder_follows_the_contract(recs: dict[str, Rec]) -> None:
     check_wire_encoder(AC)
     check_row_encoders(AC)
-    rng = np.random.default_rng(5)
-    for n in (0, 1, 9, 200, 253, 254, 300):
-        data = bytes(rng.integers(0, 3, n, dtype=np.uint8))
-        assert AC.cobs_decode_own(AC.cobs_encode(data)) == data
-    chunks = recs["single"].raw.split(b"\x00")
-    assert chunks[-1] == b""
-    for chunk in chunks[:-1]:
-        msg = AC.cobs_decode_own(chunk)
-        assert AC.crc16_ccitt_false(msg[:-2]) == int.from_bytes(msg[-2:], "little")
-        assert AC.frame(msg[0], int.from_bytes(msg[1:3], "little"), msg[3:-2]) == chunk + b"\x00"
+    check_own_framing(AC, recs["single"].raw)
 
 
 def test_streams_decode_clean(recs: dict[str, Rec]) -> None:
     for sc, r in recs.items():
-        dec = FrameDecoder()
-        frames: list[Any] = []
-        for i in range(0, len(r.raw), 4093):
-            frames += dec.feed(r.raw[i:i + 4093])
-        st = dec.stats
-        assert st.crc_errors == st.framing_errors == st.lost_messages == 0, sc
-        assert st.unknown_types == st.resets == 0 and not r.truth["damage"]
-        assert isinstance(frames[0].msg, Hello) and frames[0].seq == 0
-        assert isinstance(frames[1].msg, Piezo), "the first data message starts stream time"
-        assert all((b.seq - a.seq) % 65536 == 1 for a, b in zip(frames, frames[1:],
-                                                                 strict=False))
+        frames = decode_clean(r.raw, sc)
+        assert not r.truth["damage"]
         h = frames[0].msg
         assert (h.proto, h.n_piezo, h.n_load, h.adc_bits, h.piezo_rate_hz) == (1, 8, 8, 10, 2000)
         assert abs(h.load_rate_hz - 80) <= 5
