@@ -16,6 +16,7 @@ from tests.scripts import (
     TOOLS,
     DecodedStream,
     check_lifted_levels_invalid,
+    check_own_framing,
     check_row_encoders,
     check_scored_perfect,
     check_truth,
@@ -168,18 +169,8 @@ def _instances(impacts: list[Any], gap_s: float = 0.6) -> list[list[Any]]:
 def test_wire_encoder_follows_the_contract() -> None:
     check_wire_encoder(AA)
     check_row_encoders(AA)
-    rng = np.random.default_rng(5)
-    for n in (0, 1, 9, 200, 253, 254):
-        data = bytes(rng.integers(0, 3, n, dtype=np.uint8))
-        assert AA.cobs_decode_own(AA.cobs_encode(data)) == data
     # Every frame of a recording (built many rows at once) is the one-frame encoder's.
-    raw, _ = AA.generate(2, "single", 10.0)
-    chunks = raw.split(b"\x00")
-    assert chunks[-1] == b""
-    for chunk in chunks[:-1]:
-        msg = AA.cobs_decode_own(chunk)
-        assert AA.crc16_ccitt_false(msg[:-2]) == int.from_bytes(msg[-2:], "little")
-        assert AA.frame(msg[0], int.from_bytes(msg[1:3], "little"), msg[3:-2]) == chunk + b"\x00"
+    check_own_framing(AA, AA.generate(2, "single", 10.0)[0])
 
 
 def test_streams_decode_clean(recordings: dict[str, tuple[bytes, dict[str, Any]]]) -> None:
