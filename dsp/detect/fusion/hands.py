@@ -441,6 +441,9 @@ class HandsJudge(FusionBase):
         about a cube and hold there. A thrown cube strikes its way down
         (two strikes or more on the way and on its plate) and moves its
         plate alone, but for plates that other cubes landed on just before.
+        A plate that knows no cube yet, with no cube heard
+        (:meth:`_first_cube_unheard`), needs two such plates, however many
+        strikes the hands made.
         """
         drop = self._unclaimed_drop(step)
         plates = _STEADIED_PLATES
