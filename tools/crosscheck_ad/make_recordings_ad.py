@@ -242,7 +242,7 @@ def make_tower(seed: int) -> Tower:
         restitution=r.uniform(0.30, 0.50), friction=r.uniform(0.35, 0.55),
         knock_transfer=r.uniform(0.6, 1.0),
         cpg=cpg, offset=offset, plate_g=plate_g,
-        cell_hz=r.uniform(55, 110, N_CH), cell_zeta=r.uniform(0.04, 0.15, N_CH),
+        cell_hz=r.uniform(70, 140, N_CH), cell_zeta=r.uniform(0.10, 0.30, N_CH),
         hx_rate=base_rate * (1 + np.concatenate([[0.0], r.normal(0, 0.008, N_CH - 1)])),
         hx_phase=r.uniform(0, 1, N_CH),
         hx_noise_counts=r.uniform(40, 90, N_CH),
@@ -533,9 +533,9 @@ def lift_and_look(sc: Scene, t: float, k: int, take: bool = True,
     t_cur = t_look
     cubes = [c for c in sc.tower[k]]
     if take and cubes:
-        rng.shuffle(cubes)  # type: ignore[arg-type]
+        cubes = [cubes[i] for i in rng.permutation(len(cubes))]
         while cubes:
-            n = int(min(len(cubes), rng.integers(1, 4)))
+            n = min(len(cubes), int(rng.integers(1, 4)))
             grab, cubes = cubes[:n], cubes[n:]
             t_touch = t_cur
             t_off = t_touch + rng.uniform(0.2, 0.5)
@@ -712,7 +712,7 @@ def scene_game(sc: Scene) -> None:
                     throw(inv, "penalty")
             else:
                 others = [p for p in players if p != inv]
-                k = int(min(len(others), rng.integers(1, 3)))
+                k = min(len(others), int(rng.integers(1, 3)))
                 suspects = [str(s) for s in rng.choice(others, k, replace=False)]
                 f = heard([sum(c.colour in suspects for c in sc.tower[lv]) for lv in range(8)])
                 counts = {s: sum(c.colour == s for c in sc.tower[f]) for s in suspects}
