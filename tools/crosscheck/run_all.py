@@ -73,6 +73,7 @@ GENERATORS = {
     "AA": TOOLS / "crosscheck_aa" / "make_recordings_aa.py",
     "AB": TOOLS / "crosscheck_ab" / "make_recordings_ab.py",
     "AC": TOOLS / "crosscheck_ac" / "make_recordings_ac.py",
+    "AD": TOOLS / "crosscheck_ad" / "make_recordings_ad.py",
 }
 
 
