@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Measure ``towerear detect`` on all the cross-check models (A-Z, AA, AB, AC) with one command.
+"""Measure ``towerear detect`` on all the cross-check models (A-Z, AA-AD) with one command.
 
 Makes the recordings of each model once (towers 1-8 and 9-16, the four
 scenarios, 120 s each, about 43 h of stream; kept in ``--sets`` for the
