@@ -251,6 +251,28 @@ class GeneratedRecording:
                      / self.tower.cpg[ch])
 
 
+class SimulatedRecording:
+    """A recording of a generator that offers ``simulate`` and ``render``, decoded.
+
+    ``sc`` is the generator's scene, ``tw`` its tower (with ``offset`` and
+    ``cpg``, the counts of an empty plate and per gram, per level).
+    """
+
+    def __init__(self, gen: ModuleType, seed: int, scenario: str, duration: float) -> None:
+        self.seed = seed
+        self.sc = gen.simulate(seed, scenario, duration)
+        self.raw, self.truth = gen.render(self.sc)
+        self.d: DecodedStream = decode_stream(self.raw)
+        self.tw = self.sc.tw
+
+    def grams(self, ch: int, t0: float, t1: float, least: int = 5) -> float:
+        """Median load of ``ch`` over fresh readings in [t0, t1), grams above the empty plate."""
+        sel = self.d.fresh(ch) & (self.d.load_t >= t0) & (self.d.load_t < t1)
+        assert sel.sum() >= least, (ch, t0, t1)
+        return float((np.median(self.d.load_values[sel, ch]) - self.tw.offset[ch])
+                     / self.tw.cpg[ch])
+
+
 def crc_valid_messages(data: bytes) -> list[bytes]:
     """The CRC-valid messages (type|seq|body) of a byte stream, damaged or not, in order."""
     out = []

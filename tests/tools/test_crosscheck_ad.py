@@ -12,7 +12,7 @@ import pytest
 from hostapp.protocol import Load, Piezo, Status
 from tests.scripts import (
     TOOLS,
-    DecodedStream,
+    SimulatedRecording,
     check_lifted_levels_invalid,
     check_own_framing,
     check_row_encoders,
@@ -35,27 +35,12 @@ GAME_SEED = 2
 DURATIONS = {"single": 40.0, "rapid": 30.0, "noisy": 40.0, "game": 90.0}
 
 
-class Rec:
-    """A generated recording, decoded, with its scene and tower."""
-
-    def __init__(self, seed: int, scenario: str, duration: float) -> None:
-        self.seed = seed
-        self.sc = AD.simulate(seed, scenario, duration)
-        self.raw, self.truth = AD.render(self.sc)
-        self.d: DecodedStream = decode_stream(self.raw)
-        self.tw = self.sc.tw
-
-    def grams(self, ch: int, t0: float, t1: float, least: int = 5) -> float:
-        """Median load of ``ch`` over fresh readings in [t0, t1), grams above the empty plate."""
-        sel = self.d.fresh(ch) & (self.d.load_t >= t0) & (self.d.load_t < t1)
-        assert sel.sum() >= least, (ch, t0, t1)
-        return float((np.median(self.d.load_values[sel, ch]) - self.tw.offset[ch])
-                     / self.tw.cpg[ch])
+Rec = SimulatedRecording
 
 
 @pytest.fixture(scope="module")
 def recs() -> dict[str, Rec]:
-    return {sc: Rec(GAME_SEED if sc == "game" else SEED, sc, dur)
+    return {sc: Rec(AD, GAME_SEED if sc == "game" else SEED, sc, dur)
             for sc, dur in DURATIONS.items()}
 
 
