@@ -49,6 +49,13 @@ _OPEN_HISTORY_S = 40.0
 # channels come back up to 0.7 s after the modules were set down (model Z).
 # The set-down is heard at once, on the discs it brought back.
 _SET_DOWN_LOOKBACK_READINGS = 8
+# Why 0.2 s at the least: at 80 readings a second eight readings are 0.1 s,
+# and a converter that settles its 50 ms after power-up, then waits for the
+# next poll, answers later than that: model AD's channels came back 0.108 s
+# after the thump, the close was timed by them, and 5 cubes thrown back
+# half a second after the thump came too soon after it to tell from the
+# hands (models A-AD: 5 landings more, 1 false fewer, nothing else changed).
+_SET_DOWN_LOOKBACK_S = 0.2
 
 
 class Fusion(SettledView):
@@ -298,8 +305,9 @@ class Fusion(SettledView):
         """When the modules whose last channel came back with ``conn`` were heard set down.
 
         The first strike heard on the discs of the lifted modules within
-        ``_SET_DOWN_LOOKBACK_READINGS`` readings before the channel came
-        back: their discs hear nothing while off the tower. None when
+        ``_SET_DOWN_LOOKBACK_READINGS`` readings (``_SET_DOWN_LOOKBACK_S``
+        at the least) before the channel came back: their discs hear
+        nothing while off the tower. None when
         ``conn`` closes no opening or nothing was heard.
         """
         exposed = self.openings.exposed
@@ -308,7 +316,7 @@ class Fusion(SettledView):
         interval = self.load_history.reading_interval_s(conn.t_s)
         if not np.isfinite(interval):
             return None
-        start = conn.t_s - _SET_DOWN_LOOKBACK_READINGS * interval
+        start = conn.t_s - max(_SET_DOWN_LOOKBACK_READINGS * interval, _SET_DOWN_LOOKBACK_S)
         lifted = set(range(exposed + 1, self.n_levels))
         heard = [imp.t_s for imp in self._impacts
                  if start <= imp.t_s < conn.t_s and lifted.intersection(imp.channels)]

@@ -3234,6 +3234,32 @@ def test_a_cube_on_the_ground_floor_does_not_wait_to_see_it_stay(settled: bool) 
     assert told_by[3] >= 1.10 + hold_s - 1e-9
 
 
+def test_a_set_down_heard_a_fifth_of_a_second_before_fast_converters_answer_times_the_close(
+) -> None:
+    # Read 80 times a second, eight readings are 0.1 s; a converter that
+    # settles after power-up and waits for its poll answers 0.11 s after the
+    # thump (model AD). Heard earlier than 0.2 s before, a strike is no set-down.
+    t80 = np.arange(0.0, 4.0, 1 / 80)
+
+    def closed_at(thump_s: float) -> list[float]:
+        scale, acoustic = CubeScale(n_levels=8), AcousticLevelModel(n_levels=8)
+        fusion = Fusion(n_levels=8, first_landings_held=0, scale=scale, acoustic=acoustic)
+        fusion.load_coverage.add(t80)
+        fusion.load_history.add(t80, np.zeros((t80.size, 8)), np.ones((t80.size, 8), bool))
+        out = fusion.add_load([], [LoadConnection(6, False, 0.5, 0.5),
+                                   LoadConnection(7, False, 0.5, 0.5)], 0.5)
+        out += fusion.advance(1.0)
+        peaks = np.array([2.0, 2.0, 3.0, 5.0, 60.0, 400.0, 150.0, 20.0])
+        fusion.add_impacts([TimedImpact(thump_s, Impact(frame=0, channels=(4, 5, 6, 7),
+                                                        peaks=peaks, floor=np.ones(8)))])
+        out += fusion.add_load([], [LoadConnection(6, True, 2.11, 2.11),
+                                    LoadConnection(7, True, 2.11, 2.11)], 2.11)
+        return [e.t for e in out if type(e).__name__ == "Closed"]
+
+    assert closed_at(2.0) == [2.0]
+    assert closed_at(1.85) == [2.11]
+
+
 def test_modules_heard_set_down_before_their_converters_answer_close_the_tower_then() -> None:
     """Modules 6 and 7 set back at 2.0 s on a tower read 10 times a second:
     their converters power up through the spring contacts and settle four
