@@ -20,14 +20,30 @@ import numpy as np
 from dsp.detect.events import Closed, Event, Lift
 from dsp.detect.loadcell import LoadConnection
 
+# Why two, and 0.5-6 s: the players' reach from a lift to the first cube
+# they take out is their own (the cross-check models' medians run 1.2-4.6
+# s) and the same whichever modules they lifted: over models A-AD the
+# median for the lifts channels show and for the top module's agree within
+# 0.5 s on all but two (R 2.5 / 3.8 s, O 3.1 / 3.7 s). Two such lifts are
+# enough to prefer it over a fixed guess; the bounds keep a hand that
+# lingers from making it absurd.
+_REACHES_LEAST = 2
+_REACH_MIN_S = 0.5
+_REACH_MAX_S = 6.0
+
 
 @dataclass
 class Opening:
-    """One time the tower lay open at ``exposed``, from ``lifted_s`` to ``closed_s`` (inf: open)."""
+    """One time the tower lay open at ``exposed``, from ``lifted_s`` to ``closed_s`` (inf: open).
+
+    ``first_taken_s``: when the hands first took cubes off the open level
+    (inf: not yet).
+    """
 
     lifted_s: float
     closed_s: float
     exposed: int
+    first_taken_s: float = np.inf
 
 
 class TowerOpenings:
@@ -147,6 +163,26 @@ class TowerOpenings:
         """Cubes were taken by hand off ``level`` at ``t_s`` (the top module is set down after)."""
         if level == self.n_levels - 1:
             self.top_handled_t = max(self.top_handled_t, t_s)
+        for opening in reversed(self._openings):
+            if opening.exposed == level and opening.lifted_s < t_s <= opening.closed_s:
+                opening.first_taken_s = min(opening.first_taken_s, t_s)
+                break
+
+    def reach_s(self, default_s: float) -> float:
+        """How long this tower's players take from a lift to the first cube they take out.
+
+        The median over the kept openings whose lift the load channels
+        showed (a top lift no sensor saw is timed from its removal, so it
+        says nothing of the reach), once ``_REACHES_LEAST`` are known;
+        else ``default_s``.
+        """
+        reaches = [
+            opening.first_taken_s - opening.lifted_s for opening in self._openings
+            if opening.exposed < self.n_levels - 1 and np.isfinite(opening.first_taken_s)
+        ]
+        if len(reaches) < _REACHES_LEAST:
+            return default_s
+        return float(np.clip(np.median(reaches), _REACH_MIN_S, _REACH_MAX_S))
 
     def close_top(self, t_s: float, now_s: float, *, handling: bool) -> list[Event]:
         """The top module was set back by ``t_s``; ``handling``: hands did it, heard then."""

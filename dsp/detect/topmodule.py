@@ -104,7 +104,8 @@ def lifted_at(strike_times: Sequence[float], t_s: float) -> float:
 
 
 def lifted_with_a_knock(
-    top_strike_times: Sequence[float], hands_s: float, quiet_since_s: float, t_s: float
+    top_strike_times: Sequence[float], hands_s: float, quiet_since_s: float, t_s: float,
+    reach_s: float = LIFT_REACH_S,
 ) -> float:
     """When the top module came off, for cubes taken at ``t_s``: its knock on the top plate.
 
@@ -113,8 +114,9 @@ def lifted_with_a_knock(
     ``quiet_since_s``: the last landing or close. The first such strike from
     ``LIFT_AFTER_S`` after that, and no more than ``LIFT_LOOKBACK_S`` before
     the cubes were taken; else ``hands_s``, and when nothing at all was
-    heard (``hands_s`` is ``t_s``), a reach (``LIFT_REACH_S``) before the
-    cubes left, though not before the quiet began.
+    heard (``hands_s`` is ``t_s``), a reach (``reach_s``: the players' own,
+    as other lifts showed it, else ``LIFT_REACH_S``) before the cubes left,
+    though not before the quiet began.
     """
     after = max(quiet_since_s + LIFT_AFTER_S, t_s - LIFT_LOOKBACK_S)
     knock = next((t for t in top_strike_times if after < t <= hands_s), None)
@@ -122,7 +124,7 @@ def lifted_with_a_knock(
         return knock
     if hands_s < t_s:
         return hands_s
-    return min(t_s, max(after, t_s - LIFT_REACH_S))
+    return min(t_s, max(after, t_s - reach_s))
 
 
 def set_down_at(

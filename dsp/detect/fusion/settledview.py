@@ -26,7 +26,13 @@ from dsp.detect.fusion.landings import GONE_SHARE
 from dsp.detect.loadcell import LoadStep
 from dsp.detect.removals import grabs
 from dsp.detect.slides import STRIKE_S, may_slide_on
-from dsp.detect.topmodule import FELL_AFTER_S, lifted_at, lifted_with_a_knock, taken_by_hand
+from dsp.detect.topmodule import (
+    FELL_AFTER_S,
+    LIFT_REACH_S,
+    lifted_at,
+    lifted_with_a_knock,
+    taken_by_hand,
+)
 from dsp.detect.trust import CUBE_STRIKES, cube_like, drop_loudness_db, loud_as_a_cube
 
 # Why 6: a share of a plate's size tells that it was learnt from several
@@ -927,6 +933,7 @@ class SettledView(FastView):
         hands = lifted_at([imp.t_s for imp in self._impacts if since < imp.t_s <= t_s], t_s)
         last = self.openings.last
         quiet = max(since, last.closed_s if last is not None else -np.inf)
-        t_lift = lifted_with_a_knock(self._top_strike_t, hands, quiet, t_s)
+        t_lift = lifted_with_a_knock(self._top_strike_t, hands, quiet, t_s,
+                                     reach_s=self.openings.reach_s(LIFT_REACH_S))
         self.stats.top_lifts += 1
         return self.openings.lift_top(t_lift, now_s)

@@ -107,3 +107,34 @@ def test_a_close_is_timed_by_the_set_down_heard_before_the_channels_came_back() 
     assert openings.connection(_on(7, 40.0), set_down_s=40.3) == [
         Closed(t=40.0, t_decided=pytest.approx(40.05))
     ]
+
+
+def test_the_players_reach_is_learnt_from_the_lifts_the_channels_showed() -> None:
+    openings = TowerOpenings(n_levels=8, lift_gather_s=0.15)
+    assert openings.reach_s(2.0) == 2.0  # nothing known yet: the default
+
+    def lift_and_take(level: int, t_lift: float, taken: tuple[float, ...]) -> None:
+        for k in range(level + 1, 8):
+            openings.connection(_off(k, t_lift))
+        openings.gathered_lift(t_lift + 0.2)
+        for t in taken:
+            openings.note_taken(level, t)
+        for k in range(level + 1, 8):
+            openings.connection(_on(k, t_lift + 8.0))
+
+    # Level 3 opened at 10 s, its first cube out 3.5 s later (then another).
+    lift_and_take(3, 10.0, (14.0, 13.5))
+    assert openings.reach_s(2.0) == 2.0  # one lift is not enough
+    # A cube taken off another level, or after the close, says nothing.
+    lift_and_take(5, 30.0, (33.0,))
+    openings.note_taken(4, 31.0)
+    openings.note_taken(5, 40.0)
+    assert openings.reach_s(2.0) == pytest.approx(3.25)
+    # A top lift (no channel shows it) is timed from its removal: not counted.
+    openings.lift_top(50.0, 52.0)
+    openings.note_taken(7, 50.5)
+    assert openings.reach_s(2.0) == pytest.approx(3.25)
+    # A hand that lingered for ever is kept within bounds.
+    lift_and_take(2, 60.0, (80.0,))
+    lift_and_take(1, 90.0, (110.0,))
+    assert openings.reach_s(2.0) == 6.0

@@ -264,6 +264,8 @@ def test_a_top_lift_heard_by_nothing_came_a_reach_before_the_cubes_left() -> Non
     out = fusion.add_settled_step(_removal_from_top(10.0))
     assert [type(e) for e in out] == [Lift, Removal]
     assert out[0].t == pytest.approx(out[1].t - LIFT_REACH_S)
+    # The players' own reach, where lifts the channels showed tell it.
+    assert lifted_with_a_knock([], 10.0, 3.0, 10.0, reach_s=3.5) == pytest.approx(6.5)
 
 
 def test_a_top_lift_is_timed_by_the_module_knocking_the_plate_before_the_hands() -> None:
