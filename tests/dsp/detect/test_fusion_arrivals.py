@@ -3306,3 +3306,26 @@ def test_modules_heard_set_down_before_their_converters_answer_close_the_tower_t
     assert [e.t for e in events if type(e).__name__ == "Closed"] == [2.65]
     assert landings == []
     assert thrown_back(set_down_heard=True, hands_heard=True)[1] == []
+
+
+def test_a_cube_that_rested_a_moment_on_the_plate_of_the_cube_before_is_no_second_landing() -> None:
+    # Where cubes slide on, landings wait to see their cube stay. In a quick
+    # series a cube lands on plate 5 at 1.0 s and the next rests on it from
+    # 1.1 s to 1.3 s, then goes on. Read from the half second before its
+    # rise, the plate's old load would be the empty plate's, and the plate
+    # would seem to hold the second cube when its landing is looked at again.
+    values = np.zeros((_T.size, 8))
+    values[_T >= 1.0, 5] = UNIT
+    values[(_T >= 1.1) & (_T < 1.3), 5] = 2 * UNIT
+    fusion = _fusion(values)
+    fusion.slide_signs.slides_seen = 5
+    fusion.add_impacts([_strike(0.95, 5), _strike(1.07, 5)])
+    first = LoadStep(level=5, t_before_s=0.95, t_settled_s=1.0, t_decided_s=1.05,
+                     delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
+    second = LoadStep(level=5, t_before_s=1.05, t_settled_s=1.1, t_decided_s=1.15,
+                      delta_counts=UNIT, before_counts=UNIT, after_counts=2 * UNIT)
+    out = fusion.add_load([first], [], 1.05)
+    out += fusion.add_load([second], [], 1.15)
+    for now in np.arange(1.15, 2.6, 0.05):
+        out += fusion.advance(float(now))
+    assert _landings_of(_landings(out)) == [5]
