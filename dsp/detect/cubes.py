@@ -271,6 +271,11 @@ class CubeScale:
             self._unmatched[level] = True
             self._changed()
 
+    def smallest_weighed(self) -> float | None:
+        """The smallest cube size any level learnt from its own landings (None: none has)."""
+        learnt = [float(median_of(own)) for own in self._history if own]
+        return min(learnt) if learnt else None
+
     def learnt_from_few(self, level: int) -> bool:
         """True if ``level``'s size is its own but rests on fewer landings than are trusted."""
         return self._given is None and 0 < len(self._history[level]) < _TRUST_SAMPLES

@@ -2117,19 +2117,20 @@ def test_a_plate_that_moved_with_others_unheard_was_moved_by_a_hand_steadying_th
 
 
 def _first_cube_moves_with(heard: list[TimedImpact], *, others: int = 2,
-                           flat: bool = False) -> list[int]:
-    """Plate 3, knowing no cube yet, gained 0.07 of the others' cube by 1.3 s.
+                           flat: bool = False, gained: float = 0.07) -> list[int]:
+    """Plate 3, knowing no cube yet, gained ``gained`` of UNIT by 1.3 s.
 
-    ``others`` plates (0 and 6, then 1) moved with it by as much: a hand on
-    the tower. Plates 0, 1, 6 and 7 know their cubes, of mixed cells (none lent).
+    ``others`` plates (0 and 6, then 1) moved with it by 0.05 of UNIT: a
+    hand on the tower. Plates 0, 1, 6 and 7 know their cubes, of mixed
+    cells (none lent), the smallest 0.2 of UNIT.
     """
     values = np.zeros((_T.size, 8))
-    values[_T >= 1.0, 3] = 0.07 * UNIT
+    values[_T >= 1.0, 3] = gained * UNIT
     for k in (0, 6, 1)[:others]:
         values[_T >= 1.0, k] = 0.05 * UNIT
     scale, acoustic = CubeScale(n_levels=8), AcousticLevelModel(n_levels=8)
     fusion = Fusion(n_levels=8, first_landings_held=0, scale=scale, acoustic=acoustic)
-    for level, size in ((0, 1.0), (1, 3.0), (6, 0.3), (7, 10.0)):
+    for level, size in ((0, 1.0), (1, 3.0), (6, 0.2), (7, 10.0)):
         fusion.scale.learn(level, size * UNIT, 1)
     fusion.load_coverage.add(_T)
     fusion.load_history.add(_T, values, np.ones((_T.size, 8), bool))
@@ -2138,7 +2139,7 @@ def _first_cube_moves_with(heard: list[TimedImpact], *, others: int = 2,
         fusion.flat_discs.note(stood_out=not flat)
     fusion.add_impacts(heard)
     step = LoadStep(level=3, t_before_s=0.95, t_settled_s=1.3, t_decided_s=1.6,
-                    delta_counts=0.07 * UNIT, before_counts=0.0, after_counts=0.07 * UNIT)
+                    delta_counts=gained * UNIT, before_counts=0.0, after_counts=gained * UNIT)
     return _landings_of(_landings(fusion.add_settled_step(step)))
 
 
@@ -2159,6 +2160,19 @@ def test_a_plate_knowing_no_cube_moved_with_two_others_and_no_cube_heard_is_a_ha
     # never stand out on a disc (flat discs) tell the hands.
     assert _first_cube_moves_with(rumble, others=1) == [3]
     assert _first_cube_moves_with(rumble, flat=True) == [3]
+
+
+def test_a_first_step_far_below_any_cube_weighed_moved_with_two_others_is_a_hand() -> None:
+    # A table knock heard as a hand steadies the tower (model AC): plate 3,
+    # knowing no cube, moves by a quarter of the smallest cube any plate
+    # weighed (0.2 of UNIT), and two others with it. Heard or not, a hand's.
+    rumble = [_rumble(0.96 + 0.1 * i, (3, 5, 7)[i]) for i in range(3)]
+    knock = [_strike(0.98, 3)]
+    assert _first_cube_moves_with(rumble + knock, gained=0.05) == []
+    # Over a third of it (a 300 g cell beside 100 g ones reads a cube so): a cube.
+    assert _first_cube_moves_with(rumble + knock, gained=0.07) == [3]
+    # Alone, the plate's step is a cube's, however small.
+    assert _first_cube_moves_with(rumble + knock, gained=0.05, others=0) == [3]
 
 
 def test_a_plate_that_moved_as_hands_rumbled_with_no_cube_heard_is_no_landing() -> None:
