@@ -2605,25 +2605,32 @@ def test_on_a_tower_whose_discs_hear_every_strike_alike_flat_strikes_are_no_hand
         return _landings_of(_landings(fusion.add_settled_step(step))), knocked
 
     # Until the tower has shown it, flat strikes are hands, a wide one a knock.
-    assert settled(6) == ([], True)
-    # Eight one-cube changes in a row (this one the eighth) whose drops stood
+    assert settled(2) == ([], True)
+    # Four one-cube changes in a row (this one the fourth) whose drops stood
     # out on no disc: flat strikes say nothing.
-    assert settled(7) == ([3], True)
-    assert settled(8) == ([3], False)
+    assert settled(3) == ([3], True)
+    assert settled(4) == ([3], False)
 
 
-def test_flat_discs_are_told_by_most_of_the_last_twenty_one_cube_drops() -> None:
+def test_flat_discs_are_told_by_four_flat_drops_or_most_of_the_last_twenty() -> None:
     discs = FlatDiscs()
-    for _ in range(7):
+    for _ in range(3):
         discs.note(stood_out=False)
     assert not discs.flat  # too few yet
     discs.note(stood_out=False)
-    assert discs.flat
+    assert discs.flat  # four, every one flat
+    discs = FlatDiscs()
+    discs.note(stood_out=True)
+    for _ in range(6):
+        discs.note(stood_out=False)
+    assert not discs.flat  # one stood out: eight are wanted, most of them flat
+    discs.note(stood_out=False)
+    assert discs.flat  # 7 of 8
     for _ in range(8):
-        discs.note(stood_out=True)  # 8 of 16 flat
+        discs.note(stood_out=True)  # 7 of 16 flat
     assert not discs.flat
-    for _ in range(4):
-        discs.note(stood_out=False)  # 12 of 20
+    for _ in range(5):
+        discs.note(stood_out=False)  # 12 of the last 20
     assert discs.flat
 
 
