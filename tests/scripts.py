@@ -15,6 +15,7 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
+import pytest
 
 from hostapp.protocol import (
     DecoderStats,
@@ -271,6 +272,75 @@ class SimulatedRecording:
         assert sel.sum() >= least, (ch, t0, t1)
         return float((np.median(self.d.load_values[sel, ch]) - self.tw.offset[ch])
                      / self.tw.cpg[ch])
+
+
+def check_removals_weighed(
+    rec: SimulatedRecording, *, before_s: tuple[float, float] = (1.0, 0.6),
+    after_s: tuple[float, float] = (0.3, 0.6), slack_g: float = 0.03,
+) -> None:
+    """Each removal of a game takes its cubes' grams off the level the last lift laid open.
+
+    The plate is read ``before_s`` (seconds before, from and to) and
+    ``after_s`` (after) the removal.
+    """
+    assert rec.truth["removals"]
+    for x in rec.truth["removals"]:
+        lifts = [lf for lf in rec.truth["lifts"] if lf["t"] < x["t"]]
+        assert max(lifts, key=lambda lf: lf["t"])["exposed"] == x["floor"]
+        before = rec.grams(x["floor"], x["t"] - before_s[0], x["t"] - before_s[1], least=3)
+        after = rec.grams(x["floor"], x["t"] + after_s[0], x["t"] + after_s[1], least=3)
+        assert before - after == pytest.approx(x["mass_g"], abs=0.05 * x["mass_g"] + slack_g)
+
+
+def check_landings_weighed(
+    recs: dict[str, SimulatedRecording],
+    quiet: Callable[[dict[str, Any], float, float, tuple[float, float]], bool],
+    durations: dict[str, float], *, release_margin_s: float = 0.2, per_g: float = 0.02,
+    least: int = 5,
+) -> None:
+    """Single throws and noisy rooms: a lone landing steps its own level by its cube alone.
+
+    ``quiet(truth, t0, t1, own)``: nothing but the throw ``own`` (its
+    release less ``release_margin_s`` to just after its rest) moves the
+    tower in [t0, t1]. At least ``least`` landings are checked.
+    """
+    checked = 0
+    for sc in ("single", "noisy"):
+        r = recs[sc]
+        for x in r.truth["landings"]:
+            own = (x["t_release"] - release_margin_s, x["t"] + 0.1)
+            t0, t1 = x["t_release"] - 0.6, x["t"] + 1.0
+            if x["knocked"] or x.get("caused_knockdown") or t1 > durations[sc] \
+                    or not quiet(r.truth, t0, t1, own):
+                continue
+            for ch in range(8):
+                step = r.grams(ch, x["t"] + 0.3, x["t"] + 0.9) - r.grams(ch, t0, x["t_release"])
+                want = x["mass_g"] if ch == x["floor"] else 0.0
+                assert step == pytest.approx(want, abs=0.02 + per_g * want), (sc, x, ch)
+            checked += 1
+    assert checked >= least
+
+
+def check_weights_add_up(sc: Any) -> None:
+    """A scene's load changes (``sc.weights``: time, level, grams) sum to what its tower holds."""
+    total = np.zeros(8)
+    for _t, ch, grams in sc.weights:
+        total[ch] += grams
+    on = np.array([sum(c.mass_g for c in sc.tower[lv]) for lv in range(8)])
+    np.testing.assert_allclose(total, on, atol=1e-9)
+
+
+def check_knock_weighs_nothing(
+    d: DecodedStream, tw: Any, knock: dict[str, Any], before: tuple[float, float]
+) -> None:
+    """Every level reads the grams of ``before`` again from 0.3 s after a knock ends."""
+    def grams(ch: int, t0: float, t1: float) -> float:
+        sel = d.fresh(ch) & (d.load_t >= t0) & (d.load_t < t1)
+        return float((np.median(d.load_values[sel, ch]) - tw.offset[ch]) / tw.cpg[ch])
+
+    for ch in range(8):
+        after = grams(ch, knock["t_end"] + 0.3, knock["t_end"] + 1.5)
+        assert after == pytest.approx(grams(ch, *before), abs=0.01), ch
 
 
 def crc_valid_messages(data: bytes) -> list[bytes]:

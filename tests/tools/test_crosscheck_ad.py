@@ -13,13 +13,17 @@ from hostapp.protocol import Load, Piezo, Status
 from tests.scripts import (
     TOOLS,
     SimulatedRecording,
+    check_knock_weighs_nothing,
+    check_landings_weighed,
     check_lifted_levels_invalid,
     check_own_framing,
+    check_removals_weighed,
     check_row_encoders,
     check_same_seed_same_bytes,
     check_scored_perfect,
     check_truth,
     check_unknown_scenario_refused,
+    check_weights_add_up,
     check_wire_encoder,
     check_workers_same_bytes,
     decode_clean,
@@ -137,36 +141,14 @@ def test_lifted_levels_read_invalid(recs: dict[str, Rec]) -> None:
 
 
 def test_removals_take_the_cubes_off_the_open_level(recs: dict[str, Rec]) -> None:
-    r = recs["game"]
-    assert r.truth["removals"]
-    for x in r.truth["removals"]:
-        lift = max((lf for lf in r.truth["lifts"] if lf["t"] < x["t"]), key=lambda lf: lf["t"])
-        assert lift["exposed"] == x["floor"]
-        before = r.grams(x["floor"], x["t"] - 1.0, x["t"] - 0.6, least=3)
-        after = r.grams(x["floor"], x["t"] + 0.3, x["t"] + 0.6, least=3)
-        assert before - after == pytest.approx(x["mass_g"], abs=0.05 * x["mass_g"] + 0.03)
+    check_removals_weighed(recs["game"])
 
 
 # -- physics sanity ---------------------------------------------------------------------
 
 
 def test_landings_weigh_their_cube(recs: dict[str, Rec]) -> None:
-    checked = 0
-    for sc in ("single", "noisy"):
-        r = recs[sc]
-        for x in r.truth["landings"]:
-            own = (x["t_release"] - 0.2, x["t"] + 0.1)
-            t0, t1 = x["t_release"] - 0.6, x["t"] + 1.0
-            if x["knocked"] or x.get("caused_knockdown") or t1 > DURATIONS[sc] \
-                    or not _quiet(r.truth, t0, t1, own):
-                continue
-            for ch in range(8):
-                step = r.grams(ch, x["t"] + 0.3, x["t"] + 0.9) \
-                    - r.grams(ch, t0, x["t_release"])
-                want = x["mass_g"] if ch == x["floor"] else 0.0
-                assert step == pytest.approx(want, abs=0.02 + 0.02 * want), (sc, x, ch)
-            checked += 1
-    assert checked >= 5
+    check_landings_weighed(recs, _quiet, DURATIONS)
 
 
 def test_a_strike_rings_the_piezos_and_spikes_the_cell(recs: dict[str, Rec]) -> None:
@@ -234,11 +216,7 @@ def test_a_knocked_cube_moves_its_weight_down() -> None:
     moved = [w for w in sc.weights if abs(w[0] - k["t"]) < 1e-3 and w[1] == k["floor_from"]]
     assert len(moved) == 1 and moved[0][2] == pytest.approx(-x["mass_g"], abs=1e-3)
     # every cube in the tower at the end rests where the weights say
-    total = np.zeros(8)
-    for _t, ch, g in sc.weights:
-        total[ch] += g
-    on = np.array([sum(c.mass_g for c in sc.tower[lv]) for lv in range(8)])
-    np.testing.assert_allclose(total, on, atol=1e-9)
+    check_weights_add_up(sc)
 
 
 def test_table_knock_shakes_every_level_but_weighs_nothing() -> None:
@@ -252,12 +230,7 @@ def test_table_knock_shakes_every_level_but_weighs_nothing() -> None:
     after = d.piezo_window(6.0, 6.1)
     jump = np.abs(after - np.median(before, axis=0)).max(axis=0)
     assert np.all(jump > 5 * before.std(axis=0)) and jump[0] >= jump[7]
-    for ch in range(8):
-        def grams(t0: float, t1: float, ch: int = ch) -> float:
-            sel = d.fresh(ch) & (d.load_t >= t0) & (d.load_t < t1)
-            return float((np.median(d.load_values[sel, ch]) - tw.offset[ch]) / tw.cpg[ch])
-        assert grams(k["t_end"] + 0.3, k["t_end"] + 1.5) == pytest.approx(grams(4.5, 5.9),
-                                                                          abs=0.01)
+    check_knock_weighs_nothing(d, tw, k, before=(4.5, 5.9))
 
 
 def test_a_game_follows_the_rules(recs: dict[str, Rec]) -> None:
