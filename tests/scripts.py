@@ -274,6 +274,60 @@ class SimulatedRecording:
                      / self.tw.cpg[ch])
 
 
+def recordings_by_scenario(
+    gen: ModuleType, seed: int, game_seed: int, durations: dict[str, float]
+) -> dict[str, SimulatedRecording]:
+    """A recording of each scenario of ``durations`` (games on tower ``game_seed``)."""
+    return {sc: SimulatedRecording(gen, game_seed if sc == "game" else seed, sc, dur)
+            for sc, dur in durations.items()}
+
+
+def busy_spans(
+    truth: dict[str, Any], *, before_release_s: float = 0.2, handling_s: float = 1.2,
+    knock_keys: tuple[str, ...] = ("knocks", "touches"),
+) -> list[tuple[float, float]]:
+    """Spans of a truth in which something moves or touches the tower.
+
+    Each throw from ``before_release_s`` before its release to just after its
+    rest, each removal, each lift and closure ``handling_s`` before to after
+    it, and the knocks (the truth's lists ``knock_keys``) until after they end.
+    """
+    out = [(x["t_release"] - before_release_s, x["t"] + 0.1) for x in truth["landings"]]
+    out += [(x["t"] - 0.8, x["t"] + 0.3) for x in truth["removals"]]
+    out += [(x["t"] - handling_s, x["t"] + 0.5) for x in truth["lifts"] + truth["closes"]]
+    out += [(x["t"] - 0.05, x["t_end"] + 0.5) for key in knock_keys for x in truth[key]]
+    return out
+
+
+def quiet_except(
+    busy: list[tuple[float, float]], t0: float, t1: float, own: tuple[float, float]
+) -> bool:
+    """Whether no span of ``busy`` (something moving the tower) but ``own`` overlaps [t0, t1]."""
+    return not any(a < t1 and t0 < b and (a, b) != own for a, b in busy)
+
+
+def table_knock_heard(
+    gen: ModuleType, tower_seed: int, *, heard_over_s: float, louder: float
+) -> tuple[DecodedStream, Any]:
+    """A generator's table knock at 6 s into a 12 s noisy scene, decoded: ``(stream, tower)``.
+
+    Checks that every disc jumps by ``louder`` times its idle spread within
+    ``heard_over_s``, the base's at least as far as the top's, and that the
+    knock leaves every level weighing what it did (``check_knock_weighs_nothing``).
+    """
+    tw = gen.make_tower(tower_seed)
+    sc = gen.Scene(tw, 12.0, np.random.default_rng(1), "noisy")
+    gen.table_knock(sc, 6.0)
+    raw, truth = gen.render(sc)
+    d = decode_stream(raw)
+    before = d.piezo_window(5.0, 5.99)
+    after = d.piezo_window(6.0, 6.0 + heard_over_s)
+    jump = np.abs(after - np.median(before, axis=0)).max(axis=0)
+    assert np.all(jump > louder * before.std(axis=0)) and jump[0] >= jump[7]
+    check_knock_weighs_nothing(d, tw, truth["knocks"][0], before=(4.5, 5.9))
+    return d, tw
+
+
 def check_removals_weighed(
     rec: SimulatedRecording, *, before_s: tuple[float, float] = (1.0, 0.6),
     after_s: tuple[float, float] = (0.3, 0.6), slack_g: float = 0.03,

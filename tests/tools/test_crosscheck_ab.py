@@ -23,6 +23,7 @@ from tests.scripts import (
     decode_clean,
     decode_stream,
     load_script,
+    quiet_except,
 )
 
 SCRIPT = TOOLS / "crosscheck_ab" / "make_recordings_ab.py"
@@ -69,7 +70,7 @@ def _busy(truth: dict[str, Any]) -> list[tuple[float, float]]:
 
 
 def _quiet(truth: dict[str, Any], t0: float, t1: float, own: tuple[float, float]) -> bool:
-    return not any(a < t1 and t0 < b and (a, b) != own for a, b in _busy(truth))
+    return quiet_except(_busy(truth), t0, t1, own)
 
 
 # -- wire -------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from hostapp.protocol import Load, Piezo, Status
 from tests.scripts import (
     TOOLS,
     SimulatedRecording,
-    check_knock_weighs_nothing,
+    busy_spans,
     check_landings_weighed,
     check_lifted_levels_invalid,
     check_own_framing,
@@ -27,8 +27,10 @@ from tests.scripts import (
     check_wire_encoder,
     check_workers_same_bytes,
     decode_clean,
-    decode_stream,
     load_script,
+    quiet_except,
+    recordings_by_scenario,
+    table_knock_heard,
 )
 
 SCRIPT = TOOLS / "crosscheck_ac" / "make_recordings_ac.py"
@@ -44,21 +46,13 @@ Rec = SimulatedRecording
 
 @pytest.fixture(scope="module")
 def recs() -> dict[str, Rec]:
-    return {sc: Rec(AC, GAME_SEED if sc == "game" else SEED, sc, dur)
-            for sc, dur in DURATIONS.items()}
-
-
-def _busy(truth: dict[str, Any]) -> list[tuple[float, float]]:
-    """Spans in which something moves or touches the tower."""
-    out = [(x["t_release"], x["t"] + 0.1) for x in truth["landings"]]
-    out += [(x["t"] - 0.8, x["t"] + 0.3) for x in truth["removals"]]
-    out += [(x["t"] - 1.3, x["t"] + 0.5) for x in truth["lifts"] + truth["closes"]]
-    out += [(x["t"] - 0.05, x["t_end"] + 0.5) for x in truth["knocks"]]
-    return out
+    return recordings_by_scenario(AC, SEED, GAME_SEED, DURATIONS)
 
 
 def _quiet(truth: dict[str, Any], t0: float, t1: float, own: tuple[float, float]) -> bool:
-    return not any(a < t1 and t0 < b and (a, b) != own for a, b in _busy(truth))
+    """Whether nothing but ``own`` moves the tower in [t0, t1] (``busy_spans``)."""
+    busy = busy_spans(truth, before_release_s=0.0, handling_s=1.3, knock_keys=("knocks",))
+    return quiet_except(busy, t0, t1, own)
 
 
 # -- wire -------------------------------------------------------------------------------
@@ -201,17 +195,7 @@ def test_a_knocked_cube_moves_its_weight_down() -> None:
 
 
 def test_table_knock_shakes_every_level_but_weighs_nothing() -> None:
-    tw = AC.make_tower(4)
-    sc = AC.Scene(tw, 12.0, np.random.default_rng(1), "noisy")
-    AC.table_knock(sc, 6.0)
-    raw, truth = AC.render(sc)
-    d = decode_stream(raw)
-    k = truth["knocks"][0]
-    before = d.piezo_window(5.0, 5.99)
-    after = d.piezo_window(6.0, 6.05)
-    jump = np.abs(after - np.median(before, axis=0)).max(axis=0)
-    assert np.all(jump > 4 * before.std(axis=0)) and jump[0] >= jump[7]
-    check_knock_weighs_nothing(d, tw, k, before=(4.5, 5.9))
+    d, tw = table_knock_heard(AC, 4, heard_over_s=0.05, louder=4)
     for ch in range(8):
         shaken = d.fresh(ch) & (d.load_t > 6.0) & (d.load_t < 6.05)
         assert np.abs(d.load_values[shaken, ch] - tw.offset[ch]).max() / tw.cpg[ch] > 0.05

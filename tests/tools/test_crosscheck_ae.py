@@ -13,8 +13,8 @@ from hostapp.protocol import Load, Piezo, Status
 from tests.scripts import (
     TOOLS,
     SimulatedRecording,
+    busy_spans,
     check_command_line,
-    check_knock_weighs_nothing,
     check_landings_weighed,
     check_lifted_levels_invalid,
     check_own_framing,
@@ -30,6 +30,9 @@ from tests.scripts import (
     decode_clean,
     decode_stream,
     load_script,
+    quiet_except,
+    recordings_by_scenario,
+    table_knock_heard,
 )
 
 SCRIPT = TOOLS / "crosscheck_ae" / "make_recordings_ae.py"
@@ -45,21 +48,12 @@ Rec = SimulatedRecording
 
 @pytest.fixture(scope="module")
 def recs() -> dict[str, Rec]:
-    return {sc: Rec(AE, GAME_SEED if sc == "game" else SEED, sc, dur)
-            for sc, dur in DURATIONS.items()}
-
-
-def _busy(truth: dict[str, Any]) -> list[tuple[float, float]]:
-    """Spans in which something moves or touches the tower."""
-    out = [(x["t_release"] - 0.2, x["t"] + 0.1) for x in truth["landings"]]
-    out += [(x["t"] - 0.8, x["t"] + 0.3) for x in truth["removals"]]
-    out += [(x["t"] - 1.2, x["t"] + 0.5) for x in truth["lifts"] + truth["closes"]]
-    out += [(x["t"] - 0.05, x["t_end"] + 0.5) for x in truth["knocks"] + truth["touches"]]
-    return out
+    return recordings_by_scenario(AE, SEED, GAME_SEED, DURATIONS)
 
 
 def _quiet(truth: dict[str, Any], t0: float, t1: float, own: tuple[float, float]) -> bool:
-    return not any(a < t1 and t0 < b and (a, b) != own for a, b in _busy(truth))
+    """Whether nothing but ``own`` moves the tower in [t0, t1] (``busy_spans``)."""
+    return quiet_except(busy_spans(truth), t0, t1, own)
 
 
 # -- wire -------------------------------------------------------------------------------
@@ -247,17 +241,7 @@ def test_a_knocked_cube_moves_its_weight_down() -> None:
 
 
 def test_table_knock_shakes_every_level_but_weighs_nothing() -> None:
-    tw = AE.make_tower(2)
-    sc = AE.Scene(tw, 12.0, np.random.default_rng(1), "noisy")
-    AE.table_knock(sc, 6.0)
-    raw, truth = AE.render(sc)
-    d = decode_stream(raw)
-    k = truth["knocks"][0]
-    before = d.piezo_window(5.0, 5.99)
-    after = d.piezo_window(6.0, 6.1)
-    jump = np.abs(after - np.median(before, axis=0)).max(axis=0)
-    assert np.all(jump > 5 * before.std(axis=0)) and jump[0] >= jump[7]
-    check_knock_weighs_nothing(d, tw, k, before=(4.5, 5.9))
+    d, tw = table_knock_heard(AE, 2, heard_over_s=0.1, louder=5)
     for ch in range(8):
         shake = d.fresh(ch) & (d.load_t > 6.0) & (d.load_t < 6.2)
         assert np.ptp(d.load_values[shake, ch]) > 0.1 * tw.cpg[ch]
