@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from dsp.detect.deadcells import FOLLOWED_S, STILL_SIGMAS, HeardDrop
+from dsp.detect.dropgap import LONG_GAP_S
 from dsp.detect.events import Event, Landing
 from dsp.detect.fusion.base import BUSY_KEPT_S, DEFAULT_WIDE_IMPACT_CHANNELS, IMPACT_MEMORY_S
 from dsp.detect.fusion.settledview import SettledView
@@ -113,11 +114,13 @@ class Fusion(SettledView):
                 self._wide_impact_t.append(imp.t_s)
                 out.extend(self._disturbance(imp.t_s, known))
             elif not self._load_present(imp.t_s):
-                if (
-                    self._drop.impacts
-                    and imp.t_s - self._drop.impacts[-1].t_s > self.acoustic_gap.seconds
+                if self._drop.impacts and self.acoustic_gap.ends_drop(
+                    imp.t_s - self._drop.impacts[-1].t_s,
+                    imp.impact.loudest,
+                    loudest_levels(self._drop.impacts[-2:]),
                 ):
-                    out.extend(self._decide_drop(self._drop_over_s()))
+                    # At once when a throw entering from the top ended it.
+                    out.extend(self._decide_drop(min(self._drop_over_s(), known)))
                 if not self._drop.impacts:
                     self.acoustic_gap.began(imp.t_s, loudest_levels([imp])[0])
                 self._drop.impacts.append(imp)
@@ -220,7 +223,8 @@ class Fusion(SettledView):
 
     def _drop_over_s(self) -> float:
         """When the acoustic drop in progress is known to be over, if no strike comes."""
-        return self._drop.impacts[-1].t_s + self.acoustic_gap.seconds + self.impact_delay_s
+        silence = self.acoustic_gap.silence_after(loudest_levels(self._drop.impacts[-2:]))
+        return self._drop.impacts[-1].t_s + silence + self.impact_delay_s
 
     def _heard_over_s(self) -> float:
         """When the drop heard with the load cells there is over, if no strike comes."""
@@ -279,7 +283,7 @@ class Fusion(SettledView):
         """Decide whatever is still pending at the end of the stream."""
         out = self.advance(
             now_s
-            + max(self.hold_s, self.acoustic_gap.seconds + self.impact_delay_s, self.lift_gather_s)
+            + max(self.hold_s, LONG_GAP_S + self.impact_delay_s, self.lift_gather_s)
         )
         return out
 

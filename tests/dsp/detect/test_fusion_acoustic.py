@@ -38,11 +38,12 @@ def _decided(drop: list[TimedImpact], now_s: float = 2.0) -> list[Event]:
 
 def test_a_drop_is_over_only_once_a_strike_in_its_silence_would_have_arrived() -> None:
     # The piezo chain hands each impact over 24 ms after it happened; a
-    # bounce 200 ms after the first strike (within the 220 ms gap) arrives
-    # when 224 ms have passed.
-    first, bounce = _strike(1.000, 5), _strike(1.200, 5, 150.0)
+    # bounce 200 ms after the cube's last strike (within the 220 ms gap)
+    # arrives when 224 ms have passed.
+    first = [_strike(0.950, 5), _strike(1.000, 5, 200.0)]
+    bounce = _strike(1.200, 5, 150.0)
     fusion = _fusion(impact_delay_s=0.024)
-    fusion.add_impacts([first], known_s=1.024)
+    fusion.add_impacts(first, known_s=1.024)
     assert fusion.advance(1.2205) == []
     fusion.add_impacts([bounce], known_s=1.224)
     events = fusion.advance(2.0)
@@ -50,23 +51,44 @@ def test_a_drop_is_over_only_once_a_strike_in_its_silence_would_have_arrived() -
     assert round(events[0].t_decided, 3) == 1.444
     # Not waiting for it splits the drop: the first strike became a landing.
     hasty = _fusion()
-    hasty.add_impacts([first], known_s=1.024)
+    hasty.add_impacts(first, known_s=1.024)
     assert [e.floor for e in hasty.advance(1.2205) if isinstance(e, Landing)] == [5]
 
 
 def test_once_a_cube_rolled_on_silently_after_its_drop_was_decided_drops_wait_longer() -> None:
     fusion = _fusion()
-    # Decided on 6 after 0.22 s of silence; 0.3 s after its last strike the
-    # cube that rolled off plate 6 strikes plate 2: a second "drop".
+    # Bounced on 6 and decided there after 0.22 s of silence; 0.3 s after its
+    # last strike the cube that rolled off plate 6 strikes plate 2: a second
+    # "drop".
     def landings(*drops: list[TimedImpact], until_s: float) -> list[int]:
         events = [e for drop in drops for e in fusion.add_impacts(drop)]
         return [e.floor for e in events + fusion.advance(until_s) if isinstance(e, Landing)]
 
-    assert landings([_strike(1.00, 7), _strike(1.05, 6)],
-                    [_strike(1.35, 2), _strike(1.40, 2, 150.0)], until_s=2.0) == [6, 2]
-    # From then on, 0.3 s of silence is not yet the end of a drop.
-    assert landings([_strike(5.00, 7), _strike(5.05, 5)],
-                    [_strike(5.35, 1), _strike(5.40, 1, 150.0)], until_s=6.0) == [1]
+    assert landings([_strike(1.00, 7), _strike(1.05, 6), _strike(1.10, 6, 150.0)],
+                    [_strike(1.40, 2), _strike(1.45, 2, 150.0)], until_s=2.0) == [6, 2]
+    # From then on, 0.35 s of silence is not yet the end of a drop.
+    assert landings([_strike(5.00, 7), _strike(5.05, 5), _strike(5.10, 5, 150.0)],
+                    [_strike(5.45, 1), _strike(5.50, 1, 150.0)], until_s=6.0) == [1]
+    # But the next throw, struck on the top plate 0.3 s after the last
+    # strike, ends the drop there at once.
+    events = [e for s in (_strike(8.00, 7), _strike(8.05, 5), _strike(8.10, 5, 150.0))
+              for e in fusion.add_impacts([s])]
+    assert events == []
+    decided = fusion.add_impacts([_strike(8.40, 7)], known_s=8.40)
+    assert [(e.floor, e.t_decided) for e in decided if isinstance(e, Landing)] == [(5, 8.40)]
+
+
+def test_a_cube_that_struck_its_last_plate_once_may_go_on_and_is_waited_for() -> None:
+    # Plate 6 struck once, then nothing for 0.3 s: a cube pausing on its
+    # way (or passing a hole edge slowly) more often than one at rest,
+    # which bounces. The drop goes on to plate 2: one landing, there.
+    drop = [_strike(1.00, 7), _strike(1.05, 6), _strike(1.35, 2), _strike(1.40, 2, 150.0)]
+    assert [e.floor for e in _decided(drop) if isinstance(e, Landing)] == [2]
+    # Bounced on plate 6: at rest after the short silence, the strike on 2
+    # is something else's.
+    fusion = _fusion()
+    fusion.add_impacts([_strike(1.00, 7), _strike(1.05, 6), _strike(1.10, 6, 150.0)])
+    assert [e.floor for e in fusion.advance(1.35) if isinstance(e, Landing)] == [6]
 
 
 def test_a_plate_struck_again_after_a_cube_struck_two_levels_below_kept_the_thrown_cube() -> None:
