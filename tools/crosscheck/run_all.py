@@ -21,6 +21,10 @@ make (models P and Q: half-hour sessions, damaged streams beside their
 clean twins, towers without load cells), one line per family, kept in
 ``<model><first>x``.
 
+``--heard-only`` also scores every model's single throws and quick series
+heard without their load cells: copies with the LOAD messages taken out
+(``heard_only.py``), kept in ``<model><first>h``, one line per family.
+
 Two runs with different tags (two versions of the code) can be compared
 line by line; docs/crosscheck.md, run 22 on, was measured this way.
 """
@@ -42,6 +46,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import score  # noqa: E402  (the scorer beside this script)
+from heard_only import make_heard_only_set  # noqa: E402
 
 GENERATORS = {
     "A": TOOLS / "crosscheck" / "make_recordings.py",
@@ -81,6 +86,8 @@ GENERATORS = {
 # The families beyond the usual four, and the generators that make them.
 EXTRA_FAMILIES = ("long", "damaged", "acoustic")
 FAMILY_MODELS = frozenset({"P", "Q", "R", "S"})
+# The families heard without load cells with ``--heard-only``.
+HEARD_ONLY_FAMILIES = ("single", "rapid")
 
 
 def make_extra_set(model: str, first_seed: int, towers: int, duration_s: float,
@@ -180,6 +187,9 @@ def main(argv: list[str] | None = None) -> int:
                         f"make them ({', '.join(sorted(FAMILY_MODELS))})")
     p.add_argument("--long-duration", type=float, default=1800.0,
                    help="seconds per long session (with --families)")
+    p.add_argument("--heard-only", action="store_true",
+                   help=f"also the {' and '.join(HEARD_ONLY_FAMILIES)} recordings of every "
+                        "model with their LOAD messages taken out (acoustic-only)")
     args = p.parse_args(argv)
     folders: list[tuple[str, Path]] = []
     extra: list[tuple[str, Path]] = []
@@ -194,6 +204,10 @@ def main(argv: list[str] | None = None) -> int:
                 more = args.sets / f"{model.lower()}{first}x"
                 make_extra_set(model, first, args.towers, args.duration, args.long_duration, more)
                 extra.append((name, more))
+            if args.heard_only:
+                heard = args.sets / f"{model.lower()}{first}h"
+                make_heard_only_set(folder, heard, HEARD_ONLY_FAMILIES)
+                extra.append((f"{name} heard", heard))
     recordings = [r for _, folder in folders + extra for r in sorted(folder.glob("*.bin"))]
     stream = cpu = 0.0
     with ProcessPoolExecutor(args.jobs) as pool:
