@@ -172,7 +172,7 @@ class FusionBase:
         self.lift_gather_s = lift_gather_s
         self.drop_gap_s = drop_gap_s
         #: The silence that ends a drop heard without load cells.
-        self.acoustic_gap = DropGap(drop_gap_s)
+        self.acoustic_gap = DropGap(drop_gap_s, top_level=n_levels - 1)
         self.impact_delay_s = impact_delay_s
         self.stats = FusionStats()
         #: Signs that cubes here rest a moment on a plate and slide on.

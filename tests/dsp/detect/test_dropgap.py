@@ -48,3 +48,18 @@ def test_a_strike_above_the_last_plate_after_the_short_silence_is_the_next_throw
     # Within the short silence even a strike above belongs to the drop
     # (a bounce up against the plate above, heard loudest there).
     assert not gap.ends_drop(0.15, 4, [3, 3])
+
+
+def test_a_strike_on_a_top_plate_three_or_more_above_the_last_is_the_next_throw_at_once() -> None:
+    gap = DropGap(0.22, top_level=7)
+    # A cube bouncing on plate 3 reaches plate 4 at most; plate 7 struck
+    # 0.1 s after its last strike is a cube entering from the top.
+    assert gap.ends_drop(0.10, 7, [3, 3])
+    assert gap.ends_drop(0.10, 6, [2, 3])
+    # Sooner than that it may be the same strike heard late on another disc.
+    assert not gap.ends_drop(0.05, 7, [3, 3])
+    # Two plates up, or three up but not on a top plate: not so sure.
+    assert not gap.ends_drop(0.10, 6, [4, 4])
+    assert not gap.ends_drop(0.10, 5, [2, 2])
+    # The top plates are the tower's own: a tower of six levels.
+    assert DropGap(0.22, top_level=5).ends_drop(0.10, 5, [2, 2])

@@ -78,6 +78,18 @@ def test_once_a_cube_rolled_on_silently_after_its_drop_was_decided_drops_wait_lo
     assert [(e.floor, e.t_decided) for e in decided if isinstance(e, Landing)] == [(5, 8.40)]
 
 
+def test_in_a_quick_series_the_next_throw_struck_on_the_top_plate_ends_the_drop_before() -> None:
+    # The first cube falls to plate 3 and bounces; 0.15 s after its last
+    # bounce (within the short silence) the next cube strikes plate 7 and
+    # comes to rest on 6.
+    first = [_strike(1.00, 7), _strike(1.05, 5), _strike(1.10, 3), _strike(1.15, 3, 150.0)]
+    second = [_strike(1.30, 7), _strike(1.35, 6), _strike(1.40, 6, 150.0)]
+    fusion = _fusion()
+    events = fusion.add_impacts(first + second) + fusion.advance(2.0)
+    assert [(e.floor, round(e.t, 2)) for e in events if isinstance(e, Landing)] == [
+        (3, 1.15), (6, 1.4)]
+
+
 def test_a_cube_that_struck_its_last_plate_once_may_go_on_and_is_waited_for() -> None:
     # Plate 6 struck once, then nothing for 0.3 s: a cube pausing on its
     # way (or passing a hole edge slowly) more often than one at rest,
