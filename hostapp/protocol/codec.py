@@ -34,13 +34,21 @@ def encode_message(msg: Message, seq: int) -> bytes:
         If a field is out of range or the message is longer than 254 bytes.
     """
     try:
-        head = _HEADER.pack(msg.TYPE, seq % c.SEQ_MODULUS) + msg.body()
+        raw = encode_raw(msg.TYPE, seq, msg.body())
     except struct.error as exc:
         raise BodyError(f"{type(msg).__name__}: {exc}") from exc
-    raw = head + _CRC.pack(crc16(head))
     if len(raw) > c.MAX_MESSAGE_SIZE:
         raise BodyError(f"{type(msg).__name__} is {len(raw)} bytes, more than {c.MAX_MESSAGE_SIZE}")
     return raw
+
+
+def encode_raw(msg_type: int, seq: int, body: bytes) -> bytes:
+    """``type | seq | body | crc`` from a body already packed (as ``FrameDecoder.feed_raw`` gives).
+
+    ``seq`` is taken modulo 65536; the size is not checked.
+    """
+    head = _HEADER.pack(msg_type, seq % c.SEQ_MODULUS) + body
+    return head + _CRC.pack(crc16(head))
 
 
 def encode_frame(msg: Message, seq: int) -> bytes:

@@ -13,20 +13,18 @@ from __future__ import annotations
 
 import re
 import shutil
-import struct
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from hostapp.protocol.cobs import CobsError, cobs_decode, cobs_encode
-from hostapp.protocol.constants import HELLO, LOAD
-from hostapp.protocol.crc import crc16
+from hostapp.protocol.cobs import cobs_encode
+from hostapp.protocol.codec import encode_raw
+from hostapp.protocol.constants import FRAME_DELIMITER, HELLO, LOAD
+from hostapp.protocol.decoder import FrameDecoder
 
 # HELLO body: proto, fw_major, fw_minor, fw_patch, n_piezo, n_load, ...
 _N_LOAD_AT = 5
-_HEADER = 3  # the type byte and seq, a u16
-_CRC = 2
 
 
 def without_load(data: bytes, *, say_no_cells: bool) -> bytes:
@@ -37,26 +35,12 @@ def without_load(data: bytes, *, say_no_cells: bool) -> bytes:
     """
     out = bytearray()
     seq = 0
-    pieces = data.split(b"\x00")
-    for piece in pieces[:-1]:  # the last piece has no delimiter: cut off
-        if not piece:
-            continue
-        try:
-            message = cobs_decode(piece)
-        except CobsError:
-            continue
-        if len(message) < _HEADER + _CRC:
-            continue
-        if crc16(message[:-_CRC]) != struct.unpack("<H", message[-_CRC:])[0]:
-            continue
-        kind = message[0]
+    for kind, _, body in FrameDecoder().feed_raw(data):
         if kind == LOAD:
             continue
-        body = bytearray(message[_HEADER:-_CRC])
-        if kind == HELLO and say_no_cells and len(body) > _N_LOAD_AT:
-            body[_N_LOAD_AT] = 0
-        head = bytes([kind]) + struct.pack("<H", seq & 0xFFFF) + bytes(body)
-        out += cobs_encode(head + struct.pack("<H", crc16(head))) + b"\x00"
+        if kind == HELLO and say_no_cells:
+            body = body[:_N_LOAD_AT] + b"\x00" + body[_N_LOAD_AT + 1 :]
+        out += cobs_encode(encode_raw(kind, seq, body)) + FRAME_DELIMITER
         seq += 1
     return bytes(out)
 
