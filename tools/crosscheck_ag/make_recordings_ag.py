@@ -301,7 +301,7 @@ def make_tower(seed: int) -> Tower:
     plate_zeta = rng.uniform(0.06, 0.14, lv)
     drift_g = rng.normal(0, 0.02, lv)
     # Cube path: the holes are not quite aligned; few cubes reach the ground.
-    p_stop = np.clip(rng.normal(0.30, 0.05, lv), 0.18, 0.45)
+    p_stop = np.clip(rng.normal(0.32, 0.05, lv), 0.2, 0.45)
     p_stop[7] = rng.uniform(0.33, 0.45)
     p_stop[0] = 1.0
     return Tower(
