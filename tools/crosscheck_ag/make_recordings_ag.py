@@ -503,8 +503,8 @@ class Scene:
                               "cubes": len(cubes), "mass_g": round(mass, 4),
                               "colours": [c.colour for c in cubes]})
 
-    def add_talk(self, t0: float, t1: float, level_db: float) -> None:
-        self.talk.append({"t": round(t0, 3), "t_end": round(t1, 3), "amp": level_db})
+    def add_talk(self, t0: float, t1: float, amp: float) -> None:
+        self.talk.append({"t": round(t0, 3), "t_end": round(t1, 3), "amp": amp})  # codes
 
 
 def table_knock(sc: Scene, t: float, j: float | None = None) -> None:
