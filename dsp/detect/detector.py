@@ -29,6 +29,7 @@ from dsp.detect.loadcell import (
 )
 from dsp.detect.loadfront import LoadFrontEnd, LoadRows
 from dsp.detect.memory import FusionStats
+from dsp.detect.onsets import FAINT_THRESHOLD_DB
 from dsp.detect.piezo import PiezoChain, PlateBusy, TimedImpact
 from dsp.detect.rocking import RockingPeriod
 
@@ -111,7 +112,10 @@ class Detector:
         cal = calibration or DetectorCalibration()
         self.n_levels = int(n_levels)
         self.calibration = cal
-        self.piezo = PiezoChain(n_channels=n_levels, sample_rate_hz=piezo_rate_hz)
+        self.piezo = PiezoChain(
+            n_channels=n_levels, sample_rate_hz=piezo_rate_hz,
+            faint_threshold_db=FAINT_THRESHOLD_DB,
+        )
 
         # The processors are built for the rate the load rows come at, once
         # the stream's first rows have shown it (``loadfront``).

@@ -56,6 +56,44 @@ HANDS_FLAT_IN_A_DROP = 6
 HANDS_FLAT_SHARE = 0.75
 
 
+# Why 12 dB under the drop's loudest strike: a cube heard striking 150-300
+# codes high up strikes the plates below about as hard (it falls further);
+# heard there 30 dB under, over the faint threshold only, it is ringing,
+# crosstalk or the room (models A, D, Z: a faint "strike" two plates down
+# was the landing's level 3-14 times a tower). Where even the drop's
+# loudest strike was faint (a worn tower's quiet discs, model Y: 10-20
+# codes), the next plates' strikes are as faint.
+FAINT_UNDER_DROP_DB = 12.0
+# Why 6 dB over what its plate heard of the drop: a plate that heard the
+# strikes above as crosstalk, or hands rumbling through the tower, sounds
+# as loud again when nothing struck it (model O's games: a hand's rumble
+# heard 8-16 codes on plate 2 made a faint 9.6 there the second of two
+# "cubes"); a cube striking it stands out over that.
+FAINT_OVER_HEARD_DB = 6.0
+
+
+def continues_drop(drop: list[TimedImpact], faint: TimedImpact) -> bool:
+    """Whether a faint strike is the drop's cube striking a plate further down.
+
+    A cube falls: a faint strike on a plate below every plate the drop was
+    heard on, as loud as the drop's strikes give reason to expect
+    (``FAINT_UNDER_DROP_DB``) and standing out over what that plate heard
+    of them (``FAINT_OVER_HEARD_DB``), is the cube going on, its strikes on
+    the lower plates under the onset threshold. Anything else faint is not
+    a cube's. ``drop`` holds the drop's strikes so far, the first one
+    heard over the onset threshold.
+    """
+    level = faint.impact.loudest
+    if level >= min(loudest_levels(drop)):
+        return False
+    peak = float(faint.peaks[level])
+    loudest = max(float(np.max(imp.peaks)) for imp in drop)
+    if peak < loudest * 10.0 ** (-FAINT_UNDER_DROP_DB / 20.0):
+        return False
+    heard = max(float(imp.peaks[level]) for imp in drop if not imp.faint)
+    return peak >= heard * 10.0 ** (FAINT_OVER_HEARD_DB / 20.0)
+
+
 def resting_level(
     acoustic: AcousticLevelModel, impacts: list[TimedImpact]
 ) -> tuple[int, float, list[TimedImpact]]:

@@ -27,6 +27,13 @@ import numpy as np
 DEFAULT_THRESHOLD_DB = 20.0
 # Why 8 ms: the attack of a click is one or two frames; the peak is there.
 DEFAULT_SCAN_TIME_MS = 8.0
+# Why 14 dB: some towers' discs hear a cube's strikes on the lower plates
+# only 13-19 dB over their floor (a worn tower's quiet discs, cubes that
+# have lost their speed). Heard everywhere, onsets that faint made talk,
+# hum and ringing into drops (acoustic-only: 537 false landings more over
+# 31 models' single throws at 17 dB, +43 right); they are only taken as
+# the continuation of a drop already heard (``heardrops.continues_drop``).
+FAINT_THRESHOLD_DB = 14.0
 # Why 30 ms: the ringing of a cardboard plate after a click decays within
 # a few tens of ms; a cube's bounces are further apart than that.
 DEFAULT_MASK_TIME_MS = 30.0

@@ -19,7 +19,7 @@ from dsp.detect.conditioning import PiezoConditioner
 from dsp.detect.grouping import Impact, ImpactGrouper
 from dsp.detect.motion import PlateMotion
 from dsp.detect.noisefloor import NoiseFloorTracker
-from dsp.detect.onsets import OnsetDetector
+from dsp.detect.onsets import Onset, OnsetDetector
 
 # Why 2 s: filling costs memory and time proportional to the hole; beyond a
 # couple of seconds the floor and filters gain nothing from continuity.
@@ -61,6 +61,9 @@ class TimedImpact:
 
     t_s: float
     impact: Impact = field(repr=False)
+    #: Heard only over the faint threshold (``onsets.FAINT_THRESHOLD_DB``),
+    #: not the onset threshold: its ``peaks`` hold only the channels where it rose.
+    faint: bool = False
 
     @property
     def peaks(self) -> np.ndarray:
@@ -84,6 +87,11 @@ class PiezoChain:
         Piezo set rate from HELLO.
     initial_floor : ndarray, optional
         Initial noise floor per channel, envelope units (from a calibration).
+    faint_threshold_db : float, optional
+        Also deliver faint impacts (``TimedImpact.faint``): onsets over this
+        threshold but under the onset threshold, while nothing in their scan
+        reached it and no onset came within a group time before them. None:
+        none.
     """
 
     def __init__(
@@ -92,6 +100,7 @@ class PiezoChain:
         n_channels: int,
         sample_rate_hz: float,
         initial_floor: np.ndarray | None = None,
+        faint_threshold_db: float | None = None,
     ) -> None:
         self.n_channels = int(n_channels)
         self.rate = float(sample_rate_hz)
@@ -102,6 +111,14 @@ class PiezoChain:
         )
         self.onsets = OnsetDetector(n_channels=n_channels, frame_rate_hz=frame_rate)
         self.grouper = ImpactGrouper(frame_rate_hz=frame_rate)
+        self.faint_onsets = (
+            None if faint_threshold_db is None
+            else OnsetDetector(
+                n_channels=n_channels, frame_rate_hz=frame_rate, threshold_db=faint_threshold_db
+            )
+        )
+        self.faint_grouper = ImpactGrouper(frame_rate_hz=frame_rate)
+        self._onset_frames: list[int] = []  # recent onsets' frames, for the faint ones
         self.motion = PlateMotion(n_channels=n_channels)
         self._busy_changes: list[PlateBusy] = []
         self._anchor_samples: list[int] = []
@@ -206,7 +223,10 @@ class PiezoChain:
 
     def flush(self) -> list[TimedImpact]:
         """Deliver the impact still open at the end of the stream."""
-        return self._timed(self.grouper.flush())
+        return _in_time_order(
+            self._timed(self.grouper.flush()),
+            self._timed(self.faint_grouper.flush(), faint=True),
+        )
 
     def _run(self, x: np.ndarray, *, bridged: bool = False) -> list[TimedImpact]:
         env = self.conditioner.process(x)
@@ -218,8 +238,56 @@ class PiezoChain:
             for c in self.motion.process(env, floor)
         ]
         onsets = self.onsets.process(env, floor)
-        impacts = self.grouper.process(onsets, frames_done=self.onsets.frames_done)
-        return self._timed(impacts)
+        impacts = self._timed(self.grouper.process(onsets, frames_done=self.onsets.frames_done))
+        if self.faint_onsets is None:
+            return impacts
+        # Both detectors have delivered every onset before the same frame,
+        # and a group is closed a group time after its first onset: the
+        # two kinds come in time order whatever the blocks.
+        self._onset_frames += [o.frame for o in onsets]
+        faint = [
+            o for o in self.faint_onsets.process(env, floor) if self._only_faint(o)
+        ]
+        keep_from = self.onsets.frames_done - 2 * self.grouper.group_frames
+        self._onset_frames = [f for f in self._onset_frames if f >= keep_from]
+        grouped = self.faint_grouper.process(faint, frames_done=self.faint_onsets.frames_done)
+        return _in_time_order(impacts, self._timed(grouped, faint=True))
 
-    def _timed(self, impacts: list[Impact]) -> list[TimedImpact]:
-        return [TimedImpact(self._frame_time(i.frame), i) for i in impacts]
+    def _only_faint(self, onset: Onset) -> bool:
+        """Whether a faint detector's onset is none of the onset detector's strikes.
+
+        Nothing in its scan reached the onset threshold (a strike's attack
+        crosses the lower threshold a frame sooner), and no onset came within
+        a group time before it (a strike's crosstalk on the other plates).
+        Onsets after it are not looked at: they may come in the next block.
+        """
+        threshold = np.maximum(onset.floor * self.onsets.ratio, self.onsets.min_threshold)
+        if np.any(onset.peaks >= threshold):
+            return False
+        since = onset.frame - self.grouper.group_frames
+        return not any(since <= f <= onset.frame for f in self._onset_frames)
+
+    def _timed(self, impacts: list[Impact], *, faint: bool = False) -> list[TimedImpact]:
+        if faint:
+            impacts = [_heard_where_it_rose(i) for i in impacts]
+        return [TimedImpact(self._frame_time(i.frame), i, faint) for i in impacts]
+
+
+def _heard_where_it_rose(impact: Impact) -> Impact:
+    """A faint impact heard only on the channels whose envelope rose over the faint threshold.
+
+    The other channels' peaks are the room at that level: a channel with a
+    louder floor outweighed the one struck (model A: a bounce heard 9.4 codes
+    over a floor of 1.8 on plate 7 was loudest on plate 5, 9.7 over 5.3).
+    """
+    heard = np.zeros(impact.peaks.shape[0], dtype=bool)
+    heard[list(impact.channels)] = True
+    return Impact(frame=impact.frame, channels=impact.channels,
+                  peaks=np.where(heard, impact.peaks, 0.0), floor=impact.floor)
+
+
+def _in_time_order(impacts: list[TimedImpact], faint: list[TimedImpact]) -> list[TimedImpact]:
+    """Both kinds of impacts of one block by their first frame, a faint one after an equal."""
+    if not faint:
+        return impacts
+    return sorted(impacts + faint, key=lambda i: (i.impact.frame, i.faint))

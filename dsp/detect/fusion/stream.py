@@ -15,6 +15,7 @@ from dsp.detect.events import Event, Landing
 from dsp.detect.fusion.base import BUSY_KEPT_S, DEFAULT_WIDE_IMPACT_CHANNELS, IMPACT_MEMORY_S
 from dsp.detect.fusion.settledview import SettledView
 from dsp.detect.heardrops import (
+    continues_drop,
     hands_at_the_tower,
     heard_landing,
     knock_on_the_table,
@@ -89,6 +90,9 @@ class Fusion(SettledView):
         """Take new impacts (time order), known at ``known_s``; returns disturbances."""
         out: list[Event] = []
         for imp in impacts:
+            if imp.faint:
+                self._faint_strike(imp)
+                continue
             self._piezo_seen = True
             self.stats.impacts += 1
             self._impacts.append(imp)
@@ -131,6 +135,19 @@ class Fusion(SettledView):
         while self._impacts and self._impacts[0].t_s < self._impacts[-1].t_s - IMPACT_MEMORY_S:
             self._impacts.popleft()
         return out
+
+    def _faint_strike(self, imp: TimedImpact) -> None:
+        """A strike heard under the onset threshold: the cube of a drop heard by ear going on.
+
+        Nothing else: faint strikes start no drop, teach the acoustic model
+        nothing, and the load cells, where they report, need none.
+        """
+        drop = self._drop.impacts
+        if not drop or self._load_present(imp.t_s):
+            return
+        silence = self.acoustic_gap.silence_after(loudest_levels(drop[-2:]))
+        if imp.t_s - drop[-1].t_s <= silence and continues_drop(drop, imp):
+            drop.append(imp)
 
     def add_busy(self, change: PlateBusy) -> None:
         """Take a plate's busy/quiet change (in time order, at its time)."""
@@ -344,14 +361,26 @@ class Fusion(SettledView):
         impacts, self._drop = self._drop.impacts, Drop()
         if not impacts:
             return []
-        last = impacts[-1]
-        if len(impacts) == 1 and len(last.channels) >= DEFAULT_WIDE_IMPACT_CHANNELS:
+        # The disturbances are judged by the strikes heard over the onset
+        # threshold; faint strikes tell only where a cube went on to.
+        loud = [imp for imp in impacts if not imp.faint]
+        last = loud[-1]
+        if len(loud) == 1 and len(last.channels) >= DEFAULT_WIDE_IMPACT_CHANNELS:
             # One strike heard through the whole tower and nothing after it:
             # a knock on the table or the tower (a falling cube strikes hole
             # edges and bounces; our noisy sessions: 44 such drops, all knocks).
             return self._disturbance(last.t_s, now_s)
-        if knock_on_the_table(impacts) or hands_at_the_tower(impacts):
+        if knock_on_the_table(loud) or hands_at_the_tower(loud):
             return self._disturbance(last.t_s, now_s)
+        # Faint strikes count only where the drop ended with them (the cube
+        # went on below every plate heard loud); faint ones before a loud
+        # strike were not the cube (a rumble or ringing, read as a second
+        # cube by ``heard_landing``).
+        went_on = 0
+        while impacts[-1 - went_on].faint:
+            went_on += 1
+        impacts = loud + impacts[len(impacts) - went_on:]
+        last = impacts[-1]
         level, confidence, _ = resting_level(self.acoustic, impacts)
         self.acoustic_gap.decided(last.t_s, level)
         self.stats.acoustic_landings += 1

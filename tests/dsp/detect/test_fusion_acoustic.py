@@ -24,6 +24,14 @@ def _strike(
     return TimedImpact(t_s, Impact(frame=0, channels=(level,), peaks=peaks, floor=np.ones(8)))
 
 
+def _faint(t_s: float, level: int, amplitude: float) -> TimedImpact:
+    """A strike heard only over the faint threshold, on ``level`` alone."""
+    peaks = np.zeros(8)
+    peaks[level] = amplitude
+    return TimedImpact(t_s, Impact(frame=0, channels=(level,), peaks=peaks, floor=np.ones(8)),
+                       faint=True)
+
+
 def _fusion(impact_delay_s: float = 0.0) -> Fusion:
     return Fusion(n_levels=8, scale=CubeScale(n_levels=8), acoustic=AcousticLevelModel(n_levels=8),
                   impact_delay_s=impact_delay_s)
@@ -349,3 +357,39 @@ def test_levels_of_many_impacts_are_each_ones_classification(
     rows[rng.random(rows.shape) < 0.1] = 0.0  # channels that heard nothing
     expected = [ear.classify(row, heard_crosstalk=heard_crosstalk).level for row in rows]
     assert ear.levels(rows, heard_crosstalk=heard_crosstalk).tolist() == expected
+
+
+def _landed(drop: list[TimedImpact]) -> list[int]:
+    return [e.floor for e in _decided(drop) if isinstance(e, Landing)]
+
+
+def test_a_cube_going_on_under_the_onset_threshold_is_heard_by_its_faint_strikes() -> None:
+    # A worn tower's quiet discs: the cube is heard loud on plate 7 only
+    # (20 codes), then strikes plates 6 and 5 under the onset threshold.
+    heard = [_strike(1.00, 7, 20.0), _strike(1.06, 7, 15.0)]
+    assert _landed(heard) == [7]
+    assert _landed([*heard, _faint(1.15, 6, 14.0), _faint(1.30, 5, 9.0)]) == [5]
+
+
+def test_faint_strikes_that_are_no_cube_going_on_leave_the_landing_where_it_was() -> None:
+    # Far under a loud drop's strikes: ringing or the room.
+    assert _landed([_strike(1.00, 7, 300.0), _faint(1.10, 5, 8.0)]) == [7]
+    # On a plate that heard the drop about as loud already: its crosstalk.
+    loud_on_5 = _strike(1.00, 7, 20.0)
+    loud_on_5.peaks[5] = 9.0
+    assert _landed([loud_on_5, _faint(1.10, 5, 12.0)]) == [7]
+    assert _landed([loud_on_5, _faint(1.10, 5, 20.0)]) == [5]
+    # On the plate the cube is heard on, or above it: not a cube going on.
+    assert _landed([_strike(1.00, 6, 20.0), _faint(1.10, 6, 15.0), _faint(1.2, 7, 15.0)]) == [6]
+    # After the drop's silence: nothing to go on from.
+    assert _landed([_strike(1.00, 7, 20.0), _faint(1.60, 6, 15.0)]) == [7]
+
+
+def test_faint_strikes_before_a_loud_one_are_no_second_cube() -> None:
+    # Hands on the tower: rumble heard loud on plate 6, faint on plate 4 in
+    # between. Taken in, plate 6 struck again after a strike two plates
+    # below read as a cube that stayed above and one that went on.
+    drop = [_strike(1.00, 6, 20.0), _faint(1.12, 4, 15.0), _strike(1.15, 6, 18.0),
+            _strike(1.25, 6, 15.0)]
+    assert _landed(drop) == [6]
+    assert _landed([imp if not imp.faint else _strike(1.12, 4, 15.0) for imp in drop]) == [6, 4]

@@ -322,3 +322,56 @@ def test_bridged_frames_leave_the_floor_the_same_however_the_frames_are_cut() ->
     assert np.nanmin(whole[900:]) > 1.0
     for cuts in ((1, 2, 125, 250, 251, 1999), (124, 125, 126, 620, 899), tuple(range(0, 2000, 7))):
         assert np.array_equal(run(cuts), whole, equal_nan=True)
+
+
+def _clicks(clicks: list[tuple[float, int, float]], seconds: float = 4.0) -> np.ndarray:
+    """Eight channels of ADC noise (1 code rms) with 300 Hz clicks (time, channel, amplitude)."""
+    rng = np.random.default_rng(0)
+    x = 512.0 + rng.normal(0.0, 1.0, (int(seconds * RATE), 8))
+    t = np.arange(80) / RATE
+    for t_s, channel, amplitude in clicks:
+        i = int(t_s * RATE)
+        x[i : i + 80, channel] += amplitude * np.sin(2 * np.pi * 300.0 * t) * np.exp(-t / 0.01)
+    return np.clip(np.round(x), 0, 1023)
+
+
+def _faint_chain_impacts(
+    codes: np.ndarray, cuts: list[int] | None = None, faint_db: float | None = 14.0
+) -> list[tuple[float, bool, tuple[int, ...], tuple[float, ...]]]:
+    chain = PiezoChain(n_channels=8, sample_rate_hz=RATE, faint_threshold_db=faint_db)
+    edges = [0, *sorted(set(cuts or [])), codes.shape[0]]
+    out = []
+    for a, b in zip(edges[:-1], edges[1:], strict=True):
+        out += chain.process(a / RATE, codes[a:b])
+    out += chain.flush()
+    return [(round(i.t_s, 6), i.faint, i.channels, tuple(np.round(i.peaks, 6))) for i in out]
+
+
+def test_a_strike_under_the_onset_threshold_is_delivered_faint_and_heard_where_it_rose() -> None:
+    codes = _clicks([(1.0, 7, 200.0), (2.0, 3, 10.0), (3.0, 3, 30.0)])
+    impacts = _faint_chain_impacts(codes)
+    assert [(round(t, 2), faint, channels) for t, faint, channels, _ in impacts] == [
+        (1.0, False, (7,)), (2.0, True, (3,)), (3.0, False, (3,))]
+    # Only the channel it rose on is heard: the others' peaks are the room.
+    peaks = impacts[1][3]
+    assert peaks[3] > 0 and all(p == 0 for k, p in enumerate(peaks) if k != 3)
+    # Without a faint threshold the chain is what it always was.
+    plain = _faint_chain_impacts(codes, faint_db=None)
+    assert plain == [i for i in impacts if not i[1]]
+
+
+def test_a_loud_strikes_crosstalk_and_attack_are_no_faint_impacts() -> None:
+    # Plate 6 hears plate 7's strike faintly, at the same moment.
+    codes = _clicks([(1.0, 7, 200.0), (1.0, 6, 10.0), (2.0, 5, 60.0)])
+    impacts = _faint_chain_impacts(codes)
+    assert [(round(t, 2), faint) for t, faint, _, _ in impacts] == [(1.0, False), (2.0, False)]
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=7999), max_size=10))
+def test_piezo_chain_with_faint_impacts_is_block_size_invariant(cuts: list[int]) -> None:
+    codes = _clicks([(1.0, 7, 200.0), (1.02, 5, 9.0), (1.5, 6, 12.0), (1.506, 6, 40.0),
+                     (2.0, 3, 10.0), (2.004, 2, 8.0), (3.0, 1, 25.0), (3.03, 0, 11.0)])
+    whole = _faint_chain_impacts(codes)
+    assert any(faint for _, faint, _, _ in whole)
+    assert _faint_chain_impacts(codes, cuts) == whole
