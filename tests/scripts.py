@@ -43,9 +43,17 @@ def load_script(path: Path, name: str) -> ModuleType:
 
 def detect_model_l(seed: int, scenario: str, duration_s: float, out: Path) -> dict[str, Any]:
     """Make one cross-check model L recording in ``out``, detect it, and score it."""
+    return detect_model("l", seed, scenario, duration_s, out)
+
+
+def detect_model(
+    model: str, seed: int, scenario: str, duration_s: float, out: Path
+) -> dict[str, Any]:
+    """Make a recording of cross-check model ``model`` ("l", "ag") in ``out``; detect, score it."""
     from hostapp.cli.detect import detect_recording
 
-    gen = load_script(TOOLS / "crosscheck_l" / "make_recordings_l.py", "crosscheck_l_for_detect")
+    gen = load_script(TOOLS / f"crosscheck_{model}" / f"make_recordings_{model}.py",
+                      f"crosscheck_{model}_for_detect")
     score = load_script(TOOLS / "crosscheck" / "score.py", "crosscheck_score_for_detect")
     bin_path, truth_path = gen.make_recording(seed, scenario, duration_s, out)
     result = detect_recording(bin_path)

@@ -42,6 +42,8 @@ class FusionStats:
     stops_not_told: int = 0
     heard_on_silent_cells: int = 0
     top_lifts: int = 0
+    #: Unheard rises taken for the load of the plate's last landing, shown late.
+    shown_late: int = 0
 
 
 @dataclass

@@ -33,7 +33,13 @@ from dsp.detect.topmodule import (
     lifted_with_a_knock,
     taken_by_hand,
 )
-from dsp.detect.trust import CUBE_STRIKES, cube_like, drop_loudness_db, loud_as_a_cube
+from dsp.detect.trust import (
+    CUBE_STRIKES,
+    cube_like,
+    drop_loudness_db,
+    loud_as_a_cube,
+    swung_less_than,
+)
 
 # Why 6: a share of a plate's size tells that it was learnt from several
 # cubes only while the tower is not shaken as a whole; a hand steadying it
@@ -142,6 +148,13 @@ _GRIP_UNCLEAN = 0.3
 # plate's usual landing swing or more (5th percentile of 60); the grips
 # of models N and L 0.04-0.1 (medians), 0.55 at their 95th percentile.
 _GRIP_SWING = 0.3
+# Why 1.5 s: a plate that rubs the wall holds part of a landing's load by
+# friction and lets go of it 0.3-1.5 s after the cube came to rest (model
+# AG's "rubbing plate", 30-60 % held): a clean rise no strike came with and
+# under which the plate hardly swung (``_GRIP_SWING``; a cube arriving,
+# heard or not, swings it). Told as a cube, it was a false landing after
+# every landing there (AG: 24 of its 32 false landings).
+_SHOWN_LATE_S = 1.5
 # Why 3 s, and back within a quarter of the press (half a cube at most):
 # a hand that pressed a plate lets go within a second or two, and the
 # plate comes back to where it stood; one a cube heavier or lighter than
@@ -224,6 +237,32 @@ class SettledView(FastView):
             and self._piezo_present(step.t_before_s)
             and not self._drop_impacts(step)
         )
+
+    def _shown_late(self, step: LoadStep, delta: float) -> bool:
+        """Whether a rise is the plate's last landing's load, shown late (``_SHOWN_LATE_S``).
+
+        It began within ``_SHOWN_LATE_S`` after a cube came to rest on the
+        plate, nothing was heard loudest on the plate since, and the plate
+        hardly swung under it, by its own landings' swing or, before it has
+        any, the tower's.
+        """
+        level = step.level
+        landed = self._levels[level].landed_t
+        unit = self.scale.unit(level)
+        if (
+            unit is None
+            or self._tower_open
+            or not 0.0 < step.t_before_s - landed <= _SHOWN_LATE_S
+            or not self.scale.cubes(level, delta) > 0
+            or not self._piezo_present(step.t_before_s)
+            or any(landed < imp.t_s <= step.t_settled_s and imp.impact.loudest == level
+                   for imp in self._impacts)
+        ):
+            return False
+        swing, usual = self._swing_and_usual(step, unit)
+        if not np.isfinite(usual):
+            usual = self._usual_swing(level, unit, pooled_only=True)
+        return swung_less_than(swing, usual, _GRIP_SWING)
 
     def _unclean_rise(self, step: LoadStep) -> bool:
         """Whether a settled change is far from a whole number of cubes (``_GRIP_UNCLEAN``)."""
@@ -321,6 +360,11 @@ class SettledView(FastView):
             # came back as a hand that pressed it let go.
             self.accounted[level] = step.after_counts
             self.stats.steps_in_disturbance += 1
+            return []
+        if self._shown_late(step, delta):
+            # The last landing's load, let go of by a plate held by friction.
+            self.accounted[level] = step.after_counts
+            self.stats.shown_late += 1
             return []
         learnt_late: list[Event] = []
         if still and not self._tower_open and not self._under_hands(step):
