@@ -242,7 +242,8 @@ class SettledView(FastView):
         """Whether a rise is the plate's last landing's load, shown late (``_SHOWN_LATE_S``).
 
         It began within ``_SHOWN_LATE_S`` after a cube came to rest on the
-        plate, nothing was heard loudest on the plate since, and the plate
+        plate, no strike standing out on the plate (``cube_like``: not the
+        talk of a noisy room, heard alike on every disc) since, and the plate
         hardly swung under it, by its own landings' swing or, before it has
         any, the tower's.
         """
@@ -256,7 +257,7 @@ class SettledView(FastView):
             or not self.scale.cubes(level, delta) > 0
             or not self._piezo_present(step.t_before_s)
             or any(landed < imp.t_s <= step.t_settled_s and imp.impact.loudest == level
-                   for imp in self._impacts)
+                   and cube_like(imp) for imp in self._impacts)
         ):
             return False
         swing, usual = self._swing_and_usual(step, unit)
