@@ -145,8 +145,7 @@ class Fusion(SettledView):
         drop = self._drop.impacts
         if not drop or self._load_present(imp.t_s):
             return
-        silence = self.acoustic_gap.silence_after(loudest_levels(drop[-2:]))
-        if imp.t_s - drop[-1].t_s <= silence and continues_drop(drop, imp):
+        if imp.t_s - drop[-1].t_s <= self._drop_silence_s() and continues_drop(drop, imp):
             drop.append(imp)
 
     def add_busy(self, change: PlateBusy) -> None:
@@ -240,8 +239,11 @@ class Fusion(SettledView):
 
     def _drop_over_s(self) -> float:
         """When the acoustic drop in progress is known to be over, if no strike comes."""
-        silence = self.acoustic_gap.silence_after(loudest_levels(self._drop.impacts[-2:]))
-        return self._drop.impacts[-1].t_s + silence + self.impact_delay_s
+        return self._drop.impacts[-1].t_s + self._drop_silence_s() + self.impact_delay_s
+
+    def _drop_silence_s(self) -> float:
+        """The silence after its last strike that ends the acoustic drop in progress."""
+        return self.acoustic_gap.silence_after(loudest_levels(self._drop.impacts[-2:]))
 
     def _heard_over_s(self) -> float:
         """When the drop heard with the load cells there is over, if no strike comes."""
