@@ -14,6 +14,7 @@ from dsp.detect.acoustic import AcousticLevelModel
 from dsp.detect.calibration import DetectorCalibration
 from dsp.detect.converter import SpikeShapes
 from dsp.detect.cubes import CubeScale
+from dsp.detect.discgains import DiscGains
 from dsp.detect.events import Event
 from dsp.detect.fusion import Fusion
 from dsp.detect.loadcell import (
@@ -79,6 +80,8 @@ class DetectorDiagnostics:
     acoustic_learnt: int
     load_rows_dropped: int = 0
     rocking_hz: float = 0.0  # the tower's rocking, as the settled view combs it out (0: none)
+    #: Each disc's gain as equalised, dB (``discgains``; 0: left alone).
+    disc_gains_db: tuple[float, ...] = ()
 
 
 class Detector:
@@ -129,6 +132,11 @@ class Detector:
             n_levels=n_levels, scale=self.scale, acoustic=self.acoustic,
             impact_delay_s=self.piezo.decision_delay_s,
         )
+        # Where the ear works alone, strikes reach the fusion as if every disc
+        # heard alike (``discgains``): unless a calibration's signatures
+        # already know this tower's discs.
+        self.disc_gains = DiscGains(n_levels)
+        self._equalise_discs = cal.acoustic_signatures is None
         self._now = -np.inf
         self._piezo_done = -np.inf
         self._load_done = -np.inf
@@ -400,6 +408,8 @@ class Detector:
 
     def _deliver(self, t: float, item: object) -> list[Event]:
         if isinstance(item, TimedImpact):
+            if self._equalise_discs and not self.fusion.load_coverage.present(item.t_s):
+                item = self.disc_gains.equalise(item)
             return self.fusion.add_impacts([item], known_s=t)
         if isinstance(item, LoadStep):
             return self.fusion.add_load([item], [], t)
@@ -446,6 +456,7 @@ class Detector:
             load_rows_dropped=self.load_rows_dropped,
             acoustic_learnt=self.acoustic.n_learnt,
             rocking_hz=self.rocking.rocking_hz,
+            disc_gains_db=tuple(float(g) for g in self.disc_gains.gain_db),
         )
 
     def learnt_calibration(self) -> DetectorCalibration:

@@ -109,6 +109,7 @@ def detect_recording(
             "load_noise_counts": [round(s, 2) for s in diag.load_noise_counts],
             "silent_cells": sorted(pipeline.detector.fusion.silent_cells.dead),
             "deaf_discs": sorted(pipeline.detector.fusion.deaf_discs.deaf),
+            "disc_gains_db": [round(g, 1) for g in diag.disc_gains_db],
         }
         diagnostics["seconds_stream"] = max(
             pipeline.detector.piezo.t_done_s, pipeline.detector.load.level_t.max(initial=0.0)
