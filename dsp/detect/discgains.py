@@ -88,7 +88,12 @@ def split_two_clusters(values: np.ndarray, min_each: int = MIN_EACH) -> tuple[fl
     below = total[i - 1] / i
     above = (total[-1] - total[i - 1]) / (n - i)
     k = int(i[int(np.argmax(i * (n - i) * (below - above) ** 2))])
-    return float(np.median(x[:k])), float(np.median(x[k:]))
+    return _sorted_median(x[:k]), _sorted_median(x[k:])
+
+
+def _sorted_median(x: np.ndarray) -> float:
+    n = len(x)
+    return float(0.5 * (x[(n - 1) // 2] + x[n // 2]))
 
 
 def gains_from_pairs(level_db: np.ndarray, heard: np.ndarray) -> np.ndarray | None:
