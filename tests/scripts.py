@@ -573,3 +573,34 @@ def check_unknown_scenario_refused(script: Path, out: Path) -> None:
     assert proc.returncode == 2
     assert len(proc.stderr.strip().splitlines()) == 1 and "bogus" in proc.stderr
     assert not out.exists()
+
+
+def check_game_follows_the_rules(truth: dict[str, Any], *, victims_counted: bool = False) -> None:
+    """A generator's game truth (AG's layout): prologue first (two victims, two clues each),
+    then turns clockwise, a lift per turn; every clue in a supply, on the sheet or thrown;
+    cubes leave only the level laid open. ``victims_counted``: its turns say how many
+    victims each found, and both were found."""
+    game = truth["game"]
+    players = game["players"]
+    thrown = sorted((x for x in truth["landings"] if not x["knocked"]),
+                    key=lambda x: x["t_release"])
+    n_pro = 2 + 2 * len(players)
+    assert [x["kind"] for x in thrown[:n_pro]] == ["victim"] * 2 + ["prologue"] * (n_pro - 2)
+    assert [x["colour"] for x in thrown[2:n_pro]] == [p for p in players for _ in range(2)]
+    assert all(x["t"] < truth["lifts"][0]["t"] for x in thrown[:n_pro])
+    assert all(x["kind"] in ("throwback", "penalty") for x in thrown[n_pro:])
+    turns = game["turns"]
+    assert game["phase"] == "act2"
+    assert [lf["exposed"] for lf in truth["lifts"]] == [t["floor"] for t in turns]
+    who = [players.index(t["by"]) for t in turns]
+    assert who[0] == 0
+    assert all(b == (a + 1) % len(players) for a, b in zip(who, who[1:], strict=False))
+    if victims_counted:
+        assert sum(t["victims"] for t in turns) == 2
+    for p in players:
+        from_supply = sum(x["colour"] == p and x["kind"] in ("prologue", "penalty")
+                          for x in thrown)
+        assert game["supply"][p] + sum(game["sheet"][p]) + from_supply == 20
+    for x in truth["removals"]:
+        lift = max((lf for lf in truth["lifts"] if lf["t"] < x["t"]), key=lambda lf: lf["t"])
+        assert x["floor"] == lift["exposed"]

@@ -17,6 +17,7 @@ from tests.scripts import (
     SimulatedRecording,
     busy_spans,
     check_command_line,
+    check_game_follows_the_rules,
     check_landings_weighed,
     check_lifted_levels_invalid,
     check_own_framing,
@@ -337,22 +338,4 @@ def test_a_knocked_cube_moves_its_weight_down() -> None:
 def test_a_game_follows_the_rules(recs: dict[str, Rec]) -> None:
     """Prologue first (two victims, two clues each), then turns clockwise, a lift per turn;
     every clue is in a supply, on the sheet or thrown."""
-    g = recs["game"].truth
-    game = g["game"]
-    players = game["players"]
-    thrown = sorted((x for x in g["landings"] if not x["knocked"]), key=lambda x: x["t_release"])
-    n_pro = 2 + 2 * len(players)
-    assert [x["kind"] for x in thrown[:n_pro]] == ["victim"] * 2 + ["prologue"] * (n_pro - 2)
-    assert [x["colour"] for x in thrown[2:n_pro]] == [p for p in players for _ in range(2)]
-    assert all(x["t"] < g["lifts"][0]["t"] for x in thrown[:n_pro])
-    assert all(x["kind"] in ("throwback", "penalty") for x in thrown[n_pro:])
-    turns = game["turns"]
-    assert game["phase"] == "act2"
-    assert [lf["exposed"] for lf in g["lifts"]] == [t["floor"] for t in turns]
-    who = [players.index(t["by"]) for t in turns]
-    assert who[0] == 0
-    assert all(b == (a + 1) % len(players) for a, b in zip(who, who[1:], strict=False))
-    for p in players:
-        from_supply = sum(x["colour"] == p and x["kind"] in ("prologue", "penalty")
-                          for x in g["landings"])
-        assert game["supply"][p] + sum(game["sheet"][p]) + from_supply == 20
+    check_game_follows_the_rules(recs["game"].truth)
