@@ -62,7 +62,10 @@ FLOOR_AT_LEAST = 0.5
 GAIN_AT_MOST_DB = 20.0
 # Why 8 strikes in each cluster: a pair heard less often keeps the
 # midpoint of the pairs that were (the tower's asymmetry, a gain
-# difference of 0).
+# difference of 0). At 12 / 16 the cross-check towers found 11 / 18
+# single throws fewer and model AH's 21 / 41 fewer; 16 kept a landing our
+# own evaluation lost on a tower of alike discs, read 5 dB off from its
+# first hundred strikes (docs/detection.md, "Evaluation").
 MIN_EACH = 8
 # Why 3 dB: a gain read from a few dozen strikes is off by a dB or two, and
 # discs that close are told apart by the acoustic model's own crosstalk
