@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
 
+from dsp.detect.detector import Detector
 from dsp.detect.discgains import DEADBAND_DB, FIRST, DiscGains, gains_from_pairs, split_two_clusters
 from dsp.detect.grouping import Impact
 from dsp.detect.piezo import TimedImpact
+from dsp.detect.synthetic import SyntheticTower
 from tests.scripts import TOOLS, load_script
 
 LEVELS = np.arange(8)
@@ -144,3 +149,39 @@ def test_a_hot_disc_on_a_makers_tower_heard_without_its_load_cells(tmp_path: Pat
     # strikes are not equalised there.
     weighed = detect_recording(recording)
     assert not any(weighed.diagnostics["detector"]["disc_gains_db"])
+
+
+def _heard_tower() -> SyntheticTower:
+    """A minute and a half of throws heard by discs alike but level 5's, 10 dB hot."""
+    tower = SyntheticTower(duration_s=90.0, seed=11)
+    rng = np.random.default_rng(11)
+    for k in range(40):
+        tower.throw(1.0 + 2.1 * k, int(rng.integers(0, 8)))
+    tower.piezo[:, 5] = 512.0 + (tower.piezo[:, 5] - 512.0) * 10.0 ** (10.0 / 20.0)
+    return tower
+
+
+def _heard(tower: SyntheticTower, cuts: list[int]) -> tuple[list, np.ndarray]:
+    det = Detector(piezo_rate_hz=2000.0, load_rate_hz=80.0)
+    codes = tower.piezo_codes()
+    edges = [0, *sorted(set(cuts)), len(codes)]
+    out = []
+    for a, b in zip(edges[:-1], edges[1:], strict=True):
+        out += det.feed_piezo(a / 2000.0, codes[a:b])
+    out += det.finish()
+    return out, det.disc_gains.gain_db
+
+
+@functools.cache
+def _heard_in_seconds() -> tuple[list, np.ndarray]:
+    return _heard(_heard_tower(), list(range(0, 180000, 2000)))
+
+
+@settings(max_examples=4, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@given(st.lists(st.integers(min_value=1, max_value=179999), min_size=20, max_size=80))
+def test_block_sizes_do_not_change_what_is_heard_with_equalised_discs(cuts: list[int]) -> None:
+    events, gains = _heard(_heard_tower(), cuts + list(range(0, 180000, 2000)))
+    reference, reference_gains = _heard_in_seconds()
+    assert int(np.argmax(reference_gains)) == 5 and reference_gains[5] > 3.0
+    assert events == reference
+    np.testing.assert_array_equal(gains, reference_gains)
