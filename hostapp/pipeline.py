@@ -390,6 +390,11 @@ class LivePipeline:
         detector = self.pipeline.detector
         return detector.rocking.rocking_hz if detector else 0.0
 
+    def disc_gains_db(self) -> tuple[float, ...]:
+        """Each contact microphone's gain as the ear equalises it, dB (``dsp.detect.discgains``)."""
+        detector = self.pipeline.detector
+        return tuple(float(g) for g in detector.disc_gains.gain_db) if detector else ()
+
     def feed(self, messages: Iterable[object]) -> list[Event]:
         """Feed messages in arrival order; returns the events they decided."""
         stamped: list[_Stamped] = []

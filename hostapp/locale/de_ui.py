@@ -1,6 +1,16 @@
 """German texts of the desktop app's window, source bar, live view and Mord im Arosa screens."""
 
 MESSAGES = {
+    "The contact microphone of level {level} hears about {db:.0f} dB more than the others: "
+    "landings are heard as if it did not, but check its amplifier's gain.":
+        "Das Kontaktmikrofon von Ebene {level} hört etwa {db:.0f} dB mehr als die anderen: "
+        "Landungen werden gehört, als täte es das nicht, aber prüfe die Verstärkung seines "
+        "Verstärkers.",
+    "The contact microphone of level {level} hears about {db:.0f} dB less than the others: "
+    "landings are heard as if it did not, but check its glue and its amplifier's gain.":
+        "Das Kontaktmikrofon von Ebene {level} hört etwa {db:.0f} dB weniger als die anderen: "
+        "Landungen werden gehört, als täte es das nicht, aber prüfe seine Klebung und die "
+        "Verstärkung seines Verstärkers.",
     "The tower rocks on its table (about {hz:.1f} times a second): landings come late "
     "or are missed while it does. Stand it on a firm, heavy table with a felt pad under it.":
         "Der Turm schaukelt auf seinem Tisch (etwa {hz:.1f}-mal pro Sekunde): Landungen "

@@ -74,6 +74,21 @@ _ROCKING = (
 )
 
 
+# Why 6 dB (9 dB as read, before the ear's dead band): discs glued alike
+# differ by a few dB; one that hears this much more or less than the others
+# has an amplifier set to another gain or glue that gave way, and the user
+# can set it right (the ear hears past it meanwhile).
+UNEVEN_DISC_DB = 6.0
+_LOUD_DISC = (
+    "The contact microphone of level {level} hears about {db:.0f} dB more than the others: "
+    "landings are heard as if it did not, but check its amplifier's gain."
+)
+_QUIET_DISC = (
+    "The contact microphone of level {level} hears about {db:.0f} dB less than the others: "
+    "landings are heard as if it did not, but check its glue and its amplifier's gain."
+)
+
+
 def warning_line(status: StreamStatus) -> str:
     """What the detector found wrong with the sensors or the tower ("" when nothing)."""
     parts = [
@@ -82,6 +97,9 @@ def warning_line(status: StreamStatus) -> str:
                               (status.deaf_discs, _DEAF_DISCS))
         if levels
     ]
+    for level, gain in enumerate(status.disc_gains_db):
+        if abs(gain) >= UNEVEN_DISC_DB:
+            parts.append(tr(_LOUD_DISC if gain > 0 else _QUIET_DISC, level=level, db=abs(gain)))
     if status.rocking_hz > 0:
         parts.append(tr(_ROCKING, hz=status.rocking_hz))
     return " ".join(parts)

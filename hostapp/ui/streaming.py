@@ -68,6 +68,9 @@ class Detector(Protocol):
     def rocking_hz(self) -> float:
         """How fast the tower rocks on its table (0: it does not)."""
 
+    def disc_gains_db(self) -> tuple[float, ...]:
+        """Each contact microphone's gain as the ear equalises it, dB (0: like the others)."""
+
 
 @dataclass(frozen=True)
 class SourceHealth:
@@ -109,6 +112,7 @@ class StreamStatus:
     silent_cells: tuple[int, ...] = ()
     deaf_discs: tuple[int, ...] = ()
     rocking_hz: float = 0.0
+    disc_gains_db: tuple[float, ...] = ()
 
 
 class DetectionWorker(threading.Thread):
@@ -139,6 +143,7 @@ class DetectionWorker(threading.Thread):
         self.silent_cells: tuple[int, ...] = ()
         self.deaf_discs: tuple[int, ...] = ()
         self.rocking_hz = 0.0
+        self.disc_gains_db: tuple[float, ...] = ()
 
     def run(self) -> None:
         while not self._stopping.is_set():
@@ -153,9 +158,11 @@ class DetectionWorker(threading.Thread):
                 events = []
             silent, deaf = self._detector.silent_cells(), self._detector.deaf_discs()
             rocking = self._detector.rocking_hz()
+            gains = self._detector.disc_gains_db()
             with self._lock:
                 self.silent_cells, self.deaf_discs = silent, deaf
                 self.rocking_hz = rocking
+                self.disc_gains_db = gains
                 overflow = len(self._messages) + len(batch) - (self._messages.maxlen or 0)
                 if overflow > 0:
                     self.dropped_for_ui += overflow
@@ -359,5 +366,6 @@ class StreamHub(QObject):
                 silent_cells=self._worker.silent_cells if self._worker is not None else (),
                 deaf_discs=self._worker.deaf_discs if self._worker is not None else (),
                 rocking_hz=self._worker.rocking_hz if self._worker is not None else 0.0,
+                disc_gains_db=self._worker.disc_gains_db if self._worker is not None else (),
             )
         )
