@@ -44,7 +44,12 @@ def source_kind_label(kind: str) -> str:
 def status_line(status: StreamStatus) -> str:
     """The connection sentence of the source bar."""
     h = status.health
-    state = tr("connected") if h.connected else tr("NOT CONNECTED - reconnecting")
+    if h.connected:
+        state = tr("connected")
+    elif h.finished:
+        state = tr("replay finished")
+    else:
+        state = tr("NOT CONNECTED - reconnecting")
     parts = [f"{source_display_name(status.source_name)}: {state}"]
     if h.detail:
         parts.append(h.detail)
@@ -198,7 +203,8 @@ class SourceBar(QWidget):
         """Show ``status`` (connected or not at once, and the counters)."""
         self.state_label.setText(status_line(status))
         self.state_label.setStyleSheet(
-            "" if status.health.connected else "color: #b00000; font-weight: bold;"
+            "" if status.health.connected or status.health.finished
+            else "color: #b00000; font-weight: bold;"
         )
         self.counters_label.setText(counters_line(status))
         warning = warning_line(status)

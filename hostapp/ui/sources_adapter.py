@@ -133,7 +133,10 @@ class FrameSourceAdapter:
         with self._lock:
             overruns = self._overruns
         detail = self._detail() if callable(self._detail) else self._detail
-        if stats.state is not SourceState.CONNECTED and stats.last_error:
+        finished = stats.state is not SourceState.CONNECTED and bool(
+            getattr(self.inner, "finished", False)
+        )
+        if stats.state is not SourceState.CONNECTED and stats.last_error and not finished:
             detail = f"{detail} ({stats.last_error})" if detail else stats.last_error
         return SourceHealth(
             connected=stats.state is SourceState.CONNECTED,
@@ -142,6 +145,7 @@ class FrameSourceAdapter:
             overruns=overruns,
             reconnects=max(0, stats.connects - 1),
             detail=detail,
+            finished=finished,
         )
 
     def start_recording(self, path: str) -> None:

@@ -90,6 +90,9 @@ class SourceHealth:
         How often the transport was reopened after being lost.
     detail
         One short line for the source bar (port name, replay speed...).
+    finished
+        A recording replayed to its end: nothing more will come, and
+        nothing is wrong.
     """
 
     connected: bool = False
@@ -98,6 +101,7 @@ class SourceHealth:
     overruns: int = 0
     reconnects: int = 0
     detail: str = ""
+    finished: bool = False
 
 
 @dataclass(frozen=True)

@@ -66,3 +66,4 @@ def test_the_source_bar_tells_a_loud_disc_heard_without_load_cells(
     assert bar.warning_label.isVisible()
     assert errors == []
     app.close()
+
