@@ -5,12 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from pytestqt.qtbot import QtBot
+from ui_game_driver import replayed
 
 from hostapp.i18n import set_language
-from hostapp.ui.app import build_app
-from hostapp.ui.arosa.journal_adapter import JournalGameStore
 from hostapp.ui.source_bar import warning_line
-from hostapp.ui.streaming import SourceChoice, SourceHealth, StreamStatus
+from hostapp.ui.streaming import SourceHealth, StreamStatus
 from tests.scripts import TOOLS, load_script
 
 # Cross-check model AH (docs/crosscheck.md, run 65): a maker's tower whose
@@ -48,15 +47,7 @@ def test_the_source_bar_tells_a_loud_disc_heard_without_load_cells(
     alone = tmp_path / "heard.bin"
     alone.write_bytes(heard_only.without_load(recording.read_bytes(), say_no_cells=False))
     errors: list[str] = []
-    app = build_app(
-        store=JournalGameStore(journal_dir),
-        show_error=errors.append,
-        first_source=SourceChoice("replay", path=str(alone), speed=20.0),
-    )
-    qtbot.addWidget(app.window)
-    app.window.show()
-    bar = app.window.source_bar
-    assert bar is not None
+    app, bar = replayed(qtbot, journal_dir, alone, errors)
     assert not bar.warning_label.isVisible()
     qtbot.waitUntil(
         lambda: "contact microphone of level 6 hears about" in bar.warning_label.text(),

@@ -5,10 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from pytestqt.qtbot import QtBot
+from ui_game_driver import replayed
 
-from hostapp.ui.app import build_app
-from hostapp.ui.arosa.journal_adapter import JournalGameStore
-from hostapp.ui.streaming import SourceChoice
 from tests.scripts import TOOLS, load_script
 
 model_ah = load_script(TOOLS / "crosscheck_ah" / "make_recordings_ah.py", "ah_for_replay")
@@ -19,15 +17,7 @@ def test_a_replay_read_to_its_end_says_so_and_is_no_lost_cable(
 ) -> None:
     recording, _ = model_ah.make_recording(3, "single", 10.0, tmp_path)
     errors: list[str] = []
-    app = build_app(
-        store=JournalGameStore(journal_dir),
-        show_error=errors.append,
-        first_source=SourceChoice("replay", path=str(recording), speed=20.0),
-    )
-    qtbot.addWidget(app.window)
-    app.window.show()
-    bar = app.window.source_bar
-    assert bar is not None
+    app, bar = replayed(qtbot, journal_dir, recording, errors)
     qtbot.waitUntil(lambda: "replay finished" in bar.state_label.text(), timeout=10_000)
     assert "NOT CONNECTED" not in bar.state_label.text()
     assert "#b00000" not in bar.state_label.styleSheet()

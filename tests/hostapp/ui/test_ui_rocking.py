@@ -6,12 +6,11 @@ import re
 from pathlib import Path
 
 from pytestqt.qtbot import QtBot
+from ui_game_driver import replayed
 
 from hostapp.i18n import set_language
-from hostapp.ui.app import build_app
-from hostapp.ui.arosa.journal_adapter import JournalGameStore
 from hostapp.ui.source_bar import warning_line
-from hostapp.ui.streaming import SourceChoice, SourceHealth, StreamStatus
+from hostapp.ui.streaming import SourceHealth, StreamStatus
 from tests.scripts import TOOLS, load_script
 
 # Cross-check model I (docs/crosscheck.md): a hobbyist's tower that rocks on
@@ -43,15 +42,7 @@ def test_the_source_bar_tells_a_rocking_tower_once_it_is_found(
 ) -> None:
     recording, _ = model_i.make_recording(6, "single", 60.0, tmp_path)
     errors: list[str] = []
-    app = build_app(
-        store=JournalGameStore(journal_dir),
-        show_error=errors.append,
-        first_source=SourceChoice("replay", path=str(recording), speed=20.0),
-    )
-    qtbot.addWidget(app.window)
-    app.window.show()
-    bar = app.window.source_bar
-    assert bar is not None
+    app, bar = replayed(qtbot, journal_dir, recording, errors)
     assert not bar.warning_label.isVisible()
     qtbot.waitUntil(lambda: "The tower rocks" in bar.warning_label.text(), timeout=15_000)
     # (Told from the comb's length in readings: 80 a second over 29-31.)

@@ -5,11 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from pytestqt.qtbot import QtBot
+from ui_game_driver import replayed
 
 from hostapp.eval.sessions import SessionSpec, record_session
-from hostapp.ui.app import build_app
-from hostapp.ui.arosa.journal_adapter import JournalGameStore
-from hostapp.ui.streaming import SourceChoice
 from tests.broken_sensors import with_broken_sensor
 
 
@@ -25,15 +23,7 @@ def test_the_source_bar_names_a_level_whose_load_cell_reads_nothing(
 ) -> None:
     stuck = _stuck_recording(tmp_path)
     errors: list[str] = []
-    app = build_app(
-        store=JournalGameStore(journal_dir),
-        show_error=errors.append,
-        first_source=SourceChoice("replay", path=str(stuck), speed=20.0),
-    )
-    qtbot.addWidget(app.window)
-    app.window.show()
-    bar = app.window.source_bar
-    assert bar is not None
+    app, bar = replayed(qtbot, journal_dir, stuck, errors)
     assert not bar.warning_label.isVisible()
     qtbot.waitUntil(lambda: "level 5 reads nothing" in bar.warning_label.text(), timeout=10_000)
     assert bar.warning_label.isVisible()

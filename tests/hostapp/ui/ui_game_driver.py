@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import (
@@ -16,10 +17,14 @@ from PyQt6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
+from hostapp.ui.app import App, build_app
+from hostapp.ui.arosa.journal_adapter import JournalGameStore
 from hostapp.ui.arosa.page import ArosaPage, StartPanel
 from hostapp.ui.arosa.play_panel import PlayPanel
 from hostapp.ui.arosa.setup_panel import SetupPanel
 from hostapp.ui.markers import ColourMarker
+from hostapp.ui.source_bar import SourceBar
+from hostapp.ui.streaming import SourceChoice
 
 
 def click(qtbot: QtBot, button: object) -> None:
@@ -99,3 +104,19 @@ def visible_texts(window: QWidget) -> list[str]:
         elif isinstance(widget, QTabBar):
             texts.extend(widget.tabText(i) for i in range(widget.count()))
     return texts
+
+
+def replayed(
+    qtbot: QtBot, journal_dir: Path, recording: Path, errors: list[str]
+) -> tuple[App, SourceBar]:
+    """The app shown on ``recording`` replayed at 20 times its pace, and its source bar."""
+    app = build_app(
+        store=JournalGameStore(journal_dir),
+        show_error=errors.append,
+        first_source=SourceChoice("replay", path=str(recording), speed=20.0),
+    )
+    qtbot.addWidget(app.window)
+    app.window.show()
+    bar = app.window.source_bar
+    assert bar is not None
+    return app, bar
