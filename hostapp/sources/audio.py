@@ -322,6 +322,11 @@ class AudioSource:
             out.append(Frame(frame.seq, Load(t_us, msg.valid, msg.values)))
         return out
 
+    @property
+    def finished(self) -> bool:
+        """Always False: a live interface has no end (a lost device reconnects)."""
+        return False
+
     def stats(self) -> SourceStats:
         """Counters and state, like a byte source's."""
         with self._lock:

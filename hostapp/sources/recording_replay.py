@@ -77,11 +77,6 @@ class ReplaySource(ByteSource):
         self._pace_clock = StreamClock()
         self._wall_start = 0.0
 
-    @property
-    def finished(self) -> bool:
-        """Whether the recording was read to its end (nothing more will come)."""
-        return self._eof
-
     def _open(self) -> None:
         if self._eof:
             raise OSError(tr("replay finished"))

@@ -76,6 +76,10 @@ class FrameSource(Protocol):
     def stats(self) -> SourceStats:
         """Counters and state."""
 
+    @property
+    def finished(self) -> bool:
+        """Whether it has ended for good, nothing wrong (a recording read to its end)."""
+
 
 class FrameSourceAdapter:
     """A :mod:`hostapp.sources` source as the stream hub wants it.
@@ -133,9 +137,7 @@ class FrameSourceAdapter:
         with self._lock:
             overruns = self._overruns
         detail = self._detail() if callable(self._detail) else self._detail
-        finished = stats.state is not SourceState.CONNECTED and bool(
-            getattr(self.inner, "finished", False)
-        )
+        finished = stats.state is not SourceState.CONNECTED and self.inner.finished
         if stats.state is not SourceState.CONNECTED and stats.last_error and not finished:
             detail = f"{detail} ({stats.last_error})" if detail else stats.last_error
         return SourceHealth(
