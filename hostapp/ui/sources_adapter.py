@@ -137,7 +137,8 @@ class FrameSourceAdapter:
         with self._lock:
             overruns = self._overruns
         detail = self._detail() if callable(self._detail) else self._detail
-        finished = stats.state is not SourceState.CONNECTED and self.inner.finished
+        # A source that has ended for good (a replay read to its end) lost nothing.
+        finished = self.inner.finished
         if stats.state is not SourceState.CONNECTED and stats.last_error and not finished:
             detail = f"{detail} ({stats.last_error})" if detail else stats.last_error
         return SourceHealth(
