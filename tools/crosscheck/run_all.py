@@ -83,6 +83,7 @@ GENERATORS = {
     "AF": TOOLS / "crosscheck_af" / "make_recordings_af.py",
     "AG": TOOLS / "crosscheck_ag" / "make_recordings_ag.py",
     "AH": TOOLS / "crosscheck_ah" / "make_recordings_ah.py",
+    "AI": TOOLS / "crosscheck_ai" / "make_recordings_ai.py",
 }
 
 
