@@ -234,6 +234,20 @@ class LoadHistory:
             return float("nan")
         return float(np.std(self._v[rows, level][ok]))
 
+    def middle_range(self, level: int, t0_s: float, t1_s: float) -> float:
+        """How far apart the 10th and 90th percentiles of ``level``'s readings in ``[t0, t1]`` lie.
+
+        A plate that keeps swinging spreads most of its readings that far; a
+        strike's spike of a reading or two, and a step, leave it at the noise.
+        NaN with fewer than three readings.
+        """
+        rows = self._rows(t0_s, t1_s)
+        ok = self._ok[rows, level]
+        if ok.sum() < 3:
+            return float("nan")
+        lo, hi = np.percentile(self._v[rows, level][ok], (10.0, 90.0))
+        return float(hi - lo)
+
     def crossed_at(
         self, level: int, t0_s: float, t1_s: float, before: float, after: float,
         stay_s: float = 0.0,

@@ -41,6 +41,8 @@ class FusionStats:
     bounced_on_empty: int = 0
     stops_not_told: int = 0
     heard_on_silent_cells: int = 0
+    #: Cubes told by ear on plates that kept swinging (``swinging``).
+    heard_on_swinging_plates: int = 0
     top_lifts: int = 0
     #: Unheard rises taken for the load of the plate's last landing, shown late.
     shown_late: int = 0
@@ -58,6 +60,9 @@ class LevelMemory:
     stopped_t: float = -np.inf
     #: When the last cube reported here came to rest.
     landed_t: float = -np.inf
+    #: When the cubes told here by ear while the plate swung came to rest,
+    #: as long as no load step has weighed them (``swinging.weighed_by``).
+    heard_unweighed: list[float] = field(default_factory=list)
     #: When the last step the fast view accounted for here settled.
     fast_accounted_t: float = -np.inf
     #: The last fast step's decision time and whether it was a landing.

@@ -58,6 +58,7 @@ from dsp.detect.strikes import (
     run_ends,
     strikes_on,
 )
+from dsp.detect.swinging import weighed_by
 from dsp.detect.trust import REREAD_TAIL_S, drop_loudness_db
 
 # Why 0.5: a plate the thrown cube bounced on (struck twice or more) that
@@ -442,8 +443,14 @@ class LandingJudge(HandsJudge):
                     else self._sized_at(step, t, own_drop, settled_from)
                 )
             self.scale.learn(level, step.delta_counts, n)
-        self.cubes_on[level] += n
-        self._levels[level].landings += n
+        # Cubes this change weighs that were told by ear while the plate
+        # swung (``swinging``): counted, learnt from, not told again.
+        memory = self._levels[level]
+        by_ear = weighed_by(memory.heard_unweighed, step.t_before_s, step.t_settled_s, n)
+        memory.heard_unweighed = [h for h in memory.heard_unweighed if h not in by_ear]
+        told = n - len(by_ear)
+        self.cubes_on[level] += told
+        memory.landings += told
         self.slide_signs.note_landed()
         if n == 1:
             self._levels[level].doubles = 0
@@ -455,9 +462,10 @@ class LandingJudge(HandsJudge):
             landed = self._levels[level].fast_landed
             landed.append((step.t_settled_s, n))
             del landed[:-DOUBTED_KEPT]
-        memory = self._levels[level]
         memory.landed_t = max(t, memory.landed_t)
         self.silent_cells.note_landing(level, t, now_s)
+        if told == 0:
+            return out
         if knocked_from is None:
             self._throws_told.append((t, level))
         out.append(
@@ -465,7 +473,7 @@ class LandingJudge(HandsJudge):
                 t=t,
                 t_decided=now_s,
                 floor=level,
-                cubes=n,
+                cubes=told,
                 confidence=confidence,
                 source="load",
                 knocked_from=knocked_from,

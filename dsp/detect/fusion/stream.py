@@ -27,6 +27,8 @@ from dsp.detect.piezo import PlateBusy, TimedImpact
 from dsp.detect.removals import PRESS_LOOKBACK_S
 from dsp.detect.stops import BEFORE_STRIKE_S
 from dsp.detect.strikes import loudest_levels
+from dsp.detect.swinging import AT_DUE_S, RISE_TAIL_S, UNWEIGHED_KEPT, keeps_swinging
+from dsp.detect.swinging import BEFORE_S as SWINGING_BEFORE_S
 from dsp.detect.trust import cube_like, sounded_like_a_cube
 
 # Why these: a cell that reads nothing (``deadcells``) is judged by its
@@ -271,20 +273,58 @@ class Fusion(SettledView):
             followed = any(
                 drop.t_last_s < imp.t_s <= drop.t_last_s + FOLLOWED_S for imp in self._impacts
             )
-            for heard in self.silent_cells.judge(
+            told = self.silent_cells.judge(
                 drop, cell_still=self._cell_still(drop), followed=followed
-            ):
-                self.stats.heard_on_silent_cells += 1
+            )
+            swinging = not told and drop.cube_loud and self._kept_swinging(drop)
+            if swinging:
+                # Weighed once the plate stills, when the settled view
+                # splits its change by the drops heard since the level's
+                # last landing (``_heard_arrivals``): that stays where the
+                # load put it.
+                self.stats.heard_on_swinging_plates += 1
+                unweighed = self._levels[drop.level].heard_unweighed
+                unweighed.append(drop.t_rest_s)
+                del unweighed[:-UNWEIGHED_KEPT]
+                told = [drop]
+            else:
+                self.stats.heard_on_silent_cells += len(told)
+            for heard in told:
                 self.cubes_on[heard.level] += 1
                 memory = self._levels[heard.level]
                 memory.landings += 1
-                memory.landed_t = max(memory.landed_t, heard.t_rest_s)
+                if not swinging:
+                    memory.landed_t = max(memory.landed_t, heard.t_rest_s)
                 out.append(Landing(
                     t=heard.t_rest_s, t_decided=drop.due_s, floor=heard.level, cubes=1,
                     confidence=round(_SILENT_CELL_CONFIDENCE * heard.confidence, 3),
                     source="acoustic",
                 ))
         return out
+
+    def _kept_swinging(self, drop: HeardDrop) -> bool:
+        """Whether the drop's plate swung on by more than a cube while it came (``swinging``).
+
+        Only a cube heard coming down (or onto the top plate), on a plate
+        whose cube size is known or lent by the other cells.
+        """
+        level = drop.level
+        if not drop.came_down and level < self.n_levels - 1:
+            return False
+        unit = self.scale.unit(level) or self.scale.learnt_elsewhere(level)
+        if unit is None:
+            return False
+        history = self.load_history
+        before = (drop.t_first_s - SWINGING_BEFORE_S, drop.t_first_s - BEFORE_STRIKE_S)
+        rise = history.level_near(level, drop.due_s - RISE_TAIL_S, drop.due_s) - (
+            history.level_near(level, *before)
+        )
+        return keeps_swinging(
+            history.middle_range(level, *before),
+            history.middle_range(level, drop.due_s - AT_DUE_S, drop.due_s),
+            self.scale.cubes(level, rise),
+            abs(unit),
+        )
 
     def _cell_still(self, drop: HeardDrop) -> bool:
         """Whether the drop's level's cell stayed within its noise while the drop was heard."""
