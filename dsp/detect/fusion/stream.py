@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dsp.detect import swinging
 from dsp.detect.deadcells import FOLLOWED_S, STILL_SIGMAS, HeardDrop
 from dsp.detect.dropgap import LONG_GAP_S
 from dsp.detect.events import Event, Landing
@@ -27,8 +28,6 @@ from dsp.detect.piezo import PlateBusy, TimedImpact
 from dsp.detect.removals import PRESS_LOOKBACK_S
 from dsp.detect.stops import BEFORE_STRIKE_S
 from dsp.detect.strikes import loudest_levels
-from dsp.detect.swinging import AT_DUE_S, RISE_TAIL_S, UNWEIGHED_KEPT, keeps_swinging
-from dsp.detect.swinging import BEFORE_S as SWINGING_BEFORE_S
 from dsp.detect.trust import cube_like, sounded_like_a_cube
 
 # Why these: a cell that reads nothing (``deadcells``) is judged by its
@@ -207,7 +206,7 @@ class Fusion(SettledView):
             out.extend(self._decide_drop(self._drop_over_s()))
         if self._heard.impacts and now_s >= self._heard_over_s():
             self._hand_over_heard()
-        out.extend(self._heard_on_silent_cells(now_s))
+        out.extend(self._heard_not_weighed(now_s))
         if not out:
             return out  # (three calls in four)
         # Steps are judged in the order their plates settled, but a plate that
@@ -264,8 +263,12 @@ class Fusion(SettledView):
             came_down=any(top > level for top in loudest_levels(impacts)),
         ))
 
-    def _heard_on_silent_cells(self, now_s: float) -> list[Event]:
-        """Landings heard on levels whose load cells read nothing, due by ``now_s``."""
+    def _heard_not_weighed(self, now_s: float) -> list[Event]:
+        """Landings heard that the load cells cannot show, due by ``now_s``.
+
+        On levels whose cells read nothing (``deadcells``), and on plates
+        that keep swinging (``swinging``), whose cubes are weighed later.
+        """
         out: list[Event] = []
         for drop in self.silent_cells.take_due(now_s):
             if self._tower_open or self.silent_cells.explained(drop):
@@ -276,8 +279,8 @@ class Fusion(SettledView):
             told = self.silent_cells.judge(
                 drop, cell_still=self._cell_still(drop), followed=followed
             )
-            swinging = not told and drop.cube_loud and self._kept_swinging(drop)
-            if swinging:
+            kept_swinging = not told and drop.cube_loud and self._kept_swinging(drop)
+            if kept_swinging:
                 # Weighed once the plate stills, when the settled view
                 # splits its change by the drops heard since the level's
                 # last landing (``_heard_arrivals``): that stays where the
@@ -285,7 +288,7 @@ class Fusion(SettledView):
                 self.stats.heard_on_swinging_plates += 1
                 unweighed = self._levels[drop.level].heard_unweighed
                 unweighed.append(drop.t_rest_s)
-                del unweighed[:-UNWEIGHED_KEPT]
+                del unweighed[:-swinging.UNWEIGHED_KEPT]
                 told = [drop]
             else:
                 self.stats.heard_on_silent_cells += len(told)
@@ -293,7 +296,7 @@ class Fusion(SettledView):
                 self.cubes_on[heard.level] += 1
                 memory = self._levels[heard.level]
                 memory.landings += 1
-                if not swinging:
+                if not kept_swinging:
                     memory.landed_t = max(memory.landed_t, heard.t_rest_s)
                 out.append(Landing(
                     t=heard.t_rest_s, t_decided=drop.due_s, floor=heard.level, cubes=1,
@@ -315,13 +318,13 @@ class Fusion(SettledView):
         if unit is None:
             return False
         history = self.load_history
-        before = (drop.t_first_s - SWINGING_BEFORE_S, drop.t_first_s - BEFORE_STRIKE_S)
-        rise = history.level_near(level, drop.due_s - RISE_TAIL_S, drop.due_s) - (
+        before = (drop.t_first_s - swinging.BEFORE_S, drop.t_first_s - BEFORE_STRIKE_S)
+        rise = history.level_near(level, drop.due_s - swinging.RISE_TAIL_S, drop.due_s) - (
             history.level_near(level, *before)
         )
-        return keeps_swinging(
+        return swinging.keeps_swinging(
             history.middle_range(level, *before),
-            history.middle_range(level, drop.due_s - AT_DUE_S, drop.due_s),
+            history.middle_range(level, drop.due_s - swinging.AT_DUE_S, drop.due_s),
             self.scale.cubes(level, rise),
             abs(unit),
         )
