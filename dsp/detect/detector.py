@@ -181,6 +181,7 @@ class Detector:
                 noisy_cap_cubes=NOISY_CAP_CUBES if settled else None,
                 play_noise=settled,
                 rocking=rocking if settled else None,
+                window_scaled=settled,
             )
 
         self.load = view(settled=False)

@@ -103,6 +103,17 @@ SETTLED_STEP_SIGMAS = 6.0
 # three for the count.
 NOISY_CAP_CUBES = 0.6
 NOISY_FLOOR_SIGMAS = 4.0
+# Why the settled view's bars fall with the square root of its window's
+# readings beyond those at the nominal 80 a second: SETTLED_STEP_SIGMAS and
+# NOISY_FLOOR_SIGMAS are sigmas of one reading, set for 24-reading windows,
+# where they stand 20 and 14 sigmas of the difference of two window means
+# over the noise. A converter read faster averages more readings a window
+# (96 at 320 a second), and the same bars stand that far over it only at
+# sqrt(24/96) of them: model AI's cubes of four sigmas a reading (28 of the
+# means' difference) were never seen on plates whose size no other cell
+# could lend (+50 landings right, +4 false; no other model's count changed,
+# docs/crosscheck.md, run 66). Slower converters keep their bars.
+NOMINAL_RATE_HZ = 80.0
 # Why 1.5: a step read from a ringing plate is trusted only when the ring's
 # whole swing is at most one and a half times the step (its window mean is
 # then within a small fraction of the step of the settled load); a plate
@@ -343,6 +354,9 @@ class LoadChannelProcessor:
     rocking : RockingPeriod, optional
         The tracker of the tower's rocking, shared with another view fed
         the same rows (else its own).
+    window_scaled : bool
+        Lower the step bars for windows of more readings than at
+        ``NOMINAL_RATE_HZ`` (the settled view; see there).
     """
 
     def __init__(
@@ -361,6 +375,7 @@ class LoadChannelProcessor:
         noisy_cap_cubes: float | None = None,
         play_noise: bool = False,
         rocking: RockingPeriod | None = None,
+        window_scaled: bool = False,
     ) -> None:
         if sample_rate_hz <= 0:
             raise ValueError("sample_rate_hz must be positive")
@@ -376,6 +391,9 @@ class LoadChannelProcessor:
         self._keep = (self.fit_readings if self.ring_windows else self.window) - 1
         self.stable_range_sigmas = float(stable_range_sigmas)
         self.step_sigmas = float(step_sigmas)
+        nominal = max(least, round(stable_window_ms * 1e-3 * NOMINAL_RATE_HZ))
+        # Sigmas of one reading per bar (``NOMINAL_RATE_HZ``): 1 up to the nominal window.
+        self.window_scale = min(1.0, (nominal / self.window) ** 0.5) if window_scaled else 1.0
         self.noisy_cap_cubes = None if noisy_cap_cubes is None else float(noisy_cap_cubes)
         self.disconnect_readings = max(2, round(disconnect_ms * 1e-3 * sample_rate_hz))
         # The same time without a fresh reading, less half a reading for the
@@ -515,13 +533,15 @@ class LoadChannelProcessor:
 
     def step_threshold_counts(self) -> np.ndarray:
         """Current step threshold per channel, counts (NaN until the noise is known)."""
-        noise = self.step_sigmas * self.sigma
+        noise = self.step_sigmas * self.sigma * self.window_scale
         if self.noisy_cap_cubes is not None:
             # A channel so noisy that its sigma threshold nears a cube.
             cap = np.where(
                 self._cap_cube_counts > 0, self.noisy_cap_cubes * self._cap_cube_counts, np.inf
             )
-            noise = np.maximum(np.minimum(noise, cap), NOISY_FLOOR_SIGMAS * self.sigma)
+            noise = np.maximum(
+                np.minimum(noise, cap), NOISY_FLOOR_SIGMAS * self.sigma * self.window_scale
+            )
         return np.maximum(noise, self.min_step_counts)
 
     # -- streaming -----------------------------------------------------------

@@ -440,3 +440,26 @@ def test_window_stats_are_each_windows_max_min_and_mean(
         assert np.array_equal(mean, windows.mean(axis=2))
     else:
         assert np.allclose(mean, windows.mean(axis=2), rtol=1e-12, atol=1e-9)
+
+
+@pytest.mark.parametrize(("rate_hz", "found"), [(80.0, False), (320.0, True)])
+def test_a_faster_converter_shows_a_smaller_cube_to_the_settled_view(
+    rate_hz: float, found: bool,
+) -> None:
+    """A cube four and a half sigmas of one reading, on a plate no size is known for:
+    over 24 readings (80 a second) under the settled view's bar, over 96 (320 a
+    second) 32 sigmas of the difference of two window means, and seen."""
+    rng = np.random.default_rng(6)
+    n = int(10.0 * rate_hz)
+    t = np.arange(n) / rate_hz
+    v = rng.normal(0.0, 200.0, (n, 8))
+    v[t >= 5.0, 4] += 900.0
+    def settled(scaled: bool) -> list[int]:
+        view = LoadChannelProcessor(
+            n_channels=8, sample_rate_hz=rate_hz, stable_window_ms=300.0, step_sigmas=6.0,
+            noisy_cap_cubes=0.6, window_scaled=scaled,
+        )
+        steps, _ = _run(view, t, v, np.ones((n, 8), dtype=bool), [])
+        return [s.level for s in steps]
+    assert settled(True) == ([4] if found else [])
+    assert settled(False) == []  # one reading's sigmas alone: never
