@@ -309,12 +309,12 @@ class Fusion(SettledView):
         """Whether the drop's plate swung on by more than a cube while it came (``swinging``).
 
         Only a cube heard coming down (or onto the top plate), on a plate
-        whose cube size is known or lent by the other cells.
+        whose cube size is known (its own, or the one the cells agree on).
         """
         level = drop.level
         if not drop.came_down and level < self.n_levels - 1:
             return False
-        unit = self.scale.unit(level) or self.scale.learnt_elsewhere(level)
+        unit = self.scale.unit(level)
         if unit is None:
             return False
         history = self.load_history
@@ -326,7 +326,7 @@ class Fusion(SettledView):
             history.middle_range(level, *before),
             history.middle_range(level, drop.due_s - swinging.AT_DUE_S, drop.due_s),
             self.scale.cubes(level, rise),
-            abs(unit),
+            unit,
         )
 
     def _cell_still(self, drop: HeardDrop) -> bool:
