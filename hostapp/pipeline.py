@@ -393,7 +393,7 @@ class LivePipeline:
     def disc_gains_db(self) -> tuple[float, ...]:
         """Each contact microphone's gain as the ear equalises it, dB (``dsp.detect.discgains``)."""
         detector = self.pipeline.detector
-        return tuple(float(g) for g in detector.disc_gains.gain_db) if detector else ()
+        return detector.disc_gains_db if detector else ()
 
     def feed(self, messages: Iterable[object]) -> list[Event]:
         """Feed messages in arrival order; returns the events they decided."""

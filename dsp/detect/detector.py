@@ -445,6 +445,11 @@ class Detector:
         out.extend(self.fusion.flush(end))
         return out
 
+    @property
+    def disc_gains_db(self) -> tuple[float, ...]:
+        """Each disc's gain as the ear equalises it, dB (``discgains``; 0: left alone)."""
+        return tuple(float(g) for g in self.disc_gains.gain_db)
+
     def diagnostics(self) -> DetectorDiagnostics:
         """Counters and learnt quantities so far."""
         return DetectorDiagnostics(
@@ -457,7 +462,7 @@ class Detector:
             load_rows_dropped=self.load_rows_dropped,
             acoustic_learnt=self.acoustic.n_learnt,
             rocking_hz=self.rocking.rocking_hz,
-            disc_gains_db=tuple(float(g) for g in self.disc_gains.gain_db),
+            disc_gains_db=self.disc_gains_db,
         )
 
     def learnt_calibration(self) -> DetectorCalibration:
