@@ -245,7 +245,9 @@ class LoadHistory:
         ok = self._ok[rows, level]
         if ok.sum() < 3:
             return float("nan")
-        lo, hi = np.percentile(self._v[rows, level][ok], (10.0, 90.0))
+        readings = self._v[rows, level][ok][np.newaxis, :]
+        lo = orderstats.percentile_along_1(readings, 10.0)[0]
+        hi = orderstats.percentile_along_1(readings, 90.0)[0]
         return float(hi - lo)
 
     def crossed_at(
