@@ -183,20 +183,20 @@ class SettledView(FastView):
         for w in waiting:
             self._settled_waiting.remove(w)
             if self._went_again(w, step):
-                # The cube rested a moment and slid on: neither is a cube's.
+                # The cube rested a moment and slid on, or a hand let go:
+                # neither is a cube's.
                 self.accounted[step.level] = step.after_counts
-                self.slide_signs.count_slide()
+                if not self._pressed_unheard(w):
+                    self.slide_signs.count_slide()
                 return out
             out += self._settled_step(replace(w, t_decided_s=step.t_decided_s))
+        due = -np.inf
         if self._waits_to_stay(step):
-            self._settled_waiting.append(
-                replace(step, t_decided_s=step.t_settled_s + self._stay_hold_s())
-            )
-            return out
+            due = step.t_settled_s + self._stay_hold_s()
         if self._waits_for_a_lift(step):
-            self._settled_waiting.append(
-                replace(step, t_decided_s=step.t_settled_s + GRIP_BEFORE_LIFT_S)
-            )
+            due = max(due, step.t_settled_s + self._hands_wait_s(step))
+        if np.isfinite(due):
+            self._settled_waiting.append(replace(step, t_decided_s=due))
             return out
         return out + self._settled_step(step)
 
@@ -233,9 +233,28 @@ class SettledView(FastView):
             (self._grips_seen() or self._unclean_rise(step)
              or self._swung_little(step, _GRIP_SWING))
             and not self._tower_open
-            and step.t_decided_s < step.t_settled_s + GRIP_BEFORE_LIFT_S
+            and step.t_decided_s < step.t_settled_s + self._hands_wait_s(step)
             and self._piezo_present(step.t_before_s)
             and not self._drop_impacts(step)
+        )
+
+    def _hands_wait_s(self, step: LoadStep) -> float:
+        """How long after it settled a change with no strike waits to be a hand's.
+
+        A lift follows a grip within ``GRIP_BEFORE_LIFT_S``; a hand that
+        pressed a plate unheard, hardly swinging it, may let go any time
+        within ``_LET_GO_WITHIN_S``, and the plate is back where it was.
+        """
+        if self._pressed_unheard(step):
+            return max(GRIP_BEFORE_LIFT_S, _LET_GO_WITHIN_S)
+        return GRIP_BEFORE_LIFT_S
+
+    def _pressed_unheard(self, step: LoadStep) -> bool:
+        """Whether a change came with no strike at all, its plate hardly swinging: a hand's."""
+        return (
+            self._piezo_present(step.t_before_s)
+            and not self._drop_impacts(step)
+            and self._swung_little(step, _GRIP_SWING)
         )
 
     def _shown_late(self, step: LoadStep, delta: float) -> bool:
@@ -289,8 +308,10 @@ class SettledView(FastView):
         for w in [w for w in self._settled_waiting if w.t_decided_s <= now_s]:
             self._settled_waiting.remove(w)
             if self._gone_again(w, w.t_decided_s):
-                # Gone before it was decided: it slid on (accounted stays).
-                self.slide_signs.count_slide()
+                # Gone before it was decided: it slid on, or a hand let go
+                # (accounted stays).
+                if not self._pressed_unheard(w):
+                    self.slide_signs.count_slide()
             else:
                 out += self._settled_step(w)
         return out
