@@ -234,6 +234,21 @@ class LoadHistory:
             return float("nan")
         return float(np.std(self._v[rows, level][ok]))
 
+    def overshoot(self, level: int, t0_s: float, t1_s: float, before: float, after: float) -> float:
+        """How far ``level``'s readings in ``[t0, t1]`` went beyond both ``before`` and ``after``.
+
+        A plate pressed smoothly from one load to another reads between
+        them; one a cube landed on rings past them. NaN with no readings.
+        """
+        rows = self._rows(t0_s, t1_s)
+        ok = self._ok[rows, level]
+        if not ok.any():
+            return float("nan")
+        v = self._v[rows, level][ok]
+        above = float(v.max()) - max(before, after)
+        below = min(before, after) - float(v.min())
+        return max(0.0, above, below)
+
     def middle_range(self, level: int, t0_s: float, t1_s: float) -> float:
         """How far apart the 10th and 90th percentiles of ``level``'s readings in ``[t0, t1]`` lie.
 

@@ -3125,8 +3125,9 @@ def test_a_plate_settling_back_from_a_blow_does_not_teach_its_first_cube() -> No
 def test_an_unheard_rise_under_which_the_plate_hardly_swung_waits_for_a_lift_on_any_tower() -> None:
     """Plate 5's landings swing it by ten cubes. A rise of one cube that no
     strike came with, the plate hardly moving, is a grip's squeeze until
-    modules are lifted or a second has passed; one that swung the plate
-    like a landing (a cube dropped gently, unheard) is reported at once."""
+    modules are lifted, or a hand's press until it lets go: told when
+    three seconds have passed; one that swung the plate like a landing (a
+    cube dropped gently, unheard) is reported at once."""
     t = np.arange(0.0, 4.0, 1 / 80)
 
     def unheard_rise(*, swung: bool, lift: bool) -> list:
@@ -3141,7 +3142,7 @@ def test_an_unheard_rise_under_which_the_plate_hardly_swung_waits_for_a_lift_on_
         if lift:
             gone = [LoadConnection(k, False, 0.9, 0.95) for k in range(5, 8)]
             found += _landings(fusion.add_load([], gone, 0.95) + fusion.advance(1.2))
-        return found + _landings(fusion.advance(1.6))
+        return found + _landings(fusion.advance(1.6)) + _landings(fusion.advance(3.6))
 
     assert unheard_rise(swung=False, lift=True) == []
     assert unheard_rise(swung=False, lift=False) == [(5, 1, 0.4)]
