@@ -260,7 +260,7 @@ class SettledView(FastView):
             and self.scale.cubes(step.level, step.delta_counts) > 0
             and self._pressed_unheard(step)
         ):
-            return max(GRIP_BEFORE_LIFT_S, _LET_GO_WITHIN_S)
+            return _LET_GO_WITHIN_S
         return GRIP_BEFORE_LIFT_S
 
     def _pressed_unheard(self, step: LoadStep) -> bool:
