@@ -200,8 +200,8 @@ class SettledView(FastView):
         due = -np.inf
         if self._waits_to_stay(step):
             due = step.t_settled_s + self._stay_hold_s()
-        if self._waits_for_a_lift(step):
-            due = max(due, step.t_settled_s + self._hands_wait_s(step))
+        if (wait := self._hands_wait_s(step)) is not None:
+            due = max(due, step.t_settled_s + wait)
         if np.isfinite(due):
             self._settled_waiting.append(replace(step, t_decided_s=due))
             return out
@@ -225,43 +225,39 @@ class SettledView(FastView):
         """How long a settled rise that waits to see its cube stay waits, from its settling."""
         return _FIRST_SETTLED_HOLD_S if self.slide_signs.first_landings else _SETTLED_HOLD_S
 
-    def _waits_for_a_lift(self, step: LoadStep) -> bool:
-        """Whether a settled change that came with no strike at all waits to see hands lift modules.
+    def _hands_wait_s(self, step: LoadStep) -> float | None:
+        """How long after it settled a change with no strike at all waits to be a hand's.
 
-        Once the tower has shown it: an unheard rise reported as a
-        landing, then modules lifted within ``GRIP_BEFORE_LIFT_S`` (hands
-        gripping the tower squeeze its plates just before they lift it).
-        Before that, only a change far from whole cubes (``_GRIP_UNCLEAN``)
-        or one a hand's press would make (:meth:`_pressed_unheard`), which
-        also waits for the hand to let go (:meth:`_hands_wait_s`).
-        """
-        # Any change, not only a cube's worth: a squeeze read as half a cube
-        # is counted as one (its confidence low), and waits as well.
-        return (
-            (self._grips_seen() or self._unclean_rise(step) or self._pressed_unheard(step))
-            and not self._tower_open
-            and step.t_decided_s < step.t_settled_s + self._hands_wait_s(step)
-            and self._piezo_present(step.t_before_s)
-            and not self._drop_impacts(step)
-        )
-
-    def _hands_wait_s(self, step: LoadStep) -> float:
-        """How long after it settled a change with no strike waits to be a hand's.
-
-        A lift follows a grip within ``GRIP_BEFORE_LIFT_S``; a hand that
-        pressed a plate unheard, hardly swinging it, may let go any time
-        within ``_LET_GO_WITHIN_S``, and the plate is back where it was.
-        Only a press: a gain of a plate whose cell's sign is known (a loss,
-        or a change on a plate whose sign a hand may have taught, waiting
-        that long would meet the next cubes' strikes).
+        ``None`` when it does not wait. Once the tower has shown it: an
+        unheard rise reported as a landing, then modules lifted within
+        ``GRIP_BEFORE_LIFT_S`` (hands gripping the tower squeeze its plates
+        just before they lift it). Before that, only a change far from whole
+        cubes (``_GRIP_UNCLEAN``) or one a hand's press would make
+        (:meth:`_pressed_unheard`). A press, a gain of a plate whose cell's
+        sign is known, waits ``_LET_GO_WITHIN_S``: the hand may let go any
+        time within it, and the plate is back where it was (a loss, or a
+        change on a plate whose sign a hand may have taught, waiting that
+        long would meet the next cubes' strikes).
         """
         if (
-            self.scale.knows_sign(step.level)
-            and self.scale.cubes(step.level, step.delta_counts) > 0
-            and self._pressed_unheard(step)
+            self._tower_open
+            or not self._piezo_present(step.t_before_s)
+            or self._drop_impacts(step)
         ):
-            return _LET_GO_WITHIN_S
-        return GRIP_BEFORE_LIFT_S
+            return None
+        # Any change, not only a cube's worth: a squeeze read as half a cube
+        # is counted as one (its confidence low), and waits as well.
+        pressed = self._pressed_unheard(step)
+        if not (pressed or self._grips_seen() or self._unclean_rise(step)):
+            return None
+        wait = (
+            _LET_GO_WITHIN_S
+            if pressed
+            and self.scale.knows_sign(step.level)
+            and self.scale.cubes(step.level, step.delta_counts) > 0
+            else GRIP_BEFORE_LIFT_S
+        )
+        return wait if step.t_decided_s < step.t_settled_s + wait else None
 
     def _pressed_unheard(self, step: LoadStep) -> bool:
         """Whether a change came with no strike at all, its plate hardly swinging: a hand's.
