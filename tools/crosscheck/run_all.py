@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Measure ``towerear detect`` on all the cross-check models (A-Z, AA-AJ) with one command.
+"""Measure ``towerear detect`` on all the cross-check models (A-Z, AA-AK) with one command.
 
 Makes the recordings of each model once (towers 1-8 and 9-16, the four
 scenarios, 120 s each, about 43 h of stream; kept in ``--sets`` for the
@@ -85,6 +85,7 @@ GENERATORS = {
     "AH": TOOLS / "crosscheck_ah" / "make_recordings_ah.py",
     "AI": TOOLS / "crosscheck_ai" / "make_recordings_ai.py",
     "AJ": TOOLS / "crosscheck_aj" / "make_recordings_aj.py",
+    "AK": TOOLS / "crosscheck_ak" / "make_recordings_ak.py",
 }
 
 
