@@ -2,7 +2,7 @@
 """Measure ``towerear detect`` on all the cross-check models (A-Z, AA-AK) with one command.
 
 Makes the recordings of each model once (towers 1-8 and 9-16, the four
-scenarios, 120 s each, about 43 h of stream; kept in ``--sets`` for the
+scenarios, 120 s each: about 79 h of stream over 37 models; kept in ``--sets`` for the
 next run), runs the detection pipeline over every recording in worker
 processes (the same code path as ``towerear detect``, without a process
 start per recording), keeps each output beside its recording as
