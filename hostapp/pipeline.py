@@ -395,6 +395,11 @@ class LivePipeline:
         detector = self.pipeline.detector
         return detector.disc_gains_db if detector else ()
 
+    def hum_hz(self) -> tuple[float, ...]:
+        """The mains harmonics notched out of the contact microphones' signals (``hum``), Hz."""
+        detector = self.pipeline.detector
+        return detector.hum_hz if detector else ()
+
     def feed(self, messages: Iterable[object]) -> list[Event]:
         """Feed messages in arrival order; returns the events they decided."""
         stamped: list[_Stamped] = []

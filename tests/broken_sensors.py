@@ -1,8 +1,10 @@
-"""Recordings with one sensor broken: a stuck or unplugged load channel, a disc at the bias."""
+"""Recordings with a sensor broken (a stuck or unplugged cell, a disc at the bias) or hummed."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import numpy as np
 
 from hostapp.protocol.codec import encode_frame
 from hostapp.protocol.messages import Load, Piezo
@@ -36,6 +38,30 @@ def with_broken_sensor(
             samples = msg.samples.copy()
             samples[:, piezo_level] = BIAS_CODE
             msg = Piezo(msg.t_us, samples)
+        out += encode_frame(msg, frame.seq)
+    dst.write_bytes(bytes(out))
+    return dst
+
+
+def with_hum(src: Path, dst: Path, *, amplitudes: dict[int, float], mains_hz: float = 50.0,
+             rate_hz: float = 2000.0) -> Path:
+    """Copy recording ``src`` to ``dst`` with a ground loop's hum on every piezo pin alike.
+
+    ``amplitudes``: codes per harmonic number (3: 150 Hz at 50 Hz mains).
+    The hum's phase runs on with the sample sets, at ``rate_hz`` (HELLO's rate).
+    """
+    out = bytearray(b"\x00")
+    n_sets = 0
+    for frame in RecordingReader(src):
+        msg = frame.msg
+        if isinstance(msg, Piezo):
+            t = (n_sets + np.arange(msg.samples.shape[0])) / rate_hz
+            hum = np.zeros(t.size)
+            for k, amplitude in amplitudes.items():
+                hum += amplitude * np.sin(2 * np.pi * k * mains_hz * t + k)
+            n_sets += t.size
+            samples = np.clip(np.round(msg.samples + hum[:, None]), 0, 1023)
+            msg = Piezo(msg.t_us, samples.astype(msg.samples.dtype))
         out += encode_frame(msg, frame.seq)
     dst.write_bytes(bytes(out))
     return dst

@@ -73,6 +73,11 @@ class PiezoConditioner:
         self._pending = np.zeros((0, self.n_channels))
         self.n_samples = 0  # samples consumed so far
 
+    @property
+    def hum_hz(self) -> tuple[float, ...]:
+        """The mains harmonics notched out (none while the first second is read, or no hum)."""
+        return self._hum.lines or ()
+
     def process(self, samples: np.ndarray) -> np.ndarray:
         """Filter a block and return the envelope of the frames it completes.
 

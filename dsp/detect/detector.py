@@ -82,6 +82,8 @@ class DetectorDiagnostics:
     rocking_hz: float = 0.0  # the tower's rocking, as the settled view combs it out (0: none)
     #: Each disc's gain as equalised, dB (``discgains``; 0: left alone).
     disc_gains_db: tuple[float, ...] = ()
+    #: The mains harmonics notched out of the discs' signals (``hum``), Hz.
+    hum_hz: tuple[float, ...] = ()
 
 
 class Detector:
@@ -450,6 +452,11 @@ class Detector:
         """Each disc's gain as the ear equalises it, dB (``discgains``; 0: left alone)."""
         return tuple(float(g) for g in self.disc_gains.gain_db)
 
+    @property
+    def hum_hz(self) -> tuple[float, ...]:
+        """The mains harmonics notched out of the discs' signals, Hz (``hum``; none: no hum)."""
+        return self.piezo.conditioner.hum_hz
+
     def diagnostics(self) -> DetectorDiagnostics:
         """Counters and learnt quantities so far."""
         return DetectorDiagnostics(
@@ -463,6 +470,7 @@ class Detector:
             acoustic_learnt=self.acoustic.n_learnt,
             rocking_hz=self.rocking.rocking_hz,
             disc_gains_db=self.disc_gains_db,
+            hum_hz=self.hum_hz,
         )
 
     def learnt_calibration(self) -> DetectorCalibration:

@@ -110,6 +110,7 @@ def detect_recording(
             "silent_cells": sorted(pipeline.detector.fusion.silent_cells.dead),
             "deaf_discs": sorted(pipeline.detector.fusion.deaf_discs.deaf),
             "disc_gains_db": [round(g, 1) for g in diag.disc_gains_db],
+            "hum_hz": [round(hz, 1) for hz in diag.hum_hz],
         }
         diagnostics["seconds_stream"] = max(
             pipeline.detector.piezo.t_done_s, pipeline.detector.load.level_t.max(initial=0.0)
@@ -154,4 +155,9 @@ def run_detect(args: argparse.Namespace) -> int:
                 which = (f"{sensor} of level {named}" if len(levels) == 1
                          else f"{sensor}s of levels {named}")
                 print(f"towerear detect: the {which} {what}", file=sys.stderr)
+        hum = diag["detector"].get("hum_hz")
+        if hum:
+            print("towerear detect: mains hum on the contact microphones at "
+                  f"{', '.join(f'{hz:.0f}' for hz in hum)} Hz, filtered out (a ground loop?)",
+                  file=sys.stderr)
     return 0

@@ -11,6 +11,12 @@ MESSAGES = {
         "Das Kontaktmikrofon von Ebene {level} hört etwa {db:.0f} dB weniger als die anderen: "
         "Landungen werden gehört, als täte es das nicht, aber prüfe seine Klebung und die "
         "Verstärkung seines Verstärkers.",
+    "The contact microphones pick up mains hum ({hz} Hz): it is filtered out, but faint "
+    "landings may be missed. A ground loop: try another USB port or unplug chargers near "
+    "the tower.":
+        "Die Kontaktmikrofone fangen Netzbrummen auf ({hz} Hz): es wird herausgefiltert, aber "
+        "leise Landungen können verloren gehen. Eine Brummschleife: versuche einen anderen "
+        "USB-Anschluss oder zieh Ladegeräte in der Nähe des Turms ab.",
     "The tower rocks on its table (about {hz:.1f} times a second): landings come late "
     "or are missed while it does. Stand it on a firm, heavy table with a felt pad under it.":
         "Der Turm schaukelt auf seinem Tisch (etwa {hz:.1f}-mal pro Sekunde): Landungen "

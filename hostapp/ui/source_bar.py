@@ -79,6 +79,13 @@ _ROCKING = (
 )
 
 
+_HUM = (
+    "The contact microphones pick up mains hum ({hz} Hz): it is filtered out, but faint "
+    "landings may be missed. A ground loop: try another USB port or unplug chargers near "
+    "the tower."
+)
+
+
 # Why 6 dB (9 dB as read, before the ear's dead band): discs glued alike
 # differ by a few dB; one that hears this much more or less than the others
 # has an amplifier set to another gain or glue that gave way, and the user
@@ -107,6 +114,8 @@ def warning_line(status: StreamStatus) -> str:
             parts.append(tr(_LOUD_DISC if gain > 0 else _QUIET_DISC, level=level, db=abs(gain)))
     if status.rocking_hz > 0:
         parts.append(tr(_ROCKING, hz=status.rocking_hz))
+    if status.hum_hz:
+        parts.append(tr(_HUM, hz=", ".join(f"{hz:.0f}" for hz in status.hum_hz)))
     return " ".join(parts)
 
 

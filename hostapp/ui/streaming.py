@@ -71,6 +71,9 @@ class Detector(Protocol):
     def disc_gains_db(self) -> tuple[float, ...]:
         """Each contact microphone's gain as the ear equalises it, dB (0: like the others)."""
 
+    def hum_hz(self) -> tuple[float, ...]:
+        """The mains harmonics notched out of the contact microphones' signals (none: no hum)."""
+
 
 @dataclass(frozen=True)
 class SourceHealth:
@@ -117,6 +120,7 @@ class StreamStatus:
     deaf_discs: tuple[int, ...] = ()
     rocking_hz: float = 0.0
     disc_gains_db: tuple[float, ...] = ()
+    hum_hz: tuple[float, ...] = ()
 
 
 class DetectionWorker(threading.Thread):
@@ -148,6 +152,7 @@ class DetectionWorker(threading.Thread):
         self.deaf_discs: tuple[int, ...] = ()
         self.rocking_hz = 0.0
         self.disc_gains_db: tuple[float, ...] = ()
+        self.hum_hz: tuple[float, ...] = ()
 
     def run(self) -> None:
         while not self._stopping.is_set():
@@ -163,10 +168,12 @@ class DetectionWorker(threading.Thread):
             silent, deaf = self._detector.silent_cells(), self._detector.deaf_discs()
             rocking = self._detector.rocking_hz()
             gains = self._detector.disc_gains_db()
+            hum = self._detector.hum_hz()
             with self._lock:
                 self.silent_cells, self.deaf_discs = silent, deaf
                 self.rocking_hz = rocking
                 self.disc_gains_db = gains
+                self.hum_hz = hum
                 overflow = len(self._messages) + len(batch) - (self._messages.maxlen or 0)
                 if overflow > 0:
                     self.dropped_for_ui += overflow
@@ -371,5 +378,6 @@ class StreamHub(QObject):
                 deaf_discs=self._worker.deaf_discs if self._worker is not None else (),
                 rocking_hz=self._worker.rocking_hz if self._worker is not None else 0.0,
                 disc_gains_db=self._worker.disc_gains_db if self._worker is not None else (),
+                hum_hz=self._worker.hum_hz if self._worker is not None else (),
             )
         )

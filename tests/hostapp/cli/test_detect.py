@@ -248,6 +248,27 @@ def test_detect_names_a_contact_microphone_that_hears_nothing(
     assert [e["floor"] for e in events if e["event"] == "landing"] == expected
 
 
+def test_detect_names_a_ground_loops_hum_and_hears_through_it(
+    wrapped_recording: tuple[Path, list[dict]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from tests.broken_sensors import with_hum
+
+    path, truth = wrapped_recording
+    hummed = with_hum(path, tmp_path / "hum.bin", amplitudes={3: 6.0, 5: 3.0, 7: 1.5})
+    status, events, err = _run(["detect", str(hummed)], capsys)
+    assert status == 0
+    assert "mains hum on the contact microphones at 150, 250, 350 Hz, filtered out" in err
+    assert json.loads(err.split("detector ", 1)[1].splitlines()[0])["hum_hz"] == [
+        150.0, 250.0, 350.0]
+    expected = [e["level"] for e in truth if e["event"] == "landing"]
+    assert [e["floor"] for e in events if e["event"] == "landing"] == expected
+    # Without hum nothing is named.
+    status, _, err = _run(["detect", str(path)], capsys)
+    assert "mains hum" not in err
+
+
 @pytest.mark.parametrize("factor", [1.25, 2.0])
 def test_detect_reads_a_device_that_polls_its_load_cells_faster_than_they_convert(
     factor: float, tmp_path: Path, capsys: pytest.CaptureFixture[str]

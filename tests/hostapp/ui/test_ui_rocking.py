@@ -1,4 +1,4 @@
-"""A tower that rocks on its table is named in the source bar, with what to do about it."""
+"""A tower that rocks on its table, or hum on the discs, is named in the source bar."""
 
 from __future__ import annotations
 
@@ -51,3 +51,16 @@ def test_the_source_bar_tells_a_rocking_tower_once_it_is_found(
     assert bar.warning_label.isVisible()
     assert errors == []
     app.close()
+
+
+def test_the_warning_names_mains_hum_and_what_helps() -> None:
+    status = StreamStatus("sim", SourceHealth(connected=True), None, None, 0.0,
+                          hum_hz=(150.0, 250.2))
+    line = warning_line(status)
+    assert line.startswith("The contact microphones pick up mains hum (150, 250 Hz)")
+    assert "another USB port" in line
+    set_language("de")
+    try:
+        assert warning_line(status).startswith("Die Kontaktmikrofone fangen Netzbrummen auf")
+    finally:
+        set_language("en")
