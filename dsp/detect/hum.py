@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from dsp.detect.biquad import LinearFilter, linear_filter
+from dsp.detect import orderstats
+from dsp.detect.biquad import linear_filter
 
 # Why one second: 1 Hz bins resolve a harmonic from the spectrum beside it,
 # and the quiet start the detector tares on lasts at least that long.
@@ -49,7 +50,7 @@ FLOOR_FALLS_TO = 0.6
 # The notches' first 0.3 s (three time constants) are left out of that.
 _SETTLE_S = 0.3
 # Why 3 Hz: wide enough for the mains frequency's wander (0.1 Hz, 0.7 Hz at
-# the 7th harmonic) and a line read to a fifth of a bin, narrow enough to
+# the 7th harmonic) and a line read to a few tenths of a bin, narrow enough to
 # take a sixtieth of a 180-Hz band from a click; the notch settles within
 # about 1 / (pi * 3 Hz) = 0.1 s.
 NOTCH_WIDTH_HZ = 3.0
@@ -138,6 +139,8 @@ class MainsHumNotch:
         Samples per second.
     lowest_hz : float
         Harmonics below this are left alone (a high-pass before took them out).
+    frame_len : int
+        Samples per envelope frame, for the noise floor it judges by.
 
     The decision is made at a fixed sample count and the notches start in
     the state they would have after filtering the first second, so the
@@ -145,7 +148,7 @@ class MainsHumNotch:
     """
 
     def __init__(self, *, n_channels: int, sample_rate_hz: float, lowest_hz: float = 0.0,
-                 frame_len: int = 8, filter_fn: LinearFilter = linear_filter) -> None:
+                 frame_len: int = 8) -> None:
         self.n_channels = int(n_channels)
         self.sample_rate_hz = float(sample_rate_hz)
         self.lowest_hz = float(lowest_hz)
@@ -153,7 +156,6 @@ class MainsHumNotch:
         self._learn_n = max(1, int(round(HUM_LEARN_S * self.sample_rate_hz)))
         self._learnt: list[np.ndarray] = []
         self._seen = 0
-        self._filter = filter_fn
         self.lines: tuple[float, ...] | None = None  # None while learning; notched
         self.found: tuple[float, ...] = ()  # hum lines found, notched or not
         self._notches: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
@@ -180,7 +182,7 @@ class MainsHumNotch:
         for freq in self.found:
             b, a = notch(freq, self.sample_rate_hz)
             # Started in the state after the first second, as if it had run from the start.
-            notched, state = self._filter(b, a, notched, 0, zeros)
+            notched, state = linear_filter(b, a, notched, 0, zeros)
             self._notches.append((b, a, state))
         if self.found and self._floor_ratio(first, notched) < FLOOR_FALLS_TO:
             self.lines = self.found
@@ -197,13 +199,13 @@ class MainsHumNotch:
         def floor(x: np.ndarray) -> np.ndarray:
             peaks = np.abs(x[settled : settled + frames * self.frame_len])
             peaks = peaks.reshape(frames, self.frame_len, -1).max(axis=1)
-            return np.percentile(peaks, 20.0, axis=0)
+            return orderstats.percentile_along_1(peaks.T, 20.0)
 
         low, high = floor(after), floor(before)
         return float(np.median(low / np.maximum(high, 1e-12)))
 
     def _notched(self, y: np.ndarray) -> np.ndarray:
         for k, (b, a, state) in enumerate(self._notches):
-            y, state = self._filter(b, a, y, 0, state)
+            y, state = linear_filter(b, a, y, 0, state)
             self._notches[k] = (b, a, state)
         return y
