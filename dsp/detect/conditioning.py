@@ -66,7 +66,7 @@ class PiezoConditioner:
         # filter stays well defined.
         corner = min(highpass_hz, 0.4 * nyquist)
         self._b, self._a = butter_highpass(corner, self.sample_rate_hz)
-        # Harmonics the high-pass left (half an octave under its corner and up).
+        # Harmonics the high-pass left (from 0.6 of its corner up).
         self._hum = MainsHumNotch(n_channels=self.n_channels, sample_rate_hz=self.sample_rate_hz,
                                   lowest_hz=_HUM_FROM_CORNER * corner, frame_len=self.frame_len)
         self._zi: np.ndarray | None = None
