@@ -1,4 +1,4 @@
-"""The piezo high-pass: a Butterworth biquad, filtered as ``scipy.signal.lfilter`` does.
+"""The piezo chain's biquads (high-pass, hum notches), filtered as ``scipy.signal.lfilter`` does.
 
 ``import scipy.signal`` takes about 0.6 s (it loads scipy.stats and the
 spline and peak-finding code with it): two thirds of the start-up of
@@ -35,6 +35,21 @@ def butter_highpass(corner_hz: float, rate_hz: float) -> tuple[np.ndarray, np.nd
     norm = 1.0 / (1.0 + np.sqrt(2.0) * k + k * k)
     b = np.array([1.0, -2.0, 1.0]) * norm
     a = np.array([1.0, 2.0 * (k * k - 1.0) * norm, (1.0 - np.sqrt(2.0) * k + k * k) * norm])
+    return b, a
+
+
+def notch(freq_hz: float, sample_rate_hz: float, width_hz: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(b, a)`` of a 2nd-order notch at ``freq_hz``, ``width_hz`` wide at -3 dB.
+
+    The same filter as ``scipy.signal.iirnotch(freq_hz, freq_hz / width_hz, sample_rate_hz)``.
+    """
+    if not 0.0 < freq_hz < 0.5 * sample_rate_hz:
+        raise ValueError("the notch must lie between 0 and half the sample rate")
+    w0 = 2.0 * np.pi * freq_hz / sample_rate_hz
+    beta = np.tan(0.5 * 2.0 * np.pi * width_hz / sample_rate_hz)
+    gain = 1.0 / (1.0 + beta)
+    b = gain * np.array([1.0, -2.0 * np.cos(w0), 1.0])
+    a = np.array([1.0, -2.0 * gain * np.cos(w0), 2.0 * gain - 1.0])
     return b, a
 
 

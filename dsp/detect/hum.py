@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from dsp.detect import orderstats
-from dsp.detect.biquad import linear_filter
+from dsp.detect.biquad import linear_filter, notch
 
 # Why one second: 1 Hz bins resolve a harmonic from the spectrum beside it,
 # and the quiet start the detector tares on lasts at least that long.
@@ -110,22 +110,6 @@ def _interpolated(power: np.ndarray, peak: int) -> float:
     return float(peak) if curve >= 0 else peak + 0.5 * float(a - c) / float(curve)
 
 
-def notch(freq_hz: float, sample_rate_hz: float,
-          width_hz: float = NOTCH_WIDTH_HZ) -> tuple[np.ndarray, np.ndarray]:
-    """``(b, a)`` of a 2nd-order notch at ``freq_hz``, ``width_hz`` wide at -3 dB.
-
-    The same filter as ``scipy.signal.iirnotch(freq_hz, freq_hz / width_hz, sample_rate_hz)``.
-    """
-    if not 0.0 < freq_hz < 0.5 * sample_rate_hz:
-        raise ValueError("the notch must lie between 0 and half the sample rate")
-    w0 = 2.0 * np.pi * freq_hz / sample_rate_hz
-    beta = np.tan(0.5 * 2.0 * np.pi * width_hz / sample_rate_hz)
-    gain = 1.0 / (1.0 + beta)
-    b = gain * np.array([1.0, -2.0 * np.cos(w0), 1.0])
-    a = np.array([1.0, -2.0 * gain * np.cos(w0), 2.0 * gain - 1.0])
-    return b, a
-
-
 class MainsHumNotch:
     """Streaming: passes the first ``HUM_LEARN_S`` through, then notches the hum found in it.
 
@@ -180,7 +164,7 @@ class MainsHumNotch:
         zeros = np.zeros((2, self.n_channels))
         notched = first
         for freq in self.found:
-            b, a = notch(freq, self.sample_rate_hz)
+            b, a = notch(freq, self.sample_rate_hz, NOTCH_WIDTH_HZ)
             # Started in the state after the first second, as if it had run from the start.
             notched, state = linear_filter(b, a, notched, 0, zeros)
             self._notches.append((b, a, state))

@@ -240,14 +240,10 @@ class LoadHistory:
         A plate pressed smoothly from one load to another reads between
         them; one a cube landed on rings past them. NaN with no readings.
         """
-        rows = self._rows(t0_s, t1_s)
-        ok = self._ok[rows, level]
-        if not ok.any():
+        low, high = self.extent(level, t0_s, t1_s)
+        if not np.isfinite(low):
             return float("nan")
-        v = self._v[rows, level][ok]
-        above = float(v.max()) - max(before, after)
-        below = min(before, after) - float(v.min())
-        return max(0.0, above, below)
+        return max(0.0, high - max(before, after), min(before, after) - low)
 
     def middle_range(self, level: int, t0_s: float, t1_s: float) -> float:
         """How far apart the 10th and 90th percentiles of ``level``'s readings in ``[t0, t1]`` lie.
@@ -346,10 +342,12 @@ class LoadHistory:
 
     def extent(self, level: int, t0_s: float, t1_s: float) -> tuple[float, float]:
         """Lowest and highest of ``level``'s readings in ``[t0, t1]`` (NaN, NaN: none)."""
-        ok = self._ok[:, level] & (self._t >= t0_s) & (self._t <= t1_s)
+        rows = self._rows(t0_s, t1_s)
+        ok = self._ok[rows, level]
         if not ok.any():
             return float("nan"), float("nan")
-        return float(self._v[ok, level].min()), float(self._v[ok, level].max())
+        v = self._v[rows, level][ok]
+        return float(v.min()), float(v.max())
 
     def held_extent(
         self, level: int, t0_s: float, t1_s: float, held_s: float

@@ -6,8 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import signal
 
+from dsp.detect.biquad import notch
 from dsp.detect.conditioning import PiezoConditioner
-from dsp.detect.hum import HUM_LEARN_S, MOST_LINES, MainsHumNotch, mains_lines, notch
+from dsp.detect.hum import HUM_LEARN_S, MOST_LINES, MainsHumNotch, mains_lines
 from dsp.detect.piezo import PiezoChain
 from tests.dsp.detect.edrumulus import RATE
 from tests.dsp.detect.edrumulus import device_codes as _device_codes
@@ -63,7 +64,7 @@ def test_the_notch_is_scipys() -> None:
     want_b, want_a = signal.iirnotch(250.0, 250.0 / 3.0, 2000.0)
     assert np.allclose(b, want_b) and np.allclose(a, want_a)
     with pytest.raises(ValueError, match="half the sample rate"):
-        notch(1000.0, 2000.0)
+        notch(1000.0, 2000.0, 3.0)
 
 
 def test_the_hum_is_taken_out_after_the_first_second_and_a_click_kept() -> None:
