@@ -2995,6 +2995,75 @@ def test_a_cube_thrown_back_before_its_plate_read_still_again_is_a_landing() -> 
     assert first_still_back(1, [(3.1, 5)]) == []  # the set-down's own thump
 
 
+def test_a_cube_thrown_back_is_found_though_the_plate_was_first_read_as_before_the_lift() -> None:
+    """Module 5 lifted at 2.0 s, set back at 3.0 s; its level is looked at
+    (every 2 s) at 3.2 s, before the plate has read still since: its last
+    still load is from before the lift. That stands for the plate until it
+    is still again (the module came back as it went), and is no reason to
+    take the cube thrown onto it at 3.5 s for the plate's own once it is."""
+    fusion = _fusion()
+    fusion.scale.learn_sign(5, UNIT, cubes_added=True)
+    fusion.add_load([], [LoadConnection(5, False, 2.0, 2.1)], 2.1)
+    fusion.add_load([], [LoadConnection(5, True, 3.0, 3.0)], 3.0)
+    fusion.add_impacts([_strike(3.45, 5), _strike(3.52, 5)])
+    levels, times = np.full(8, np.nan), np.full(8, np.nan)
+    levels[5], times[5] = 0.0, 1.9
+    assert fusion.track_settled_levels(levels, times, 3.2) == []
+    assert fusion.accounted[5] == 0.0
+    levels[5], times[5] = UNIT, 3.9
+    assert _landings(fusion.track_settled_levels(levels, times, 4.0)) == [(5, 1, 3.52)]
+    # Looked at again, nothing more: the cube is accounted for.
+    levels[5], times[5] = UNIT, 5.9
+    assert fusion.track_settled_levels(levels, times, 6.0) == []
+
+
+def test_a_plate_first_still_again_as_it_was_lifted_tells_no_cube() -> None:
+    fusion = _fusion()
+    fusion.scale.learn_sign(5, UNIT, cubes_added=True)
+    fusion.add_load([], [LoadConnection(5, False, 2.0, 2.1)], 2.1)
+    fusion.add_load([], [LoadConnection(5, True, 3.0, 3.0)], 3.0)
+    fusion.add_impacts([_strike(3.45, 5), _strike(3.52, 5)])
+    levels, times = np.full(8, np.nan), np.full(8, np.nan)
+    levels[5], times[5] = 0.0, 1.9
+    fusion.track_settled_levels(levels, times, 3.2)
+    # The cube heard was told by a settled step meanwhile: accounted for.
+    fusion.accounted[5] = UNIT
+    levels[5], times[5] = UNIT, 3.9
+    assert fusion.track_settled_levels(levels, times, 4.0) == []
+
+
+def _let_go_after_close(cubes: float, starts_s: float) -> list[Removal]:
+    """Module 6 lifted at 2.0 s (plate 5 open) and set back at 3.0 s; plate
+    4, closed all along and heard struck at 3.55 s by a cube thrown back
+    onto plate 2, loses ``cubes`` of its load from ``starts_s``."""
+    fusion = _fusion()
+    for level in range(8):
+        fusion.scale.learn_sign(level, UNIT, cubes_added=True)
+    fusion.cubes_on[4] = 3
+    fusion.accounted[4] = 3 * UNIT
+    fusion.add_load([], [LoadConnection(6, False, 2.0, 2.1)], 2.1)
+    fusion.advance(2.9)
+    fusion.add_load([], [LoadConnection(6, True, 3.0, 3.0)], 3.0)
+    fusion.add_impacts([_strike(3.55, 4), _strike(3.7, 2), _strike(3.75, 2)])
+    loss = LoadStep(level=4, t_before_s=starts_s, t_settled_s=starts_s + 0.6,
+                    t_decided_s=starts_s + 0.9, delta_counts=-cubes * UNIT,
+                    before_counts=3 * UNIT, after_counts=(3 - cubes) * UNIT)
+    return [e for e in fusion.add_settled_step(loss) if isinstance(e, Removal)]
+
+
+def test_a_plate_let_go_by_the_hands_after_the_close_lost_no_cube() -> None:
+    """The hands that held the tower while module 6 was off let go of plate
+    4 just after setting it back: its load falls by what they pressed, no
+    whole cube. A whole cube lost then, with a cube heard there, was
+    knocked down; so was a loss off whole cubes long after the close."""
+    assert _let_go_after_close(0.57, 3.05) == []
+    assert _let_go_after_close(0.6, 3.9) == []
+    [knocked] = _let_go_after_close(1.0, 3.05)
+    assert (knocked.floor, knocked.cubes, knocked.knocked) == (4, 1, True)
+    [later] = _let_go_after_close(0.6, 4.2)
+    assert (later.floor, later.cubes, later.knocked) == (4, 1, True)
+
+
 def test_a_loss_above_long_before_the_landing_knocked_nothing_down() -> None:
     """The recent steps are trimmed only as fast steps come: after a quiet
     spell they still hold old ones. A plate's loss 1.5 s or more before a
