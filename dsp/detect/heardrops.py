@@ -13,6 +13,8 @@ Pure functions; the fusion keeps the state.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from dsp.detect.acoustic import AcousticLevelModel
@@ -70,6 +72,44 @@ FAINT_UNDER_DROP_DB = 12.0
 # heard 8-16 codes on plate 2 made a faint 9.6 there the second of two
 # "cubes"); a cube striking it stands out over that.
 FAINT_OVER_HEARD_DB = 6.0
+
+
+# Why 0.45 s and a third: a cube that came to rest may strike its plate
+# once more a little later (it rocks onto a face, tips, slides against the
+# wall), after the silence that ended its drop; heard alone, that strike
+# was a second cube on the same plate. Over the cross-check models heard
+# without their load cells, such lone strikes within 0.45 s, on the plate
+# just decided, were a tenth as loud as the drop's loudest strike (median,
+# single throws); the next cube of a quick series thrown onto the same
+# plate strikes it about as hard as the last one did (0.94).
+LATE_STRIKE_WITHIN_S = 0.45
+LATE_STRIKE_SHARE = 0.3
+
+
+@dataclass(frozen=True)
+class HeardRest:
+    """The last drop decided by ear: its last strike, its level and its loudest strike's peak."""
+
+    t_last_s: float
+    level: int
+    loudest: float
+
+
+def late_strike_of(rest: HeardRest | None, loud: list[TimedImpact]) -> bool:
+    """Whether a drop of one strike is the cube last decided, striking its plate again.
+
+    ``loud``: the drop's strikes over the onset threshold. One strike,
+    loudest on ``rest.level``, within ``LATE_STRIKE_WITHIN_S`` of that
+    drop's last strike and under ``LATE_STRIKE_SHARE`` of its loudest.
+    """
+    if rest is None or len(loud) != 1:
+        return False
+    strike = loud[0]
+    return (
+        strike.t_s - rest.t_last_s <= LATE_STRIKE_WITHIN_S
+        and strike.impact.loudest == rest.level
+        and float(np.max(strike.peaks)) < LATE_STRIKE_SHARE * rest.loudest
+    )
 
 
 def continues_drop(drop: list[TimedImpact], faint: TimedImpact) -> bool:

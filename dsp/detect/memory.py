@@ -46,6 +46,8 @@ class FusionStats:
     top_lifts: int = 0
     #: Unheard rises taken for the load of the plate's last landing, shown late.
     shown_late: int = 0
+    #: Lone strikes heard just after a drop decided by ear, its cube's own.
+    late_strikes: int = 0
 
 
 @dataclass

@@ -20,6 +20,7 @@ from dsp.detect.deafdiscs import DeafDiscs
 from dsp.detect.dropgap import DropGap
 from dsp.detect.events import Disturbance, Event, Landing
 from dsp.detect.flatdiscs import FlatDiscs
+from dsp.detect.heardrops import HeardRest
 from dsp.detect.loadcell import LoadStep
 from dsp.detect.loadhistory import LoadCoverage, LoadHistory
 from dsp.detect.memory import Drop, FusionStats, LevelMemory, Look
@@ -209,6 +210,8 @@ class FusionBase:
         self.load_history = LoadHistory(IMPACT_MEMORY_S + 1.0)
         self._levels = [LevelMemory() for _ in range(self.n_levels)]
         self._drop = Drop()
+        #: The last drop decided by ear (``heardrops.late_strike_of``).
+        self._heard_rest: HeardRest | None = None
         # The drop being heard while the load cells are there, and the
         # cells that never move with their plates (``deadcells``).
         self._heard = Drop()

@@ -16,10 +16,12 @@ from dsp.detect.events import Event, Landing
 from dsp.detect.fusion.base import BUSY_KEPT_S, DEFAULT_WIDE_IMPACT_CHANNELS, IMPACT_MEMORY_S
 from dsp.detect.fusion.settledview import SettledView
 from dsp.detect.heardrops import (
+    HeardRest,
     continues_drop,
     hands_at_the_tower,
     heard_landing,
     knock_on_the_table,
+    late_strike_of,
     resting_level,
 )
 from dsp.detect.loadcell import LoadConnection, LoadStep
@@ -421,6 +423,10 @@ class Fusion(SettledView):
         # went on below every plate heard loud); faint ones before a loud
         # strike were not the cube (a rumble or ringing, read as a second
         # cube by ``heard_landing``).
+        if late_strike_of(self._heard_rest, loud):
+            # The cube just decided, striking its plate once more.
+            self.stats.late_strikes += 1
+            return []
         went_on = 0
         while impacts[-1 - went_on].faint:
             went_on += 1
@@ -428,6 +434,7 @@ class Fusion(SettledView):
         last = impacts[-1]
         level, confidence, _ = resting_level(self.acoustic, impacts)
         self.acoustic_gap.decided(last.t_s, level)
+        self._heard_rest = HeardRest(last.t_s, level, max(float(np.max(imp.peaks)) for imp in loud))
         self.stats.acoustic_landings += 1
         out = heard_landing(impacts, level, confidence, now_s)
         self.stats.knockdowns_seen += int(len(out) > 1)

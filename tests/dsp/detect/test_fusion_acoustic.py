@@ -63,6 +63,25 @@ def test_a_drop_is_over_only_once_a_strike_in_its_silence_would_have_arrived() -
     assert [e.floor for e in hasty.advance(1.2205) if isinstance(e, Landing)] == [5]
 
 
+def test_a_cube_that_strikes_its_plate_once_more_after_its_drop_was_decided_is_no_second() -> None:
+    """A cube that came to rest on plate 5 rocks onto a face 0.24 s after its
+    last bounce, after the silence that ended its drop: one lone strike
+    there, a tenth as loud. Not a second cube; the next cube thrown onto
+    that plate strikes it as hard, and a strike that late is another throw."""
+    def landings(late: TimedImpact) -> list[tuple[int, float]]:
+        fusion = _fusion()
+        fusion.add_impacts([_strike(0.90, 7, 200.0), _strike(0.95, 5), _strike(1.00, 5, 200.0)])
+        events = fusion.advance(1.23)
+        events += fusion.add_impacts([late])
+        events += fusion.advance(3.0)
+        return [(e.floor, round(e.t, 3)) for e in events if isinstance(e, Landing)]
+
+    assert landings(_strike(1.24, 5, 30.0)) == [(5, 1.0)]
+    assert landings(_strike(1.24, 5, 280.0)) == [(5, 1.0), (5, 1.24)]
+    assert landings(_strike(1.50, 5, 30.0)) == [(5, 1.0), (5, 1.5)]
+    assert landings(_strike(1.24, 3, 30.0)) == [(5, 1.0), (3, 1.24)]
+
+
 def test_once_a_cube_rolled_on_silently_after_its_drop_was_decided_drops_wait_longer() -> None:
     fusion = _fusion()
     # Bounced on 6 and decided there after 0.22 s of silence; 0.3 s after its
