@@ -419,14 +419,14 @@ class Fusion(SettledView):
             return self._disturbance(last.t_s, now_s)
         if knock_on_the_table(loud) or hands_at_the_tower(loud):
             return self._disturbance(last.t_s, now_s)
-        # Faint strikes count only where the drop ended with them (the cube
-        # went on below every plate heard loud); faint ones before a loud
-        # strike were not the cube (a rumble or ringing, read as a second
-        # cube by ``heard_landing``).
         if late_strike_of(self._heard_rest, loud):
             # The cube just decided, striking its plate once more.
             self.stats.late_strikes += 1
             return []
+        # Faint strikes count only where the drop ended with them (the cube
+        # went on below every plate heard loud); faint ones before a loud
+        # strike were not the cube (a rumble or ringing, read as a second
+        # cube by ``heard_landing``).
         went_on = 0
         while impacts[-1 - went_on].faint:
             went_on += 1

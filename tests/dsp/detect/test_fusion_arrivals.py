@@ -2995,12 +2995,11 @@ def test_a_cube_thrown_back_before_its_plate_read_still_again_is_a_landing() -> 
     assert first_still_back(1, [(3.1, 5)]) == []  # the set-down's own thump
 
 
-def test_a_cube_thrown_back_is_found_though_the_plate_was_first_read_as_before_the_lift() -> None:
-    """Module 5 lifted at 2.0 s, set back at 3.0 s; its level is looked at
-    (every 2 s) at 3.2 s, before the plate has read still since: its last
-    still load is from before the lift. That stands for the plate until it
-    is still again (the module came back as it went), and is no reason to
-    take the cube thrown onto it at 3.5 s for the plate's own once it is."""
+def _set_back_and_read_stale() -> tuple[Fusion, np.ndarray, np.ndarray]:
+    """Module 5 lifted at 2.0 s, set back at 3.0 s, a cube heard bouncing on
+    plate 5 at 3.45 s; the settled levels are looked at (every 2 s) at 3.2 s,
+    before the plate has read still since: its last still load is from
+    before the lift. Returns the fusion and the levels and times looked at."""
     fusion = _fusion()
     fusion.scale.learn_sign(5, UNIT, cubes_added=True)
     fusion.add_load([], [LoadConnection(5, False, 2.0, 2.1)], 2.1)
@@ -3009,6 +3008,14 @@ def test_a_cube_thrown_back_is_found_though_the_plate_was_first_read_as_before_t
     levels, times = np.full(8, np.nan), np.full(8, np.nan)
     levels[5], times[5] = 0.0, 1.9
     assert fusion.track_settled_levels(levels, times, 3.2) == []
+    return fusion, levels, times
+
+
+def test_a_cube_thrown_back_is_found_though_the_plate_was_first_read_as_before_the_lift() -> None:
+    """The load from before the lift stands for the plate until it is still
+    again (the module came back as it went), and is no reason to take the
+    cube thrown onto it for the plate's own once it is."""
+    fusion, levels, times = _set_back_and_read_stale()
     assert fusion.accounted[5] == 0.0
     levels[5], times[5] = UNIT, 3.9
     assert _landings(fusion.track_settled_levels(levels, times, 4.0)) == [(5, 1, 3.52)]
@@ -3017,16 +3024,10 @@ def test_a_cube_thrown_back_is_found_though_the_plate_was_first_read_as_before_t
     assert fusion.track_settled_levels(levels, times, 6.0) == []
 
 
-def test_a_plate_first_still_again_as_it_was_lifted_tells_no_cube() -> None:
-    fusion = _fusion()
-    fusion.scale.learn_sign(5, UNIT, cubes_added=True)
-    fusion.add_load([], [LoadConnection(5, False, 2.0, 2.1)], 2.1)
-    fusion.add_load([], [LoadConnection(5, True, 3.0, 3.0)], 3.0)
-    fusion.add_impacts([_strike(3.45, 5), _strike(3.52, 5)])
-    levels, times = np.full(8, np.nan), np.full(8, np.nan)
-    levels[5], times[5] = 0.0, 1.9
-    fusion.track_settled_levels(levels, times, 3.2)
-    # The cube heard was told by a settled step meanwhile: accounted for.
+def test_a_plate_first_still_again_as_it_was_told_tells_no_cube_again() -> None:
+    """The cube heard was told by a settled step before the plate's first
+    still window since the set-down: that window holds nothing more."""
+    fusion, levels, times = _set_back_and_read_stale()
     fusion.accounted[5] = UNIT
     levels[5], times[5] = UNIT, 3.9
     assert fusion.track_settled_levels(levels, times, 4.0) == []
