@@ -62,6 +62,8 @@ class LevelMemory:
     stopped_t: float = -np.inf
     #: When the last cube reported here came to rest.
     landed_t: float = -np.inf
+    #: When that cube's plate began to take it (-inf: not known).
+    landed_from_t: float = -np.inf
     #: When the cubes told here by ear while the plate swung came to rest,
     #: as long as no load step has weighed them (``swinging.weighed_by``).
     heard_unweighed: list[float] = field(default_factory=list)

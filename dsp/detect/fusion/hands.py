@@ -42,6 +42,9 @@ HANDLING_GUARD_S = 1.0
 # down (``THUMP_S``), and the plate began to change this long after it.
 _THROWN_BACK_AFTER_S = 0.5
 THUMP_S = 0.2
+# Why 0.4 s: a cube falls through the whole tower in 0.2-0.35 s, striking
+# the plates above its own before its plate begins to take it.
+_CLAIM_LEAD_S = 0.4
 # Why 1 s: the channels of modules set back come back over 2-4 readings
 # and their plates settle from the set-down; until their still windows
 # cover only readings from after it, they show restless. That is the
@@ -693,7 +696,17 @@ class HandsJudge(FusionBase):
                 or first.t_s - closed_s < _THROWN_BACK_AFTER_S
             ):
                 return False
-        since = [imp for imp in self._unclaimed_drop(step) if imp.t_s > closed_s + THUMP_S]
+        # A neighbour's landing after the close claims the strikes up to its
+        # rest, but not those before its own plate began to take its cube
+        # by more than a fall through the tower: the cube thrown back
+        # before it (the next throw often comes within a second).
+        near = self._levels[max(0, step.level - 1):step.level + 2]
+        since = [
+            imp for imp in self._drop_impacts(step)
+            if imp.t_s > closed_s + THUMP_S
+            and all(imp.t_s > m.landed_t or imp.t_s < m.landed_from_t - _CLAIM_LEAD_S
+                    for m in near)
+        ]
         return any(
             cube_like(imp) and abs(top - step.level) <= 1
             for imp, top in zip(since, self._levels_of(since), strict=True)

@@ -15,7 +15,7 @@ import numpy as np
 
 from dsp.detect.events import Event, Landing, Removal
 from dsp.detect.fusion.base import DOUBTED_KEPT, DROP_LOOKBACK_S, FAST_MAX_RESIDUAL
-from dsp.detect.fusion.hands import STOPPED_SWING, HandsJudge
+from dsp.detect.fusion.hands import STOPPED_SWING, THUMP_S, HandsJudge
 from dsp.detect.loadcell import LoadStep
 from dsp.detect.loadhistory import SWING_BASE_S, Press
 from dsp.detect.orderstats import median_of
@@ -304,6 +304,11 @@ class LandingJudge(HandsJudge):
                 self._unheard_rises.append(step.t_settled_s)
         rested_by = step.t_settled_s
         start = None
+        # A change that spans the tower's close came after it: a cube thrown
+        # back (hands had the tower before; their strikes are not its own).
+        opening = self.openings.last
+        closed = -np.inf if opening is None else opening.closed_s
+        after = closed + THUMP_S if step.t_before_s <= closed <= step.t_settled_s else -np.inf
         seen = (
             self._take_doubted(level, step.t_before_s, rested_by, landing=True)
             if settled
@@ -314,12 +319,15 @@ class LandingJudge(HandsJudge):
         # rest with its own strikes (noisy rooms: 2 landings had been timed
         # before their throws, each a false landing and a miss).
         fast = self._levels[level].fast_settled_t
-        if seen is not None and not self._struck_after(level, seen.t_settled_s, rested_by):
+        if (
+            seen is not None and seen.t_settled_s >= after
+            and not self._struck_after(level, seen.t_settled_s, rested_by)
+        ):
             # The fast view saw this change settle but did not trust it: the
             # cube came to rest then, not when the settled view was sure.
             rested_by, start = seen.t_settled_s, seen.t_before_s
         elif (
-            fast is not None and step.t_before_s <= fast < rested_by
+            fast is not None and max(step.t_before_s, after) <= fast < rested_by
             and not self._struck_after(level, fast, rested_by)
         ):
             rested_by = fast  # the settled view decides later than the cube came to rest
@@ -332,7 +340,7 @@ class LandingJudge(HandsJudge):
         # rapid throws the drop window holds that cube's strikes too): its
         # last bounce there, and a plate above it clipped in turn by two
         # cubes is not one struck twice by this one.
-        own_drop = [imp for imp in drop if imp.t_s > self._levels[level].landed_t]
+        own_drop = [imp for imp in drop if imp.t_s > max(self._levels[level].landed_t, after)]
         # Nor did it come to rest before its plate was last seen still
         # (less the converter's lag): an earlier onset there was something else.
         settled_from = (step.t_before_s if start is None else start) - LOAD_LAG_S
@@ -462,6 +470,8 @@ class LandingJudge(HandsJudge):
             landed = self._levels[level].fast_landed
             landed.append((step.t_settled_s, n))
             del landed[:-DOUBTED_KEPT]
+        if t > memory.landed_t:
+            memory.landed_from_t = step.t_before_s
         memory.landed_t = max(t, memory.landed_t)
         self.silent_cells.note_landing(level, t, now_s)
         if told == 0:

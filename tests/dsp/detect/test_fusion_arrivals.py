@@ -483,6 +483,28 @@ def test_a_cube_thrown_back_soon_after_the_tower_is_closed_is_trusted() -> None:
     assert unheard._fast_step_trusted(step_at(2.05))
 
 
+def test_a_cube_thrown_back_is_not_claimed_by_the_next_cube_landing_next_to_it() -> None:
+    """Module 5 lifted at 0.2 s and set back at 1.0 s; plate 3 was pressed
+    by the hands while the tower was open (a doubted step at 0.5 s) and
+    still moved when a cube thrown back struck it at 1.6 and 1.65 s, so
+    its settled change spans the close. The next cube, thrown 0.7 s later,
+    came to rest on plate 4 before that change was judged: its landing
+    claims the strikes up to its rest, but not the thrown-back cube's,
+    which came before it began to fall. The landing on plate 3 is timed by
+    its own last bounce after the close, not by the hands' press."""
+    fusion = _fusion()
+    fusion.add_load([], [LoadConnection(5, False, 0.2, 0.3)], 0.3)
+    fusion.advance(0.9)
+    fusion.add_load([], [LoadConnection(5, True, 1.0, 1.0)], 1.0)
+    fusion._doubt(_step(3, 0.4, 0.5, 1.0))
+    fusion.add_impacts([_strike(1.6, 3), _strike(1.65, 3), _strike(2.3, 4), _strike(2.35, 4)])
+    fusion._landings(_step(4, 2.25, 2.4, 1.0), 1, 0.99, 2.45)
+    spanning = LoadStep(level=3, t_before_s=0.1, t_settled_s=2.6, t_decided_s=2.9,
+                        delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
+    assert fusion._thrown_back(spanning, 1.0)
+    assert _landings(fusion._landings(spanning, 1, 0.9, 2.9, settled=True)) == [(3, 1, 1.65)]
+
+
 def test_without_load_cells_the_cube_rests_where_its_last_strikes_are_heard() -> None:
     """Acoustic only: loud hole edges on the way down, then a landing whose
     bounces made one onset; the edges must not outvote it."""
