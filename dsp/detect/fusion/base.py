@@ -411,17 +411,24 @@ class FusionBase:
         heard = self._landed_heard
         return len(heard) >= _HEARD_SEEN and heard.count(False) >= _UNHEARD_SHARE * len(heard)
 
-    def _unclaimed_drop(self, step: LoadStep) -> list[TimedImpact]:
+    def _unclaimed_drop(
+        self, step: LoadStep, *, claim_lead_s: float | None = None
+    ) -> list[TimedImpact]:
         """The drop's strikes after the last landing on this level or next to it.
 
         Strikes up to such a landing were that cube's (its last bounce timed
-        it), not this one's.
+        it), not this one's. ``claim_lead_s``: only those from that long
+        before its plate began to take its cube (where it is known).
         """
-        claimed = max(
-            self._levels[k].landed_t
-            for k in range(max(0, step.level - 1), min(self.n_levels, step.level + 2))
-        )
-        return [imp for imp in self._drop_impacts(step) if imp.t_s > claimed]
+        near = self._levels[max(0, step.level - 1):step.level + 2]
+        return [
+            imp for imp in self._drop_impacts(step)
+            if all(
+                imp.t_s > m.landed_t
+                or (claim_lead_s is not None and imp.t_s < m.landed_from_t - claim_lead_s)
+                for m in near
+            )
+        ]
 
     def _drop_ended_on(self, level: int, step: LoadStep) -> bool:
         """Whether the drop around ``step`` ended with a strike on ``level`` (rested there)."""

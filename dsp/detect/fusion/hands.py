@@ -700,12 +700,9 @@ class HandsJudge(FusionBase):
         # rest, but not those before its own plate began to take its cube
         # by more than a fall through the tower: the cube thrown back
         # before it (the next throw often comes within a second).
-        near = self._levels[max(0, step.level - 1):step.level + 2]
         since = [
-            imp for imp in self._drop_impacts(step)
+            imp for imp in self._unclaimed_drop(step, claim_lead_s=_CLAIM_LEAD_S)
             if imp.t_s > closed_s + THUMP_S
-            and all(imp.t_s > m.landed_t or imp.t_s < m.landed_from_t - _CLAIM_LEAD_S
-                    for m in near)
         ]
         return any(
             cube_like(imp) and abs(top - step.level) <= 1
