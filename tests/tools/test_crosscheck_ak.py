@@ -3,90 +3,39 @@ tournament in a convention hall (neighbouring towers thumping through the shared
 table, PA music and announcements, a forklift, ground loops on long USB cables, towers
 built by different teams, fast players, sessions opened on a running device).
 
-The bytes are checked with this file's own decoder (COBS, CRC-16/CCITT-FALSE, the
-message layouts of contracts.md), not with the generator's encoder nor the project's
-codec."""
+The bytes are read as the host reads them: the project's frame decoder (COBS and
+CRC-16/CCITT-FALSE, checked against contracts.md's vectors in tests/hostapp/protocol),
+then the message layouts of contracts.md unpacked here, not with the generator's
+encoder."""
 
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import json
 import struct
 import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pytest
 from scipy import signal
 
+from hostapp.protocol import FrameDecoder, cobs_decode, crc16
+from tests.scripts import load_script
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "tools" / "crosscheck_ak" / "make_recordings_ak.py"
 
 
-def _load(path: Path, name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(mod)
-    return mod
-
-
-AK = _load(SCRIPT, "make_recordings_ak_under_test")
-SCORE = _load(ROOT / "tools" / "crosscheck" / "score.py", "crosscheck_score_for_ak")
+AK = load_script(SCRIPT, "make_recordings_ak_under_test")
+SCORE = load_script(ROOT / "tools" / "crosscheck" / "score.py", "crosscheck_score_for_ak")
 SEED = 13  # 2000 sets/s in batches of 14, HX711s at 80 SPS, mixed 500/100 g cells
 DURATIONS = {"single": 25.0, "rapid": 25.0, "noisy": 30.0, "game": 90.0}
 
-# -- an independent decoder -------------------------------------------------------------------
-
-
-def crc_bitwise(data: bytes) -> int:
-    crc = 0xFFFF
-    for b in data:
-        crc ^= b << 8
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x1021) & 0xFFFF if crc & 0x8000 else (crc << 1) & 0xFFFF
-    return crc
-
-
-def _crc_table() -> list[int]:
-    out = []
-    for i in range(256):
-        c = i << 8
-        for _ in range(8):
-            c = ((c << 1) ^ 0x1021) & 0xFFFF if c & 0x8000 else (c << 1) & 0xFFFF
-        out.append(c)
-    return out
-
-
-CRC_TABLE = _crc_table()
-
-
-def crc_table(data: bytes) -> int:
-    crc = 0xFFFF
-    for b in data:
-        crc = ((crc << 8) & 0xFFFF) ^ CRC_TABLE[(crc >> 8) ^ b]
-    return crc
-
-
-def unstuff(enc: bytes) -> bytes | None:
-    out = bytearray()
-    i = 0
-    while i < len(enc):
-        code = enc[i]
-        if code == 0 or i + code > len(enc):
-            return None
-        out += enc[i + 1:i + code]
-        i += code
-        if code < 0xFF and i < len(enc):
-            out.append(0)
-    return bytes(out)
-
+# -- the stream, read by the host's own decoder -------------------------------------------
 
 @dataclass
 class Stream:
@@ -116,13 +65,16 @@ def decode(raw: bytes) -> Stream:
     s = Stream()
     frames = raw.split(b"\x00")
     assert frames[-1] == b"", "the stream ends with a delimiter"
+    decoder = FrameDecoder()  # contracts.md's COBS and CRC, as the host reads them
     for i, enc in enumerate(frames[:-1]):
-        msg = unstuff(enc)
-        if msg is None or len(msg) < 5 or crc_table(msg[:-2]) != int.from_bytes(msg[-2:], "little"):
+        damaged = decoder.stats.damaged_frames
+        got = decoder.feed_raw(enc + b"\x00")
+        if not got or decoder.stats.damaged_frames != damaged:
             s.bad_frames.append(i)
             continue
-        assert len(msg) <= 254
-        s.msgs.append((msg[0], int.from_bytes(msg[1:3], "little"), msg[3:-2]))
+        [(typ, seq, body)] = got
+        assert 3 + len(body) + 2 <= 254
+        s.msgs.append((typ, seq, body))
     hellos = [body for typ, _, body in s.msgs if typ == 0x01]
     assert len(hellos) == 1 and len(hellos[0]) == 19
     f = struct.unpack_from("<BBBBBBHHB", hellos[0])
@@ -207,20 +159,20 @@ def _band_rms(x: np.ndarray, fs: float, lo: float, hi: float) -> float:
 
 
 def test_crc_and_cobs_follow_the_contract() -> None:
-    assert AK.crc16_ccitt_false(b"123456789") == 0x29B1 == crc_bitwise(b"123456789")
+    assert AK.crc16_ccitt_false(b"123456789") == 0x29B1 == crc16(b"123456789")
     rng = np.random.default_rng(1)
     for n in (0, 1, 5, 253, 254, 255, 300, 600):
         data = bytes(rng.integers(0, 256, n, dtype=np.uint8))
         runs = bytes(rng.integers(1, 256, n, dtype=np.uint8))  # long runs without a zero
         for x in (data, runs, b"\x00" * n):
             enc = AK.cobs_encode(x)
-            assert b"\x00" not in enc and unstuff(enc) == x
-            assert AK.crc16_ccitt_false(x) == crc_bitwise(x)
+            assert b"\x00" not in enc and cobs_decode(enc) == x
+            assert AK.crc16_ccitt_false(x) == crc16(x)
     fr = AK.frame(0x03, 0x1234, b"\x00\x01\x02")
     assert fr.endswith(b"\x00") and fr.count(b"\x00") == 1
-    msg = unstuff(fr[:-1])
-    assert msg is not None and msg[:3] == b"\x03\x34\x12"
-    assert int.from_bytes(msg[-2:], "little") == crc_bitwise(msg[:-2])
+    msg = cobs_decode(fr[:-1])
+    assert msg[:3] == b"\x03\x34\x12"
+    assert int.from_bytes(msg[-2:], "little") == crc16(msg[:-2])
 
 
 def test_streams_decode_clean(recs: dict[str, Rec]) -> None:
