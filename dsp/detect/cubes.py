@@ -198,6 +198,20 @@ class CubeScale:
         """
         return self._agreed_size(2, without=level)
 
+    def agrees_elsewhere(self, level: int) -> bool:
+        """True if ``level``'s own learnt size is the one the other levels agree on.
+
+        Within :data:`_MATCHED_SPREAD` of :meth:`learnt_elsewhere`: a hand's
+        touch or a neighbour's jolt does not weigh what the other plates'
+        cubes do on a matched set of cells.
+        """
+        own = self._history[level]
+        pool = self.learnt_elsewhere(level)
+        if not own or pool is None:
+            return False
+        size = float(median_of(own))
+        return max(size, pool) <= _MATCHED_SPREAD * min(size, pool)
+
     def _agreed_size(self, least: int, without: int | None = None) -> float | None:
         """Median of the levels' own learnt sizes (but ``without``'s), if ``least`` agree."""
         learnt = [float(median_of(h)) for k, h in enumerate(self._history) if h and k != without]

@@ -684,6 +684,8 @@ class SettledView(FastView):
         plate moving) only of a size not yet agreed on.
         """
         memory = self._levels[step.level]
+        if self.scale.agrees_elsewhere(step.level):
+            return False
         if step.t_settled_s - step.t_before_s > _AT_ONCE_S and not self.scale.size_unsure(
             step.level
         ):

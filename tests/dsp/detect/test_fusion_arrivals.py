@@ -1716,23 +1716,33 @@ def test_where_cubes_slide_no_knock_down_is_inferred_from_a_plate_whose_load_cam
 def test_three_cubes_over_a_long_settling_keep_a_size_two_landings_agreed_on() -> None:
     # Plate 6 learnt its cube from two landings that agree. A quick series
     # kept it moving for 5 s while three cubes landed there, not heard
-    # apart: three cubes, not a size to forget. Within one settling (1 s),
-    # three at once is still a size learnt from something else.
-    def settled_over(span: float) -> LoadStep:
+    # apart: three cubes, not a size to forget.
+    def settled_over(span: float, cubes: float = 3.0) -> LoadStep:
         return LoadStep(level=6, t_before_s=1.0, t_settled_s=1.0 + span,
-                        t_decided_s=1.3 + span, delta_counts=3 * UNIT,
-                        before_counts=0.0, after_counts=3 * UNIT)
+                        t_decided_s=1.3 + span, delta_counts=cubes * UNIT,
+                        before_counts=0.0, after_counts=cubes * UNIT)
 
     long_one = _fusion()
     long_one.scale.learn(6, 1.02 * UNIT, 1)
     assert [(e.floor, e.cubes) for e in long_one.add_settled_step(settled_over(5.0))
             if isinstance(e, Landing)] == [(6, 3)]
     assert long_one.scale.own_unit(6)
-    # (Forgotten, the plate borrows the size the other plates agree on.)
-    short = _fusion()
-    short.scale.learn(6, 1.02 * UNIT, 1)
-    short.add_settled_step(settled_over(1.0))
-    assert short.scale.borrowed(6)
+    # Within one settling (1 s), three at once is a size learnt from
+    # something else, when the plate's size is not the other plates' cube:
+    # forgotten, the plate borrows the size they agree on.
+    touched = _fusion()
+    touched.scale.forget(6)
+    touched.scale.learn(6, 0.6 * UNIT, 1)
+    touched.scale.learn(6, 0.62 * UNIT, 1)
+    touched.add_settled_step(settled_over(1.0, cubes=1.8))
+    assert touched.scale.borrowed(6)
+    # A size the other plates weigh their cubes at is a cube's: three at
+    # once are a handful thrown together (model AK), and it is kept.
+    handful = _fusion()
+    handful.scale.learn(6, 1.02 * UNIT, 1)
+    assert [(e.floor, e.cubes) for e in handful.add_settled_step(settled_over(1.0))
+            if isinstance(e, Landing)] == [(6, 3)]
+    assert handful.scale.own_unit(6)
 
 
 def test_a_plate_whose_every_cube_reads_as_two_learns_its_cube_again() -> None:
