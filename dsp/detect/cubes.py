@@ -367,6 +367,18 @@ class CubeScale:
         known = self.sign[self.sign != 0.0]
         return -1.0 if known.size and known.sum() < 0 else 1.0
 
+    def gains_like_the_others(self, level: int, delta_counts: float) -> bool:
+        """Whether ``delta_counts`` goes the way cubes added go on the other levels.
+
+        Only when other levels know their sign and all agree (cells are
+        usually wired alike; one reversed among them makes this say no).
+        """
+        others = np.delete(self.sign, level)
+        known = others[others != 0.0]
+        if known.size < 1 or abs(known.sum()) != known.size or delta_counts == 0:
+            return False
+        return bool(np.sign(delta_counts) == known[0])
+
     def knows_sign(self, level: int) -> bool:
         """True once the sign of ``level``'s cell is given or learnt."""
         return bool(self.sign[level] != 0.0)

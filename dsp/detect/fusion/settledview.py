@@ -470,6 +470,7 @@ class SettledView(FastView):
             self.stats.steps_in_disturbance += 1
             if not self._handled_during(step) and (
                 n >= _LET_GO_UNSIZED_CUBES or self.scale.unit(level) is not None
+                or self.scale.gains_like_the_others(level, step.delta_counts)
             ):
                 self._levels[level].pressed = (step.t_settled_s, before, delta)
             return self._at_rest(learnt_late)
