@@ -132,6 +132,19 @@ LEFT_WITHIN_S = 0.05
 # size; the fall that matches its rise is what tells the slide. A hand's
 # press (a third of a cube) or two cubes stay out.
 ABOUT_ONE = (0.6, 1.6)
+# Why these (session 68): how long a cube rests before it slides on is the
+# tower's own (model B: up to 0.45 s; model AC's cubes tip into the hole
+# 0.04-0.25 s after they lie down). Once ``DWELLS_KNOWN`` slides were
+# timed, a landing waits the longest of the last ``DWELLS_KEPT`` and
+# ``DWELL_MARGIN_S`` more (a fall is read a reading or two after the cube
+# left), not less than ``DWELL_LEAST_S``: model AC's latency median 0.361
+# -> 0.296 s; all models +9 right, +1 false. Timed from three slides,
+# model B's first short ones made it tell cubes that then slid on (+6
+# false; all models +3 right, +7 false).
+DWELLS_KNOWN = 6
+DWELLS_KEPT = 20
+DWELL_MARGIN_S = 0.1
+DWELL_LEAST_S = 0.15
 
 
 def _left_at_once(rise: LoadStep, fall: LoadStep) -> bool:
@@ -170,6 +183,9 @@ class SlideSigns:
         self._risen: dict[int, LoadStep] = {}
         self._seen: deque[tuple[int, float]] = deque(maxlen=_STEPS_KEPT)
         self._checks: deque[LoadStep] = deque(maxlen=_CHECKS_KEPT)
+        # How long the cube of each queued fall had rested, by (level, settled time).
+        self._rested: dict[tuple[int, float], float] = {}
+        self._dwells: deque[float] = deque(maxlen=DWELLS_KEPT)
 
     @property
     def slides(self) -> bool:
@@ -264,7 +280,21 @@ class SlideSigns:
             or not (rise.t_settled_s + RESTED_S <= step.t_before_s or _left_at_once(rise, step))
         ):
             return
-        self._checks.append(step)
+        self._queue(step, step.t_before_s - rise.t_settled_s)
+
+    def _queue(self, fall: LoadStep, rested_s: float) -> None:
+        """Queue a fall to be judged, remembering how long its cube had rested."""
+        if len(self._checks) == self._checks.maxlen:
+            oldest = self._checks[0]
+            self._rested.pop((oldest.level, oldest.t_settled_s), None)
+        self._checks.append(fall)
+        self._rested[(fall.level, fall.t_settled_s)] = rested_s
+
+    def dwell_hold_s(self) -> float:
+        """How long a landing waits to see its cube stay, from the slides timed (inf: unknown)."""
+        if len(self._dwells) < DWELLS_KNOWN:
+            return float("inf")
+        return max(DWELL_LEAST_S, max(self._dwells) + DWELL_MARGIN_S)
 
     def _came_back(
         self, revision: LoadStep, cubes: float, whole_within: float, handled_since_s: float
@@ -294,13 +324,16 @@ class SlideSigns:
         del self._risen[revision.level]
         # The cube was on the plate through the rise's still window: its
         # bounces there are over, and what is struck after is below.
-        self._checks.append(replace(
+        self._queue(replace(
             revision, t_before_s=rise.t_decided_s + LOOKBACK_S,
             delta_counts=-rise.delta_counts, revises=False,
-        ))
+        ), revision.t_settled_s - rise.t_settled_s)
 
-    def count_slide(self) -> None:
-        """A fall from :meth:`due` was heard striking below its plate."""
+    def count_slide(self, fall: LoadStep | None = None) -> None:
+        """A fall (from :meth:`due`, when given) was heard striking below its plate."""
+        rested = None if fall is None else self._rested.get((fall.level, fall.t_settled_s))
+        if rested is not None:
+            self._dwells.append(rested)
         self.slides_seen += 1
         self._held_since_slide = 0
         self._signs.append((self._arrivals, True))
@@ -332,6 +365,11 @@ class SlideSigns:
         while (due := self.next_due(impact_delay_s)) is not None and due <= now_s:
             out.append(self._checks.popleft())
         return out
+
+    def forget_falls(self, falls: list[LoadStep]) -> None:
+        """Let go of how long the cubes of judged falls had rested."""
+        for fall in falls:
+            self._rested.pop((fall.level, fall.t_settled_s), None)
 
     @staticmethod
     def strike_window(fall: LoadStep) -> tuple[float, float]:

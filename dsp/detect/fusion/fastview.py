@@ -233,7 +233,7 @@ class FastView(StopReweigher):
         elif self.slide_signs.first_landings:
             hold_s = _FIRST_HOLD_S
         else:
-            hold_s = _SLIDE_HOLD_S
+            hold_s = min(_SLIDE_HOLD_S, self.slide_signs.dwell_hold_s())
         held_until = max(
             [first.t_settled_s + hold_s, *(t + _RESTRUCK_HOLD_S for t in struck)]
         )
@@ -486,14 +486,16 @@ class FastView(StopReweigher):
 
     def _check_slides(self, now_s: float) -> None:
         """Count the cubes seen leaving a plate that were heard falling below it by ``now_s``."""
-        for fall in self.slide_signs.due(now_s, self.impact_delay_s):
+        falls = self.slide_signs.due(now_s, self.impact_delay_s)
+        for fall in falls:
             t0, t1 = SlideSigns.strike_window(fall)
             falling = [imp for imp in self._impacts if t0 <= imp.t_s <= t1]
             # Loudest on the plate itself counts too: before the ear has
             # learnt the tower, the plate below's crosstalk can be louder there.
             if any(top <= fall.level for top in self._levels_of(falling)):
-                self.slide_signs.count_slide()
+                self.slide_signs.count_slide(fall)
                 self.stats.slides_seen += 1
+        self.slide_signs.forget_falls(falls)
 
     def _ringing(self, step: LoadStep) -> tuple[bool, bool]:
         """Whether the previous fast step on this level was recent, and a landing.

@@ -229,3 +229,25 @@ def test_a_second_look_at_another_rise_is_no_sign() -> None:
                      delta_counts=0.05, before_counts=0.0, after_counts=0.05, revises=True)
     signs.note_step(other, 0.05, 0.25, -np.inf)
     assert signs.due(9.0, 0.0) == []
+
+
+def test_a_landing_waits_as_long_as_the_slides_timed_on_this_tower() -> None:
+    # Until enough slides were timed, the wait is the fast view's own.
+    from dsp.detect.slides import DWELL_LEAST_S, DWELL_MARGIN_S, DWELLS_KNOWN
+
+    signs = SlideSigns()
+    assert signs.dwell_hold_s() == float("inf")
+    rests = [0.12, 0.2, 0.15, 0.18, 0.1, 0.16, 0.14]
+    for k, rest in enumerate(rests):
+        t0 = 10.0 * k
+        signs.note_step(_step(t0 + 0.95, t0 + 1.0, 1.0), 1.0, 0.25, -np.inf)
+        signs.note_step(_step(t0 + 1.0 + rest, t0 + 1.02 + rest, -1.0), -1.0, 0.25, -np.inf)
+        for fall in signs.due(t0 + 9.0, 0.0):
+            signs.count_slide(fall)
+        if k + 1 < DWELLS_KNOWN:
+            assert signs.dwell_hold_s() == float("inf")
+    # The longest rest before a cube slid on (0.2 s), and a reading or two more.
+    assert signs.dwell_hold_s() == pytest.approx(max(0.2 + DWELL_MARGIN_S, DWELL_LEAST_S))
+    # A slide counted without its fall (the settled view's signs) times nothing.
+    signs.count_slide()
+    assert signs.dwell_hold_s() == pytest.approx(0.2 + DWELL_MARGIN_S)
