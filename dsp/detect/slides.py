@@ -183,8 +183,10 @@ class SlideSigns:
         self._risen: dict[int, LoadStep] = {}
         self._seen: deque[tuple[int, float]] = deque(maxlen=_STEPS_KEPT)
         self._checks: deque[LoadStep] = deque(maxlen=_CHECKS_KEPT)
-        # How long the cube of each queued fall had rested, by (level, settled time).
+        # How long the cube of each queued fall had rested, by (level, settled
+        # time), and of the falls :meth:`due` gave last, for :meth:`count_slide`.
         self._rested: dict[tuple[int, float], float] = {}
+        self._rested_due: dict[tuple[int, float], float] = {}
         self._dwells: deque[float] = deque(maxlen=DWELLS_KEPT)
 
     @property
@@ -331,7 +333,7 @@ class SlideSigns:
 
     def count_slide(self, fall: LoadStep | None = None) -> None:
         """A fall (from :meth:`due`, when given) was heard striking below its plate."""
-        rested = None if fall is None else self._rested.get((fall.level, fall.t_settled_s))
+        rested = None if fall is None else self._rested_due.get((fall.level, fall.t_settled_s))
         if rested is not None:
             self._dwells.append(rested)
         self.slides_seen += 1
@@ -364,12 +366,9 @@ class SlideSigns:
         out: list[LoadStep] = []
         while (due := self.next_due(impact_delay_s)) is not None and due <= now_s:
             out.append(self._checks.popleft())
+        keys = [(fall.level, fall.t_settled_s) for fall in out]
+        self._rested_due = {key: self._rested.pop(key) for key in keys if key in self._rested}
         return out
-
-    def forget_falls(self, falls: list[LoadStep]) -> None:
-        """Let go of how long the cubes of judged falls had rested."""
-        for fall in falls:
-            self._rested.pop((fall.level, fall.t_settled_s), None)
 
     @staticmethod
     def strike_window(fall: LoadStep) -> tuple[float, float]:

@@ -486,8 +486,7 @@ class FastView(StopReweigher):
 
     def _check_slides(self, now_s: float) -> None:
         """Count the cubes seen leaving a plate that were heard falling below it by ``now_s``."""
-        falls = self.slide_signs.due(now_s, self.impact_delay_s)
-        for fall in falls:
+        for fall in self.slide_signs.due(now_s, self.impact_delay_s):
             t0, t1 = SlideSigns.strike_window(fall)
             falling = [imp for imp in self._impacts if t0 <= imp.t_s <= t1]
             # Loudest on the plate itself counts too: before the ear has
@@ -495,7 +494,6 @@ class FastView(StopReweigher):
             if any(top <= fall.level for top in self._levels_of(falling)):
                 self.slide_signs.count_slide(fall)
                 self.stats.slides_seen += 1
-        self.slide_signs.forget_falls(falls)
 
     def _ringing(self, step: LoadStep) -> tuple[bool, bool]:
         """Whether the previous fast step on this level was recent, and a landing.
