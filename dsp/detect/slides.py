@@ -182,10 +182,9 @@ class SlideSigns:
         self._signs: deque[tuple[int, bool]] = deque()
         self._risen: dict[int, LoadStep] = {}
         self._seen: deque[tuple[int, float]] = deque(maxlen=_STEPS_KEPT)
-        self._checks: deque[LoadStep] = deque(maxlen=_CHECKS_KEPT)
-        # How long the cube of each queued fall had rested, by (level, settled
-        # time), and of the falls :meth:`due` gave last, for :meth:`count_slide`.
-        self._rested: dict[tuple[int, float], float] = {}
+        # Falls queued to be judged, each with how long its cube had rested;
+        # those :meth:`due` gave last, by (level, settled time), for :meth:`count_slide`.
+        self._checks: deque[tuple[LoadStep, float]] = deque(maxlen=_CHECKS_KEPT)
         self._rested_due: dict[tuple[int, float], float] = {}
         self._dwells: deque[float] = deque(maxlen=DWELLS_KEPT)
 
@@ -282,15 +281,7 @@ class SlideSigns:
             or not (rise.t_settled_s + RESTED_S <= step.t_before_s or _left_at_once(rise, step))
         ):
             return
-        self._queue(step, step.t_before_s - rise.t_settled_s)
-
-    def _queue(self, fall: LoadStep, rested_s: float) -> None:
-        """Queue a fall to be judged, remembering how long its cube had rested."""
-        if len(self._checks) == self._checks.maxlen:
-            oldest = self._checks[0]
-            self._rested.pop((oldest.level, oldest.t_settled_s), None)
-        self._checks.append(fall)
-        self._rested[(fall.level, fall.t_settled_s)] = rested_s
+        self._checks.append((step, step.t_before_s - rise.t_settled_s))
 
     def dwell_hold_s(self) -> float:
         """How long a landing waits to see its cube stay, from the slides timed (inf: unknown)."""
@@ -326,10 +317,11 @@ class SlideSigns:
         del self._risen[revision.level]
         # The cube was on the plate through the rise's still window: its
         # bounces there are over, and what is struck after is below.
-        self._queue(replace(
+        fall = replace(
             revision, t_before_s=rise.t_decided_s + LOOKBACK_S,
             delta_counts=-rise.delta_counts, revises=False,
-        ), revision.t_settled_s - rise.t_settled_s)
+        )
+        self._checks.append((fall, revision.t_settled_s - rise.t_settled_s))
 
     def count_slide(self, fall: LoadStep | None = None) -> None:
         """A fall (from :meth:`due`, when given) was heard striking below its plate."""
@@ -359,16 +351,15 @@ class SlideSigns:
         """When the first queued fall can be judged (None: none is queued)."""
         if not self._checks:
             return None
-        return self._checks[0].t_settled_s + STRIKE_S + impact_delay_s
+        return self._checks[0][0].t_settled_s + STRIKE_S + impact_delay_s
 
     def due(self, now_s: float, impact_delay_s: float) -> list[LoadStep]:
         """The falls whose strikes below are all known by ``now_s`` (taken off the queue)."""
-        out: list[LoadStep] = []
+        taken: list[tuple[LoadStep, float]] = []
         while (due := self.next_due(impact_delay_s)) is not None and due <= now_s:
-            out.append(self._checks.popleft())
-        keys = [(fall.level, fall.t_settled_s) for fall in out]
-        self._rested_due = {key: self._rested.pop(key) for key in keys if key in self._rested}
-        return out
+            taken.append(self._checks.popleft())
+        self._rested_due = {(fall.level, fall.t_settled_s): rested for fall, rested in taken}
+        return [fall for fall, _ in taken]
 
     @staticmethod
     def strike_window(fall: LoadStep) -> tuple[float, float]:
