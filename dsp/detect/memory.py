@@ -114,6 +114,9 @@ class Drop:
     """The strikes of one drop, heard so far."""
 
     impacts: list[TimedImpact] = field(default_factory=list)
+    #: Landings already told while the drop went on (``heardrops.cut_short``):
+    #: (level, time of the cube's last strike there).
+    told: list[tuple[int, float]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

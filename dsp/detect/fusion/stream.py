@@ -16,12 +16,17 @@ from dsp.detect.events import Event, Landing
 from dsp.detect.fusion.base import BUSY_KEPT_S, DEFAULT_WIDE_IMPACT_CHANNELS, IMPACT_MEMORY_S
 from dsp.detect.fusion.settledview import SettledView
 from dsp.detect.heardrops import (
+    TOLD_CONFIDENCE,
+    TOLD_SAME_S,
+    TRAIN_STRIKES,
     HeardRest,
     continues_drop,
+    cut_short,
     hands_at_the_tower,
     heard_landing,
     knock_on_the_table,
     late_strike_of,
+    not_told,
     resting_level,
 )
 from dsp.detect.loadcell import LoadConnection, LoadStep
@@ -130,6 +135,7 @@ class Fusion(SettledView):
                     out.extend(self._decide_drop(min(self._drop_over_s(), known)))
                 if not self._drop.impacts:
                     self.acoustic_gap.began(imp.t_s, loudest_levels([imp])[0])
+                out.extend(self._bounces_cut_short(imp, known))
                 self._drop.impacts.append(imp)
             else:
                 if self._heard.impacts and imp.t_s - self._heard.impacts[-1].t_s > self.drop_gap_s:
@@ -138,6 +144,22 @@ class Fusion(SettledView):
         while self._impacts and self._impacts[0].t_s < self._impacts[-1].t_s - IMPACT_MEMORY_S:
             self._impacts.popleft()
         return out
+
+    def _bounces_cut_short(self, strike: TimedImpact, known_s: float) -> list[Event]:
+        """A landing told while the drop goes on: a cube's bounces, cut short by the next throw."""
+        train = cut_short([imp for imp in self._drop.impacts if not imp.faint], strike)
+        if sum(1 for imp in train if cube_like(imp)) < TRAIN_STRIKES:
+            return []  # hands or the room, heard alike on every plate
+        level, confidence, _ = resting_level(self.acoustic, train)
+        t = train[-1].t_s
+        if confidence < TOLD_CONFIDENCE:
+            return []
+        if any(level == told and abs(t - t_told) < TOLD_SAME_S for told, t_told in self._drop.told):
+            return []
+        self._drop.told.append((level, t))
+        self.stats.acoustic_landings += 1
+        return [Landing(t=t, t_decided=known_s, floor=level, cubes=1,
+                        confidence=confidence, source="acoustic")]
 
     def _faint_strike(self, imp: TimedImpact) -> None:
         """A strike heard under the onset threshold: the cube of a drop heard by ear going on.
@@ -405,7 +427,7 @@ class Fusion(SettledView):
         return max(now_s - _OPEN_HISTORY_S, min(now_s, keep_from + self.load_history.keep_s))
 
     def _decide_drop(self, now_s: float) -> list[Event]:
-        impacts, self._drop = self._drop.impacts, Drop()
+        impacts, told, self._drop = self._drop.impacts, self._drop.told, Drop()
         if not impacts:
             return []
         # The disturbances are judged by the strikes heard over the onset
@@ -436,6 +458,6 @@ class Fusion(SettledView):
         self.acoustic_gap.decided(last.t_s, level)
         self._heard_rest = HeardRest(last.t_s, level, max(float(np.max(imp.peaks)) for imp in loud))
         self.stats.acoustic_landings += 1
-        out = heard_landing(impacts, level, confidence, now_s)
+        out = not_told(heard_landing(impacts, level, confidence, now_s, second_cube=not told), told)
         self.stats.knockdowns_seen += int(len(out) > 1)
         return out

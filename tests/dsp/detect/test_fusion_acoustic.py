@@ -9,6 +9,7 @@ from dsp.detect.cubes import CubeScale
 from dsp.detect.events import Disturbance, Event, Landing
 from dsp.detect.fusion import Fusion
 from dsp.detect.grouping import Impact
+from dsp.detect.heardrops import cut_short
 from dsp.detect.piezo import TimedImpact
 from dsp.detect.strikes import after_last_silence, bounce_run, knocked_below, stayed_above
 
@@ -115,6 +116,46 @@ def test_in_a_quick_series_the_next_throw_struck_on_the_top_plate_ends_the_drop_
     events = fusion.add_impacts(first + second) + fusion.advance(2.0)
     assert [(e.floor, round(e.t, 2)) for e in events if isinstance(e, Landing)] == [
         (3, 1.15), (6, 1.4)]
+
+
+def test_a_cubes_bounces_cut_short_by_the_next_throw_are_told_as_it_is_struck() -> None:
+    # The first cube bounces on plate 3 for 0.1 s; 0.05 s after its last
+    # bounce, sooner than any silence ends a drop, the next cube strikes
+    # plate 6 on its way to plate 5. Heard as one drop, only plate 5 was told.
+    first = [_strike(1.00, 7), _strike(1.05, 5), _strike(1.10, 3), _strike(1.15, 3, 150.0),
+             _strike(1.20, 3, 60.0)]
+    second = [_strike(1.25, 6), _strike(1.30, 5), _strike(1.35, 5, 150.0)]
+    fusion = _fusion()
+    assert fusion.add_impacts(first, known_s=1.20) == []
+    told = fusion.add_impacts(second, known_s=1.35)
+    assert [(e.floor, e.t, e.t_decided) for e in told if isinstance(e, Landing)] == [
+        (3, 1.20, 1.35)]
+    # The drop's end tells the second cube only: the first is not told twice.
+    assert [(e.floor, e.t) for e in fusion.advance(2.0) if isinstance(e, Landing)] == [(5, 1.35)]
+    # Hands rumbling on plate 3, heard on every plate alike, are no cube.
+    def flat(imp: TimedImpact) -> TimedImpact:
+        peaks = np.full(8, 0.35 * float(np.max(imp.peaks)))
+        peaks[imp.impact.loudest] = float(np.max(imp.peaks))
+        return TimedImpact(imp.t_s, Impact(frame=0, channels=(imp.impact.loudest,), peaks=peaks,
+                                           floor=np.ones(8)))
+
+    hands = _fusion()
+    hands.add_impacts([first[0], first[1], *(flat(imp) for imp in first[2:])], known_s=1.20)
+    assert hands.add_impacts(second, known_s=1.35) == []
+
+
+def test_bounces_are_cut_short_only_by_a_strike_from_well_above() -> None:
+    bounced = [_strike(1.00, 7), _strike(1.10, 3), _strike(1.16, 3, 150.0)]
+    assert [imp.t_s for imp in cut_short(bounced, _strike(1.20, 6))] == [1.10, 1.16]
+    # The plate just above: the cube bouncing up against it.
+    assert cut_short(bounced, _strike(1.20, 4)) == []
+    # One strike on the plate, or two within a strike's own ringing: a cube
+    # passing a hole edge on its way down.
+    assert cut_short(bounced[:2], _strike(1.20, 6)) == []
+    assert cut_short([_strike(1.10, 3), _strike(1.13, 3, 150.0)], _strike(1.20, 6)) == []
+    # Strikes on the plate long before the last are not its bounces.
+    on_3 = [_strike(0.80, 3), *bounced[1:]]
+    assert [imp.t_s for imp in cut_short(on_3, _strike(1.20, 6))] == [1.10, 1.16]
 
 
 def test_a_cube_that_struck_its_last_plate_once_may_go_on_and_is_waited_for() -> None:
