@@ -93,9 +93,11 @@ LATE_STRIKE_SHARE = 0.3
 # plates up or more right after such bounces is the next throw, entering
 # from the top, and the cube that bounced stays (quick series heard without
 # load cells, where one drop ran into the next: docs/detection.md, "Bounces
-# cut short"). Over the 37 cross-check models, offline on the drops as they
-# were heard: 2,329 such landings right and 236 false in the quick series,
-# 15 and 6 in single throws; one bounce, or 0.03 s: 2,544 and 1,042 or 380.
+# cut short"). Over the 37 cross-check models heard without their cells,
+# quick series: 31,950 -> 33,323 of 45,216 right, false 1,595 -> 1,690.
+# Offline, on the drops as heard before: +2,071 right and +784 false at
+# 0.05 s; two strikes however close +2,535 / +1,042; one strike +4,166 /
+# +2,926 (one strike three plates up, online: +603 / +454).
 TRAIN_STRIKES = 2
 TRAIN_SPAN_S = 0.05
 TRAIN_WITHIN_S = 0.3
@@ -132,13 +134,15 @@ def cut_short(drop: list[TimedImpact], strike: TimedImpact) -> list[TimedImpact]
     return train[::-1]
 
 
+def told_already(level: int, t_s: float, told: list[tuple[int, float]]) -> bool:
+    """Whether a cube resting on ``level`` at ``t_s`` was told while its drop went on."""
+    return any(level == at and abs(t_s - t) < TOLD_SAME_S for at, t in told)
+
+
 def not_told(landings: list[Event], told: list[tuple[int, float]]) -> list[Event]:
     """``landings`` less those told already while their drop went on (``told``)."""
-    return [
-        e for e in landings
-        if not (isinstance(e, Landing)
-                and any(e.floor == level and abs(e.t - t) < TOLD_SAME_S for level, t in told))
-    ]
+    return [e for e in landings
+            if not (isinstance(e, Landing) and told_already(e.floor, e.t, told))]
 
 
 @dataclass(frozen=True)
@@ -243,7 +247,9 @@ def heard_landing(
     labelled a knock-down, the game would take the second for no throw,
     and over models P-S's acoustic games 66 of 68 such labels were wrong
     (the game took 478 throws of 763 right with the labels, 533 without;
-    docs/detection.md, "Two cubes by ear").
+    docs/detection.md, "Two cubes by ear"). ``second_cube`` False: one
+    was told while the drop went on (``cut_short``), and the drop tells
+    its last cube only.
     """
     last = impacts[-1]
     if not second_cube:

@@ -17,7 +17,6 @@ from dsp.detect.fusion.base import BUSY_KEPT_S, DEFAULT_WIDE_IMPACT_CHANNELS, IM
 from dsp.detect.fusion.settledview import SettledView
 from dsp.detect.heardrops import (
     TOLD_CONFIDENCE,
-    TOLD_SAME_S,
     TRAIN_STRIKES,
     HeardRest,
     continues_drop,
@@ -28,6 +27,7 @@ from dsp.detect.heardrops import (
     late_strike_of,
     not_told,
     resting_level,
+    told_already,
 )
 from dsp.detect.loadcell import LoadConnection, LoadStep
 from dsp.detect.memory import Drop
@@ -154,7 +154,7 @@ class Fusion(SettledView):
         t = train[-1].t_s
         if confidence < TOLD_CONFIDENCE:
             return []
-        if any(level == told and abs(t - t_told) < TOLD_SAME_S for told, t_told in self._drop.told):
+        if told_already(level, t, self._drop.told):
             return []
         self._drop.told.append((level, t))
         self.stats.acoustic_landings += 1
