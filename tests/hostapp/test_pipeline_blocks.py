@@ -88,6 +88,25 @@ def test_byte_chunk_sizes_do_not_change_the_events(recordings: dict[str, Path], 
         assert any("knocked_down_to" in e for e in reference[0])
 
 
+def test_byte_chunk_sizes_do_not_change_what_is_heard_without_load_cells(
+    recordings: dict[str, Path],
+) -> None:
+    # A quick series heard by ear alone: landings are told as the next
+    # throw's strikes arrive, cutting a cube's bounces short, and the drops
+    # end where their silence does, however the bytes were read.
+    reference = _by_blocks(recordings["stop"], with_load=False, chunk_size=1 << 20)
+    for chunk_size in (333, 4096):
+        got = _by_blocks(recordings["stop"], with_load=False, chunk_size=chunk_size)
+        assert got[0] == reference[0], chunk_size
+    assert sum(e["event"] == "landing" for e in reference[0]) >= 5
+    pipeline = DetectionPipeline()
+    for block in RecordingReader(recordings["stop"]).blocks():
+        pipeline.feed_block(block, with_load=False)
+    pipeline.finish()
+    assert pipeline.detector is not None
+    assert pipeline.detector.diagnostics().fusion.bounces_cut_short >= 1
+
+
 def test_messages_of_several_shapes_take_the_slow_road(tmp_path: Path) -> None:
     # PIEZO with 8 and with 4 channels, LOAD with 8 and 40 (odd) channels,
     # a STATUS between them: every shape is counted as the message path counts it.

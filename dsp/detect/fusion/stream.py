@@ -158,6 +158,7 @@ class Fusion(SettledView):
             return []
         self._drop.told.append((level, t))
         self.stats.acoustic_landings += 1
+        self.stats.bounces_cut_short += 1
         return [Landing(t=t, t_decided=known_s, floor=level, cubes=1,
                         confidence=confidence, source="acoustic")]
 
