@@ -114,10 +114,10 @@ def cut_short(drop: list[TimedImpact], strike: TimedImpact) -> list[TimedImpact]
     """The bounces of a cube at rest that ``strike``, from a plate well above, cut short.
 
     ``drop``: the drop's strikes heard over the onset threshold so far. The
-    strikes at its end on one plate, within ``TRAIN_WITHIN_S`` of the last,
-    when there are ``TRAIN_STRIKES`` or more spanning ``TRAIN_SPAN_S`` and
-    ``strike`` is ``TRAIN_CUT_PLATES_UP`` plates above them or more; else
-    an empty list.
+    strikes at its end on one plate (with none above it between them, those
+    below let be), within ``TRAIN_WITHIN_S`` of the last, when there are
+    ``TRAIN_STRIKES`` or more spanning ``TRAIN_SPAN_S`` and ``strike`` is
+    ``TRAIN_CUT_PLATES_UP`` plates above them or more; else an empty list.
     """
     if not drop:
         return []
@@ -126,9 +126,12 @@ def cut_short(drop: list[TimedImpact], strike: TimedImpact) -> list[TimedImpact]
         return []
     train: list[TimedImpact] = []
     for imp in reversed(drop):
-        if imp.impact.loudest != level or drop[-1].t_s - imp.t_s > TRAIN_WITHIN_S:
+        if imp.impact.loudest > level or drop[-1].t_s - imp.t_s > TRAIN_WITHIN_S:
             break
-        train.append(imp)
+        # A strike under the plate between its bounces: another cube
+        # falling past, or the bounce heard loudest below.
+        if imp.impact.loudest == level:
+            train.append(imp)
     if len(train) < TRAIN_STRIKES or train[0].t_s - train[-1].t_s < TRAIN_SPAN_S:
         return []
     return train[::-1]

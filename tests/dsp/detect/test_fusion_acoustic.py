@@ -153,6 +153,12 @@ def test_bounces_are_cut_short_only_by_a_strike_from_well_above() -> None:
     # passing a hole edge on its way down.
     assert cut_short(bounced[:2], _strike(1.20, 6)) == []
     assert cut_short([_strike(1.10, 3), _strike(1.13, 3, 150.0)], _strike(1.20, 6)) == []
+    # A strike heard loudest below, between the bounces, lets them be; one
+    # above ends them (the cube struck there came from the top).
+    between = [bounced[1], _strike(1.13, 1, 80.0), bounced[2]]
+    assert [imp.t_s for imp in cut_short(between, _strike(1.20, 6))] == [1.10, 1.16]
+    between[1] = _strike(1.13, 5, 80.0)
+    assert cut_short(between, _strike(1.20, 6)) == []
     # Strikes on the plate long before the last are not its bounces.
     on_3 = [_strike(0.80, 3), *bounced[1:]]
     assert [imp.t_s for imp in cut_short(on_3, _strike(1.20, 6))] == [1.10, 1.16]
