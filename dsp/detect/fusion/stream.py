@@ -143,7 +143,9 @@ class Fusion(SettledView):
                 self._heard.impacts.append(imp)
         while self._impacts and self._impacts[0].t_s < self._impacts[-1].t_s - IMPACT_MEMORY_S:
             self._impacts.popleft()
-        return out
+        # Landings told here (a drop ended by the next throw, bounces cut
+        # short) are timed at rest as those decided in ``advance``.
+        return self._at_rest(out) if out else out
 
     def _bounces_cut_short(self, strike: TimedImpact, known_s: float) -> list[Event]:
         """A landing told while the drop goes on: a cube's bounces, cut short by the next throw."""

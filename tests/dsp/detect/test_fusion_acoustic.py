@@ -10,7 +10,7 @@ from dsp.detect.events import Disturbance, Event, Landing
 from dsp.detect.fusion import Fusion
 from dsp.detect.grouping import Impact
 from dsp.detect.heardrops import cut_short
-from dsp.detect.piezo import TimedImpact
+from dsp.detect.piezo import PlateBusy, TimedImpact
 from dsp.detect.strikes import after_last_silence, bounce_run, knocked_below, stayed_above
 
 
@@ -132,6 +132,13 @@ def test_a_cubes_bounces_cut_short_by_the_next_throw_are_told_as_it_is_struck() 
         (3, 1.20, 1.35)]
     # The drop's end tells the second cube only: the first is not told twice.
     assert [(e.floor, e.t) for e in fusion.advance(2.0) if isinstance(e, Landing)] == [(5, 1.35)]
+    # Timed, as every landing is, when its plate fell quiet after the bounce.
+    quiet = _fusion()
+    quiet.add_busy(PlateBusy(1.20, 3, True))
+    quiet.add_busy(PlateBusy(1.28, 3, False))
+    quiet.add_impacts(first, known_s=1.20)
+    assert [(e.floor, e.t) for e in quiet.add_impacts(second, known_s=1.35)
+            if isinstance(e, Landing)] == [(3, 1.28)]
     # Hands rumbling on plate 3, heard on every plate alike, are no cube.
     def flat(imp: TimedImpact) -> TimedImpact:
         peaks = np.full(8, 0.35 * float(np.max(imp.peaks)))
