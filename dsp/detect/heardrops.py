@@ -94,7 +94,7 @@ LATE_STRIKE_SHARE = 0.3
 # from the top, and the cube that bounced stays (quick series heard without
 # load cells, where one drop ran into the next: docs/detection.md, "Bounces
 # cut short"). Over the 37 cross-check models heard without their cells,
-# quick series: 31,950 -> 33,323 of 45,216 right, false 1,595 -> 1,690.
+# quick series: 31,950 -> 33,367 of 45,216 right, false 1,595 -> 1,698.
 # Offline, on the drops as heard before: +2,071 right and +784 false at
 # 0.05 s; two strikes however close +2,535 / +1,042; one strike +4,166 /
 # +2,926 (one strike three plates up, online: +603 / +454).
