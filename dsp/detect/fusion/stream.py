@@ -154,9 +154,7 @@ class Fusion(SettledView):
             return []  # hands or the room, heard alike on every plate
         level, confidence, _ = resting_level(self.acoustic, train)
         t = train[-1].t_s
-        if confidence < TOLD_CONFIDENCE:
-            return []
-        if told_already(level, t, self._drop.told):
+        if confidence < TOLD_CONFIDENCE or told_already(level, t, self._drop.told):
             return []
         self._drop.told.append((level, t))
         self.stats.acoustic_landings += 1
