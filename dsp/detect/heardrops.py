@@ -255,9 +255,10 @@ def heard_landing(
     its last cube only.
     """
     last = impacts[-1]
+    alone: list[Event] = [Landing(t=last.t_s, t_decided=now_s, floor=level, cubes=1,
+                                  confidence=confidence, source="acoustic")]
     if not second_cube:
-        return [Landing(t=last.t_s, t_decided=now_s, floor=level, cubes=1,
-                        confidence=confidence, source="acoustic")]
+        return alone
     heard = loudest_levels(impacts)
     stayed = stayed_above(impacts, level, heard)
     if stayed is not None:
@@ -267,8 +268,7 @@ def heard_landing(
     if below is not None:
         at = heard_on(impacts, heard, below)[-1]
         return two_cubes_heard(level, last.t_s, below, at, SECOND_CUBE_CONFIDENCE, now_s)
-    return [Landing(t=last.t_s, t_decided=now_s, floor=level, cubes=1,
-                    confidence=confidence, source="acoustic")]
+    return alone
 
 
 def two_cubes_heard(
