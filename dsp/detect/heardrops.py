@@ -107,6 +107,7 @@ TRAIN_CUT_PLATES_UP = 2
 TOLD_SAME_S = 0.5
 # Why 0.5: the ear must name the plate; in noisy rooms and games heard
 # without cells most told landings under it were talk, knocks and hands.
+# At 0.6 the quick series lost 125 landings; at 0.4 games had 53 false more.
 TOLD_CONFIDENCE = 0.5
 
 
