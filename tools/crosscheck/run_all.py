@@ -86,6 +86,7 @@ GENERATORS = {
     "AI": TOOLS / "crosscheck_ai" / "make_recordings_ai.py",
     "AJ": TOOLS / "crosscheck_aj" / "make_recordings_aj.py",
     "AK": TOOLS / "crosscheck_ak" / "make_recordings_ak.py",
+    "AL": TOOLS / "crosscheck_al" / "make_recordings_al.py",
 }
 
 
