@@ -63,7 +63,12 @@ class TowerOpenings:
         self.lift_gather_s = lift_gather_s
         #: Levels whose load channels are off (their modules lifted).
         self.disconnected: set[int] = set()
+        #: Levels whose channels went silent under one still reporting: a
+        #: converter that stopped answering (a loose wire), no module lifted.
+        self.dropped_out: set[int] = set()
         self._disconnect_t: dict[int, float] = {}
+        # ``last_handled_t`` before each channel's disconnection.
+        self._handled_before: dict[int, float] = {}
         #: When the lift now gathering is decided (None: none is).
         self.lift_deadline: float | None = None
         #: The level lying open (None: the tower is closed).
@@ -99,6 +104,14 @@ class TowerOpenings:
         ``set_down_s``: when the modules were heard set down, if before the
         channel came back (its converter settling): the close is timed then.
         """
+        if conn.connected and conn.level in self.dropped_out:
+            # Its converter answers again: nothing was lifted, set back or handled.
+            self.dropped_out.discard(conn.level)
+            self._disconnect_t.pop(conn.level, None)
+            return []
+        if not conn.connected:
+            # Until the lift is gathered: undone if the channel only dropped out.
+            self._handled_before[conn.level] = self.last_handled_t
         self.last_handled_t = max(self.last_handled_t, conn.t_decided_s)
         self._handled_times.append(conn.t_s)
         if not conn.connected:
@@ -130,19 +143,49 @@ class TowerOpenings:
         self._close(closed)
         return [Closed(t=closed, t_decided=conn.t_decided_s)]
 
-    def gathered_lift(self, now_s: float) -> list[Event]:
-        """The lift of the modules whose channels dropped out, decided at ``now_s``."""
+    def silent_since(self, level: int) -> float:
+        """When ``level``'s channel went silent (inf: it reports)."""
+        return self._disconnect_t.get(level, np.inf)
+
+    def gathered_lift(self, now_s: float, reporting: frozenset[int] = frozenset()) -> list[Event]:
+        """The lift of the modules whose channels dropped out, decided at ``now_s``.
+
+        ``reporting``: levels whose channels still send readings. Lifted
+        modules take every channel above the open level with them, so in a
+        closed tower a channel silent under one still reporting was not
+        lifted: its converter stopped answering (``dropped_out``) and the
+        tower stays closed.
+        """
         self.lift_deadline = None
         if not self.disconnected or 0 in self.disconnected:
             # The ground floor's cell sits in the base, which is never
             # lifted: with it silent too, the device stopped reading (a
             # reboot, the converters powering up), no hand lifted anything.
             return []
+        # While modules are off, channels coming and going are their converters
+        # powering up as they are set back, not dropping out.
+        highest = max(reporting, default=-1) if self.exposed is None else -1
+        came_off = self.disconnected - self.dropped_out
+        silent = self.disconnected | self.dropped_out
+        newly = {level for level in came_off if level < highest}
+        self.dropped_out = {level for level in silent if level < highest}
+        self.disconnected = silent - self.dropped_out
+        if not self.disconnected:
+            # No hands: the channels' handling marks are taken back.
+            for level in newly:
+                if (t := self._disconnect_t[level]) in self._handled_times:
+                    self._handled_times.remove(t)
+            self.last_handled_t = min(
+                (self._handled_before.get(level, self.last_handled_t) for level in newly),
+                default=self.last_handled_t,
+            )
+            return []
         exposed = min(self.disconnected) - 1
         if exposed == self.exposed:
             return []
         self.exposed = exposed
-        t = min(self._disconnect_t.values())
+        # A channel that had dropped out before is no clock for this lift.
+        t = min(self._disconnect_t[level] for level in self.disconnected & came_off)
         self._close(t)
         self._openings.append(Opening(t, np.inf, exposed))
         return [Lift(t=t, t_decided=now_s, exposed=exposed)]

@@ -229,6 +229,10 @@ class FusionBase:
         self._before_lift = np.full(self.n_levels, np.nan)
         #: When each level's module was last set back on the tower (inf: lifted).
         self._reconnected_t = np.full(self.n_levels, np.inf)
+        #: Whether each level's channel came back from silence with no module
+        #: lifted (``TowerOpenings.dropped_out``); ``_reconnected_t`` is then
+        #: when it went silent.
+        self._dropped_out = np.zeros(self.n_levels, dtype=bool)
         #: The latest landings told as throws' (not knocked down): (time, level).
         self._throws_told: deque[tuple[float, int]] = deque(maxlen=16)
         self._wide_impact_t: deque[float] = deque(maxlen=64)

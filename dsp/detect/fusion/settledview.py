@@ -186,6 +186,10 @@ _CLOSE_LET_GO_S = 1.0
 _CLOSE_LET_GO_RESIDUAL = 0.3
 
 
+# Why 0.1 s: a cell whose converter stops answering when its plate is
+# struck (a cracked joint) shows it from the next reading on, a few
+# readings after the strike even at 10 a second.
+_SILENT_AFTER_STRIKE_S = 0.1
 # Why 0.3 s: a cube passing a hole edge strikes the plates below within a
 # module's fall or two (0.09-0.14 s from rest, less when falling).
 _PASSED_ON_S = 0.3
@@ -939,8 +943,13 @@ class SettledView(FastView):
         n, residual = self.scale.count(level, value - before)
         if n < 1 or residual > FAST_MAX_RESIDUAL:
             return []
+        # A module set back thumps; a converter that stopped answering was
+        # often jolted by the very strike of the cube that came.
+        struck_from = (
+            set_down - _SILENT_AFTER_STRIKE_S if self._dropped_out[level] else set_down + THUMP_S
+        )
         after = [imp for imp in self._impacts
-                 if set_down + THUMP_S < imp.t_s <= still_t and cube_like(imp)]
+                 if struck_from < imp.t_s <= still_t and cube_like(imp)]
         tops = self._levels_of(after)
         here = [imp.t_s for imp, top in zip(after, tops, strict=True) if top == level]
         if not here or not loud_as_a_cube(drop_loudness_db(after, level), self._heard_db):
@@ -954,7 +963,7 @@ class SettledView(FastView):
             # is no cube thrown back); one that stays bounces here.
             return []
         step = LoadStep(
-            level=level, t_before_s=set_down + THUMP_S, t_settled_s=still_t, t_decided_s=now_s,
+            level=level, t_before_s=struck_from, t_settled_s=still_t, t_decided_s=now_s,
             delta_counts=value - before, before_counts=before, after_counts=value,
         )
         self.stats.settled_landings += 1

@@ -212,7 +212,7 @@ class Fusion(SettledView):
             while changes and changes[0][0] < kept_from:
                 changes.popleft()
         if (deadline := self.openings.lift_deadline) is not None and now_s >= deadline:
-            out.extend(self.openings.gathered_lift(deadline))
+            out.extend(self.openings.gathered_lift(deadline, self._reporting(deadline)))
         # Steps queued to be looked at again (``_looks``) may be due too.
         while ready := [s for s in self._pending_steps if now_s >= s.t_decided_s + self.hold_s]:
             out.extend(self._resolve_steps(ready))
@@ -381,6 +381,12 @@ class Fusion(SettledView):
         self.accounted[conn.level] = np.nan
         self._reconnected[conn.level] = True
         self._reconnected_t[conn.level] = conn.t_s if conn.connected else np.inf
+        self._dropped_out[conn.level] = conn.connected and conn.level in self.openings.dropped_out
+        if self._dropped_out[conn.level]:
+            # Its converter stopped answering, no module left the tower: cubes
+            # heard striking its plate while it was silent are looked for once
+            # it is still again (``_thrown_back_unseen``).
+            self._reconnected_t[conn.level] = self.openings.silent_since(conn.level)
         set_down = self._set_down_heard(conn)
         out = self.openings.connection(conn, set_down_s=set_down)
         if set_down is not None and out:
@@ -391,6 +397,15 @@ class Fusion(SettledView):
             # Steps of a lifted level (hands gripping the module) are moot.
             self._pending_steps = [s for s in self._pending_steps if s.level != conn.level]
         return out
+
+    def _reporting(self, deadline_s: float) -> frozenset[int]:
+        """Levels whose converters made readings while the lift now deciding was gathered."""
+        since = deadline_s - self.lift_gather_s
+        return frozenset(
+            level for level in range(self.n_levels)
+            if level not in self.openings.disconnected and level not in self.openings.dropped_out
+            and self.load_history.fresh_readings(level, since, deadline_s) > 0
+        )
 
     def _set_down_heard(self, conn: LoadConnection) -> float | None:
         """When the modules whose last channel came back with ``conn`` were heard set down.

@@ -138,3 +138,22 @@ def test_the_players_reach_is_learnt_from_the_lifts_the_channels_showed() -> Non
     lift_and_take(2, 60.0, (80.0,))
     lift_and_take(1, 90.0, (110.0,))
     assert openings.reach_s(2.0) == 6.0
+
+
+def test_a_channel_silent_under_one_still_reporting_is_no_lift() -> None:
+    """Lifted modules take every channel above the open level with them: a
+    channel silent while one above it reports stopped answering (its
+    converter), and its silence and return are no handling."""
+    openings = TowerOpenings(n_levels=8, lift_gather_s=0.15)
+    assert openings.connection(_off(3, 5.0)) == []
+    assert openings.gathered_lift(5.2, reporting=frozenset({0, 1, 2, 4, 5, 6, 7})) == []
+    assert openings.dropped_out == {3} and not openings.open
+    assert not openings.handled_within(4.5, 5.5) and openings.last_handled_t == -float("inf")
+    assert openings.connection(_on(3, 6.0)) == []
+    assert not openings.dropped_out and not openings.handled_within(5.5, 6.5)
+    # Silent with the channels above it: the modules over plate 2 came off.
+    for level in (3, 4, 5, 6, 7):
+        openings.connection(_off(level, 8.0))
+    assert openings.gathered_lift(8.2, reporting=frozenset({0, 1, 2})) == [
+        Lift(t=8.0, t_decided=8.2, exposed=2)
+    ]
