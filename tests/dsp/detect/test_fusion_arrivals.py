@@ -463,8 +463,8 @@ def test_a_cube_thrown_back_soon_after_the_tower_is_closed_is_trusted() -> None:
                         delta_counts=UNIT, before_counts=0.0, after_counts=UNIT)
 
     fusion = _fusion()
-    fusion.add_load([], [LoadConnection(5, False, 0.2, 0.3)], 0.3)
-    fusion.add_load([], [LoadConnection(5, True, 1.0, 1.0)], 1.0)
+    fusion.add_load([], [LoadConnection(k, False, 0.2, 0.3) for k in range(5, 8)], 0.3)
+    fusion.add_load([], [LoadConnection(k, True, 1.0, 1.0) for k in range(5, 8)], 1.0)
     fusion.add_impacts([_strike(1.45, 3), _strike(2.1, 3)])
     assert not fusion._fast_step_trusted(step_at(1.4))  # hands still on the tower
     # The settled view counts it: a cube was heard striking there after the
@@ -477,8 +477,8 @@ def test_a_cube_thrown_back_soon_after_the_tower_is_closed_is_trusted() -> None:
     assert fusion._fast_step_trusted(step_at(2.05))
     assert not fusion._handled_during(step_at(2.05))
     unheard = _fusion()
-    unheard.add_load([], [LoadConnection(5, False, 0.2, 0.3)], 0.3)
-    unheard.add_load([], [LoadConnection(5, True, 1.0, 1.0)], 1.0)
+    unheard.add_load([], [LoadConnection(k, False, 0.2, 0.3) for k in range(5, 8)], 0.3)
+    unheard.add_load([], [LoadConnection(k, True, 1.0, 1.0) for k in range(5, 8)], 1.0)
     assert not unheard._fast_step_trusted(step_at(1.9))
     assert unheard._fast_step_trusted(step_at(2.05))
 
@@ -493,9 +493,9 @@ def test_a_cube_thrown_back_is_not_claimed_by_the_next_cube_landing_next_to_it()
     which came before it began to fall. The landing on plate 3 is timed by
     its own last bounce after the close, not by the hands' press."""
     fusion = _fusion()
-    fusion.add_load([], [LoadConnection(5, False, 0.2, 0.3)], 0.3)
+    fusion.add_load([], [LoadConnection(k, False, 0.2, 0.3) for k in range(5, 8)], 0.3)
     fusion.advance(0.9)
-    fusion.add_load([], [LoadConnection(5, True, 1.0, 1.0)], 1.0)
+    fusion.add_load([], [LoadConnection(k, True, 1.0, 1.0) for k in range(5, 8)], 1.0)
     fusion._doubt(_step(3, 0.4, 0.5, 1.0))
     fusion.add_impacts([_strike(1.6, 3), _strike(1.65, 3), _strike(2.3, 4), _strike(2.35, 4)])
     fusion._landings(_step(4, 2.25, 2.4, 1.0), 1, 0.99, 2.45)
@@ -1070,8 +1070,8 @@ def test_the_settled_views_first_step_counts_from_the_tower_the_stream_began_wit
     fusion.accounted[:] = np.nan
     events = fusion.add_settled_step(_step(3, 0.3, 0.7, 1))
     assert [(type(e).__name__, e.floor, e.cubes) for e in events] == [("Landing", 3, 1)]
-    fusion.add_load([], [LoadConnection(5, False, 2.0, 2.1)], 2.1)
-    fusion.add_load([], [LoadConnection(5, True, 3.0, 3.0)], 3.0)
+    fusion.add_load([], [LoadConnection(k, False, 2.0, 2.1) for k in range(5, 8)], 2.1)
+    fusion.add_load([], [LoadConnection(k, True, 3.0, 3.0) for k in range(5, 8)], 3.0)
     assert fusion.add_settled_step(_step(5, 3.1, 3.5, 1)) == []
 
 
@@ -2960,8 +2960,8 @@ def test_a_cube_heard_thrown_back_just_after_the_close_is_a_landing() -> None:
     the close, was thrown back: a landing. Unheard, or sooner, it is not."""
     def after_close(strikes: list[float], t_before: float) -> list[tuple[int, int, float]]:
         fusion = _fusion()
-        fusion.add_load([], [LoadConnection(5, False, 2.0, 2.1)], 2.1)
-        fusion.add_load([], [LoadConnection(5, True, 3.0, 3.0)], 3.0)
+        fusion.add_load([], [LoadConnection(k, False, 2.0, 2.1) for k in range(5, 8)], 2.1)
+        fusion.add_load([], [LoadConnection(k, True, 3.0, 3.0) for k in range(5, 8)], 3.0)
         fusion.add_impacts([_strike(t, 5) for t in strikes])
         return _landings(fusion.add_settled_step(_step(5, t_before, t_before + 0.3, 1)))
 
@@ -2977,8 +2977,8 @@ def test_a_cube_thrown_back_is_first_heard_on_a_hole_edge_above_its_plate() -> N
     on, not on a plate below it."""
     def first_struck_at(level: int) -> list[tuple[int, int, float]]:
         fusion = _fusion()
-        fusion.add_load([], [LoadConnection(5, False, 2.0, 2.1)], 2.1)
-        fusion.add_load([], [LoadConnection(5, True, 3.0, 3.0)], 3.0)
+        fusion.add_load([], [LoadConnection(k, False, 2.0, 2.1) for k in range(5, 8)], 2.1)
+        fusion.add_load([], [LoadConnection(k, True, 3.0, 3.0) for k in range(5, 8)], 3.0)
         fusion.add_impacts([_strike(3.55, level), _strike(3.62, 5), _strike(3.68, 5)])
         return _landings(fusion.add_settled_step(_step(5, 3.3, 3.75, 1)))
 
@@ -3011,8 +3011,8 @@ def test_a_cube_thrown_back_before_its_plate_read_still_again_is_a_landing() -> 
     ) -> list[tuple[int, int, float]]:
         fusion = _fusion()
         fusion.scale.learn_sign(5, UNIT, cubes_added=True)
-        fusion.add_load([], [LoadConnection(5, False, 2.0, 2.1)], 2.1)
-        fusion.add_load([], [LoadConnection(5, True, 3.0, 3.0)], 3.0)
+        fusion.add_load([], [LoadConnection(k, False, 2.0, 2.1) for k in range(5, 8)], 2.1)
+        fusion.add_load([], [LoadConnection(k, True, 3.0, 3.0) for k in range(5, 8)], 3.0)
         fusion.add_impacts([_strike(t, level) for t, level in strikes])
         levels = np.full(8, np.nan)
         levels[5] = cubes * UNIT
@@ -3034,8 +3034,8 @@ def _set_back_and_read_stale() -> tuple[Fusion, np.ndarray, np.ndarray]:
     before the lift. Returns the fusion and the levels and times looked at."""
     fusion = _fusion()
     fusion.scale.learn_sign(5, UNIT, cubes_added=True)
-    fusion.add_load([], [LoadConnection(5, False, 2.0, 2.1)], 2.1)
-    fusion.add_load([], [LoadConnection(5, True, 3.0, 3.0)], 3.0)
+    fusion.add_load([], [LoadConnection(k, False, 2.0, 2.1) for k in range(5, 8)], 2.1)
+    fusion.add_load([], [LoadConnection(k, True, 3.0, 3.0) for k in range(5, 8)], 3.0)
     fusion.add_impacts([_strike(3.45, 5), _strike(3.52, 5)])
     levels, times = np.full(8, np.nan), np.full(8, np.nan)
     levels[5], times[5] = 0.0, 1.9
@@ -3074,9 +3074,9 @@ def _let_go_after_close(cubes: float, starts_s: float) -> list[Removal]:
         fusion.scale.learn_sign(level, UNIT, cubes_added=True)
     fusion.cubes_on[4] = 3
     fusion.accounted[4] = 3 * UNIT
-    fusion.add_load([], [LoadConnection(6, False, 2.0, 2.1)], 2.1)
+    fusion.add_load([], [LoadConnection(k, False, 2.0, 2.1) for k in range(6, 8)], 2.1)
     fusion.advance(2.9)
-    fusion.add_load([], [LoadConnection(6, True, 3.0, 3.0)], 3.0)
+    fusion.add_load([], [LoadConnection(k, True, 3.0, 3.0) for k in range(6, 8)], 3.0)
     fusion.add_impacts([_strike(3.55, 4), _strike(3.7, 2), _strike(3.75, 2)])
     loss = LoadStep(level=4, t_before_s=starts_s, t_settled_s=starts_s + 0.6,
                     t_decided_s=starts_s + 0.9, delta_counts=-cubes * UNIT,

@@ -67,7 +67,7 @@ def test_a_removal_by_hand_is_timed_when_the_cube_left_not_when_the_finger_press
     fusion = arrivals_fusion(readings)
     fusion.accounted[4] = ARRIVALS_UNIT
     fusion.cubes_on[4] = 1
-    fusion.add_load([], [LoadConnection(5, False, 0.5, 0.6)], 0.6)
+    fusion.add_load([], [LoadConnection(k, False, 0.5, 0.6) for k in range(5, 8)], 0.6)
     fusion.advance(1.5)  # the lift is decided: level 4 open
     removal = LoadStep(level=4, t_before_s=1.98, t_settled_s=3.0, t_decided_s=3.2,
                        delta_counts=-ARRIVALS_UNIT, before_counts=ARRIVALS_UNIT, after_counts=0.0)
@@ -125,7 +125,7 @@ def _open_plate(readings: np.ndarray, cubes: int) -> Fusion:
     fusion.accounted[:] = 0.0
     fusion.accounted[4] = cubes * UNIT
     fusion.cubes_on[4] = cubes
-    fusion.add_load([], [LoadConnection(5, False, 0.5, 0.6)], 0.6)
+    fusion.add_load([], [LoadConnection(k, False, 0.5, 0.6) for k in range(5, 8)], 0.6)
     fusion.advance(1.5)  # the lift is decided: level 4 open
     return fusion
 

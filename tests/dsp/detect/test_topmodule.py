@@ -166,9 +166,9 @@ def test_no_top_module_is_lifted_from_a_plate_believed_empty_or_just_landed_on()
 def test_cubes_that_left_an_open_level_are_taken_by_hand_though_decided_after_the_close() -> None:
     fusion = _fusion_with_top_cube()
     fusion.cubes_on[4] = 1
-    fusion.add_load([], [LoadConnection(5, False, 2.0, 2.1)], 2.1)
+    fusion.add_load([], [LoadConnection(k, False, 2.0, 2.1) for k in range(5, 8)], 2.1)
     fusion.advance(3.0)  # the lift is decided: level 4 open
-    fusion.add_load([], [LoadConnection(5, True, 6.0, 6.0)], 6.0)
+    fusion.add_load([], [LoadConnection(k, True, 6.0, 6.0) for k in range(5, 8)], 6.0)
     removal = LoadStep(level=4, t_before_s=5.0, t_settled_s=6.2, t_decided_s=6.5,
                        delta_counts=-UNIT, before_counts=UNIT, after_counts=0.0)
     out = fusion.add_settled_step(removal)
