@@ -11,65 +11,32 @@ encoder. Every flaw the truth lists is looked for in the decoded bytes."""
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import json
 import struct
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pytest
 
 from hostapp.protocol import FrameDecoder, cobs_decode, crc16
+from tests.scripts import load_script
+from tests.tools.wire_stream import Stream, read_messages
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "tools" / "crosscheck_al" / "make_recordings_al.py"
 
 
-def _load(path: Path, name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod  # dataclasses look their module up
-    spec.loader.exec_module(mod)
-    return mod
-
-
-AL = _load(SCRIPT, "make_recordings_al_under_test")
-SCORE = _load(ROOT / "tools" / "crosscheck" / "score.py", "crosscheck_score_for_al")
+AL = load_script(SCRIPT, "make_recordings_al_under_test")
+SCORE = load_script(ROOT / "tools" / "crosscheck" / "score.py", "crosscheck_score_for_al")
 SEED = 4  # loose disc on level 3, cracked joint on cell 1 (spikes and dropouts),
 # replacement cells on levels 3 and 6 wired the other way round, 80 SPS, 2000 sets/s
 DURATIONS = {"single": 25.0, "rapid": 25.0, "noisy": 30.0, "game": 80.0}
 
 # -- the stream, read by the host's own decoder -------------------------------------------
-
-
-@dataclass
-class Stream:
-    """A decoded recording: messages in order, and the sensor data in stream seconds."""
-
-    msgs: list[tuple[int, int, bytes]] = field(default_factory=list)
-    damaged: int = 0  # frames the host's decoder found damaged (COBS, CRC, cut)
-    hello: dict[str, Any] = field(default_factory=dict)
-    raw_t_us: list[tuple[int, int]] = field(default_factory=list)  # (type, t_us) in order
-    pz_t: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    pz: np.ndarray = field(default_factory=lambda: np.zeros((0, 8)))
-    pz_sizes: list[int] = field(default_factory=list)
-    ld_t: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    ld_valid: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
-    ld: np.ndarray = field(default_factory=lambda: np.zeros((0, 8)))
-    status: list[tuple[int, int]] = field(default_factory=list)  # (uptime_ms, load_timeouts)
-
-    def piezo(self, t0: float, t1: float) -> np.ndarray:
-        return self.pz[(self.pz_t >= t0) & (self.pz_t < t1)]
-
-    def load(self, ch: int, t0: float, t1: float) -> np.ndarray:
-        sel = (self.ld_t >= t0) & (self.ld_t < t1) & ((self.ld_valid >> ch) & 1 == 1)
-        return self.ld[sel, ch]
 
 
 def decode(raw: bytes) -> Stream:
@@ -79,52 +46,7 @@ def decode(raw: bytes) -> Stream:
     s.msgs = [(typ, seq, bytes(body)) for typ, seq, body in decoder.feed_raw(raw)]
     s.damaged = decoder.stats.damaged_frames
     assert all(3 + len(body) + 2 <= 254 for _, _, body in s.msgs)
-    hellos = [body for typ, _, body in s.msgs if typ == 0x01]
-    assert len(hellos) == 1 and len(hellos[0]) == 19
-    f = struct.unpack_from("<BBBBBBHHB", hellos[0])
-    s.hello = {"proto": f[0], "fw": f[1:4], "n_piezo": f[4], "n_load": f[5],
-               "piezo_rate_hz": f[6], "load_rate_hz": f[7], "adc_bits": f[8],
-               "device_id": hellos[0][11:19]}
-    pz_t, pz_x, ld_t, ld_v, ld_x = [], [], [], [], []
-    t0: int | None = None
-    last: int | None = None
-    wraps = 0
-    for typ, _, body in s.msgs:
-        if typ == 0x04:
-            up, _, _, timeouts, _, _ = struct.unpack("<IHHHBB", body)
-            s.status.append((up, timeouts))
-            continue
-        if typ not in (0x02, 0x03):
-            continue
-        t_us = struct.unpack_from("<I", body)[0]
-        s.raw_t_us.append((typ, t_us))
-        if last is not None and t_us < last and last - t_us > 2**31:
-            wraps += 1
-        last = t_us
-        u = t_us + wraps * 2**32
-        if t0 is None:
-            t0 = u
-        if typ == 0x02:
-            n = body[4]
-            assert 1 <= n <= 14 and len(body) == 5 + 16 * n
-            pz_t.append((u - t0) / 1e6 + np.arange(n) / s.hello["piezo_rate_hz"])
-            pz_x.append(np.frombuffer(body[5:], "<u2").reshape(n, 8))
-            s.pz_sizes.append(n)
-        else:
-            assert len(body) == 5 + 24
-            vals = []
-            for k in range(8):
-                v = int.from_bytes(body[5 + 3 * k:8 + 3 * k], "little")
-                vals.append(v - 2**24 if v >= 2**23 else v)
-            ld_t.append((u - t0) / 1e6)
-            ld_v.append(body[4])
-            ld_x.append(vals)
-    s.pz_t = np.concatenate(pz_t)
-    s.pz = np.concatenate(pz_x).astype(float)
-    s.ld_t = np.array(ld_t)
-    s.ld_valid = np.array(ld_v, int)
-    s.ld = np.array(ld_x, float).reshape(-1, 8)
-    return s
+    return read_messages(s)
 
 
 @dataclass
