@@ -165,7 +165,7 @@ class TowerOpenings:
         # While modules are off, channels coming and going are their converters
         # powering up as they are set back, not dropping out.
         highest = max(reporting, default=-1) if self.exposed is None else -1
-        came_off = self.disconnected - self.dropped_out
+        came_off = set(self.disconnected)
         silent = self.disconnected | self.dropped_out
         newly = {level for level in came_off if level < highest}
         self.dropped_out = {level for level in silent if level < highest}
@@ -184,8 +184,10 @@ class TowerOpenings:
         if exposed == self.exposed:
             return []
         self.exposed = exposed
-        # A channel that had dropped out before is no clock for this lift.
-        t = min(self._disconnect_t[level] for level in self.disconnected & came_off)
+        # A channel that had dropped out before is no clock for this lift
+        # (unless no other went silent with it).
+        t = min(self._disconnect_t[level] for level in (self.disconnected & came_off)
+                or self.disconnected)
         self._close(t)
         self._openings.append(Opening(t, np.inf, exposed))
         return [Lift(t=t, t_decided=now_s, exposed=exposed)]

@@ -157,3 +157,17 @@ def test_a_channel_silent_under_one_still_reporting_is_no_lift() -> None:
     assert openings.gathered_lift(8.2, reporting=frozenset({0, 1, 2})) == [
         Lift(t=8.0, t_decided=8.2, exposed=2)
     ]
+
+
+def test_a_channel_that_dropped_out_times_a_lift_only_when_it_alone_is_lifted() -> None:
+    """Channel 6 dropped out at 5 s; at 9 s channel 3 goes silent while 4
+    and 5 still report, and channel 7 has gone quiet unannounced: only 6 is
+    over every channel reporting, and its own silence is all that times it."""
+    openings = TowerOpenings(n_levels=8, lift_gather_s=0.15)
+    openings.connection(_off(6, 5.0))
+    assert openings.gathered_lift(5.2, reporting=frozenset({0, 1, 2, 3, 4, 5, 7})) == []
+    openings.connection(_off(3, 9.0))
+    assert openings.gathered_lift(9.2, reporting=frozenset({0, 1, 2, 4, 5})) == [
+        Lift(t=5.0, t_decided=9.2, exposed=5)
+    ]
+    assert openings.dropped_out == {3}
