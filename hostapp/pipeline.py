@@ -380,6 +380,11 @@ class LivePipeline:
         detector = self.pipeline.detector
         return tuple(sorted(detector.fusion.silent_cells.dead)) if detector else ()
 
+    def flaky_cells(self) -> tuple[int, ...]:
+        """Levels whose load cells stopped answering now and then with no module lifted, so far."""
+        detector = self.pipeline.detector
+        return detector.fusion.openings.flaky if detector else ()
+
     def deaf_discs(self) -> tuple[int, ...]:
         """Levels whose contact microphones hear none of their plate's landings, so far."""
         detector = self.pipeline.detector

@@ -28,6 +28,9 @@ from dsp.detect.loadcell import LoadConnection
 # enough to prefer it over a fixed guess; the bounds keep a hand that
 # lingers from making it absurd.
 _REACHES_LEAST = 2
+# Why twice: one silence of a converter may be a glitch; a cell that stops
+# answering again in the same session has a joint or a wire to look at.
+FLAKY_DROPOUTS = 2
 _REACH_MIN_S = 0.5
 _REACH_MAX_S = 6.0
 
@@ -66,6 +69,8 @@ class TowerOpenings:
         #: Levels whose channels went silent under one still reporting: a
         #: converter that stopped answering (a loose wire), no module lifted.
         self.dropped_out: set[int] = set()
+        #: How many times each level's channel has dropped out so far.
+        self.dropouts = [0] * n_levels
         self._disconnect_t: dict[int, float] = {}
         # ``last_handled_t`` before each channel's disconnection.
         self._handled_before: dict[int, float] = {}
@@ -87,6 +92,11 @@ class TowerOpenings:
     def open(self) -> bool:
         """Whether modules are off the tower (lifted, or the top one alone)."""
         return bool(self.disconnected) or self.top_off
+
+    @property
+    def flaky(self) -> tuple[int, ...]:
+        """Levels whose channels dropped out ``FLAKY_DROPOUTS`` times or more (no module lifted)."""
+        return tuple(level for level, n in enumerate(self.dropouts) if n >= FLAKY_DROPOUTS)
 
     @property
     def exposed_level(self) -> int | None:
@@ -170,6 +180,8 @@ class TowerOpenings:
         newly = {level for level in came_off if level < highest}
         self.dropped_out = {level for level in silent if level < highest}
         self.disconnected = silent - self.dropped_out
+        for level in newly:
+            self.dropouts[level] += 1
         if not self.disconnected:
             # No hands: the channels' handling marks are taken back.
             for level in newly:

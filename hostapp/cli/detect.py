@@ -109,6 +109,7 @@ def detect_recording(
             "load_noise_counts": [round(s, 2) for s in diag.load_noise_counts],
             "silent_cells": sorted(pipeline.detector.fusion.silent_cells.dead),
             "deaf_discs": sorted(pipeline.detector.fusion.deaf_discs.deaf),
+            "flaky_cells": list(pipeline.detector.fusion.openings.flaky),
             "disc_gains_db": [round(g, 1) for g in diag.disc_gains_db],
             "hum_hz": [round(hz, 1) for hz in diag.hum_hz],
         }
@@ -147,6 +148,8 @@ def run_detect(args: argparse.Namespace) -> int:
         faults = (
             ("silent_cells", "load cell", "read nothing; landings there were heard only"),
             ("deaf_discs", "disc", "heard none of its plate's landings"),
+            ("flaky_cells", "load cell",
+             "stopped answering now and then with no module lifted; check its solder joints"),
         )
         for key, sensor, what in faults:
             levels = diag["detector"].get(key)

@@ -30,6 +30,14 @@ MESSAGES = {
     "Check its wire and glue.":
         "Das Kontaktmikrofon von Ebene {levels} hört keine Landung auf seinem Boden. "
         "Prüfe Draht und Klebung.",
+    "The load cell of level {levels} stopped answering now and then with no module lifted. "
+    "Check its solder joints and its wire.":
+        "Die Wägezelle von Ebene {levels} hat ab und zu nicht geantwortet, ohne dass ein Modul "
+        "abgehoben war. Prüfe ihre Lötstellen und ihren Draht.",
+    "The load cells of levels {levels} stopped answering now and then with no module lifted. "
+    "Check their solder joints and their wires.":
+        "Die Wägezellen der Ebenen {levels} haben ab und zu nicht geantwortet, ohne dass ein "
+        "Modul abgehoben war. Prüfe ihre Lötstellen und Drähte.",
     "The load cells of levels {levels} read nothing: cubes landing there are only heard. "
     "Check their wires.":
         "Die Wägezellen der Ebenen {levels} lesen nichts: Würfel, die dort landen, werden "

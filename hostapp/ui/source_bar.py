@@ -65,6 +65,12 @@ _SILENT_CELLS = (
     "The load cells of levels {levels} read nothing: cubes landing there are only heard. "
     "Check their wires.",
 )
+_FLAKY_CELLS = (
+    "The load cell of level {levels} stopped answering now and then with no module lifted. "
+    "Check its solder joints and its wire.",
+    "The load cells of levels {levels} stopped answering now and then with no module lifted. "
+    "Check their solder joints and their wires.",
+)
 _DEAF_DISCS = (
     "The contact microphone of level {levels} hears none of its plate's landings. "
     "Check its wire and glue.",
@@ -106,6 +112,7 @@ def warning_line(status: StreamStatus) -> str:
     parts = [
         tr(texts[len(levels) > 1], levels=", ".join(str(level) for level in levels))
         for levels, texts in ((status.silent_cells, _SILENT_CELLS),
+                              (status.flaky_cells, _FLAKY_CELLS),
                               (status.deaf_discs, _DEAF_DISCS))
         if levels
     ]

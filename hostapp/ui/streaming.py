@@ -62,6 +62,9 @@ class Detector(Protocol):
     def silent_cells(self) -> tuple[int, ...]:
         """Levels whose load cells read nothing (their landings are heard only)."""
 
+    def flaky_cells(self) -> tuple[int, ...]:
+        """Levels whose load cells stopped answering now and then, no module lifted."""
+
     def deaf_discs(self) -> tuple[int, ...]:
         """Levels whose contact microphones hear none of their plate's landings."""
 
@@ -121,6 +124,7 @@ class StreamStatus:
     rocking_hz: float = 0.0
     disc_gains_db: tuple[float, ...] = ()
     hum_hz: tuple[float, ...] = ()
+    flaky_cells: tuple[int, ...] = ()
 
 
 class DetectionWorker(threading.Thread):
@@ -150,6 +154,7 @@ class DetectionWorker(threading.Thread):
         self.messages_seen = 0
         self.silent_cells: tuple[int, ...] = ()
         self.deaf_discs: tuple[int, ...] = ()
+        self.flaky_cells: tuple[int, ...] = ()
         self.rocking_hz = 0.0
         self.disc_gains_db: tuple[float, ...] = ()
         self.hum_hz: tuple[float, ...] = ()
@@ -166,11 +171,13 @@ class DetectionWorker(threading.Thread):
                 self.detector_errors += 1
                 events = []
             silent, deaf = self._detector.silent_cells(), self._detector.deaf_discs()
+            flaky = self._detector.flaky_cells()
             rocking = self._detector.rocking_hz()
             gains = self._detector.disc_gains_db()
             hum = self._detector.hum_hz()
             with self._lock:
                 self.silent_cells, self.deaf_discs = silent, deaf
+                self.flaky_cells = flaky
                 self.rocking_hz = rocking
                 self.disc_gains_db = gains
                 self.hum_hz = hum
@@ -376,6 +383,7 @@ class StreamHub(QObject):
                 messages_per_s=self._rate,
                 silent_cells=self._worker.silent_cells if self._worker is not None else (),
                 deaf_discs=self._worker.deaf_discs if self._worker is not None else (),
+                flaky_cells=self._worker.flaky_cells if self._worker is not None else (),
                 rocking_hz=self._worker.rocking_hz if self._worker is not None else 0.0,
                 disc_gains_db=self._worker.disc_gains_db if self._worker is not None else (),
                 hum_hz=self._worker.hum_hz if self._worker is not None else (),

@@ -100,3 +100,15 @@ def test_modules_lifted_over_a_silent_channel_are_timed_by_their_own_channels() 
     out = fusion.add_load([], conns, 2.1) + fusion.advance(2.4)
     assert [(e.t, e.exposed) for e in out if isinstance(e, Lift)] == [(2.0, 4)]
     assert fusion.openings.exposed_level == 4
+
+
+def test_a_channel_that_dropped_out_twice_is_named_flaky() -> None:
+    """Once may be a glitch; a converter that stops answering again has a
+    joint or a wire to look at (the app and ``towerear detect`` say which)."""
+    fusion = _fusion({})
+    for t in (1.0, 2.5):
+        fusion.add_load([], [LoadConnection(3, False, t, t + 0.1)], t + 0.1)
+        fusion.advance(t + 0.4)
+        assert fusion.openings.flaky == (() if t < 2.0 else (3,))
+        fusion.add_load([], [LoadConnection(3, True, t + 0.8, t + 0.8)], t + 0.8)
+    assert fusion.openings.dropouts[3] == 2 and not fusion.openings.open
