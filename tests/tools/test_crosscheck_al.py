@@ -24,7 +24,7 @@ import pytest
 
 from hostapp.protocol import FrameDecoder, cobs_decode, crc16
 from tests.scripts import load_script
-from tests.tools.wire_stream import Stream, read_messages
+from tests.tools.blind_models import Stream, perfect_events, read_messages
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "tools" / "crosscheck_al" / "make_recordings_al.py"
@@ -283,25 +283,6 @@ def test_registered_in_run_all() -> None:
     assert '"AL": TOOLS / "crosscheck_al" / "make_recordings_al.py",' in text
 
 
-def _perfect(truth: dict[str, Any]) -> list[dict[str, Any]]:
-    """What a perfect detector would print for this truth."""
-    ev: list[dict[str, Any]] = []
-    for x in truth["landings"]:
-        e = {"event": "landing", "t": x["t"], "t_decided": x["t"] + 0.3, "floor": x["floor"],
-             "cubes": 1, "confidence": 1.0}
-        if x["knocked"]:
-            e["knocked_from"] = x["knocked_from"]
-        ev.append(e)
-    ev += [{"event": "lift", "t": x["t"], "t_decided": x["t"] + 0.1, "exposed": x["exposed"]}
-           for x in truth["lifts"]]
-    ev += [{"event": "closed", "t": x["t"], "t_decided": x["t"] + 0.1} for x in truth["closes"]]
-    ev += [{"event": "removal", "t": x["t"], "t_decided": x["t"] + 0.2, "floor": x["floor"],
-            "cubes": x["cubes"], "confidence": 1.0} for x in truth["removals"]]
-    ev += [{"event": "disturbance", "t": x["t"], "t_decided": x["t"] + 0.1}
-           for x in truth["knocks"]]
-    return sorted(ev, key=lambda e: e["t_decided"])
-
-
 def test_truth_is_what_the_scorer_reads(recs: dict[str, Rec], tmp_path: Path) -> None:
     for name, r in recs.items():
         path = tmp_path / f"{name}_t{SEED}.truth.json"
@@ -313,7 +294,7 @@ def test_truth_is_what_the_scorer_reads(recs: dict[str, Rec], tmp_path: Path) ->
         for kind in SCORE.TRUTH_EVENT_KINDS:
             assert all(isinstance(x["t"], float) for x in doc[kind])
         assert all(x["cubes"] == 1 and 0 <= x["floor"] <= 7 for x in doc["landings"])
-        res = SCORE.score_one(doc, SCORE.DetectRun(_perfect(doc), 0, 1.0), tolerance_s=0.5)
+        res = SCORE.score_one(doc, SCORE.DetectRun(perfect_events(doc), 0, 1.0), tolerance_s=0.5)
         kept, _ = SCORE.without_damage(doc, SCORE.DetectRun([], 0, 1.0))
         n_throws = sum(not x["knocked"] for x in kept["landings"])
         assert res["right"] == res["cubes_right"] == res["n_truth"] == n_throws > 0

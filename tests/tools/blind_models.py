@@ -1,4 +1,4 @@
-"""A cross-check recording's messages read into its sensor data, for the blind models' tests.
+"""What the blind models' tests share: their recordings read back, and a perfect detector.
 
 The framing is the host's own (``hostapp.protocol.FrameDecoder``: one
 implementation per language); the message layouts of contracts.md are
@@ -94,3 +94,21 @@ def read_messages(s: Stream) -> Stream:
     s.ld = np.array(ld_x, float).reshape(-1, 8)
     return s
 
+
+def perfect_events(truth: dict[str, Any]) -> list[dict[str, Any]]:
+    """What a perfect detector would print for this truth."""
+    ev: list[dict[str, Any]] = []
+    for x in truth["landings"]:
+        e = {"event": "landing", "t": x["t"], "t_decided": x["t"] + 0.3, "floor": x["floor"],
+             "cubes": 1, "confidence": 1.0}
+        if x["knocked"]:
+            e["knocked_from"] = x["knocked_from"]
+        ev.append(e)
+    ev += [{"event": "lift", "t": x["t"], "t_decided": x["t"] + 0.1, "exposed": x["exposed"]}
+           for x in truth["lifts"]]
+    ev += [{"event": "closed", "t": x["t"], "t_decided": x["t"] + 0.1} for x in truth["closes"]]
+    ev += [{"event": "removal", "t": x["t"], "t_decided": x["t"] + 0.2, "floor": x["floor"],
+            "cubes": x["cubes"], "confidence": 1.0} for x in truth["removals"]]
+    ev += [{"event": "disturbance", "t": x["t"], "t_decided": x["t"] + 0.1}
+           for x in truth["knocks"]]
+    return sorted(ev, key=lambda e: e["t_decided"])
