@@ -1,4 +1,5 @@
-"""What the blind models' tests share: their recordings read back, and a perfect detector.
+"""What the blind models' tests share: their recordings read back, a perfect detector,
+and how a generator's command line answers.
 
 The framing is the host's own (``hostapp.protocol.FrameDecoder``: one
 implementation per language); the message layouts of contracts.md are
@@ -9,6 +10,7 @@ checks its bytes against the contract and not against our reading of it.
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -112,3 +114,13 @@ def perfect_events(truth: dict[str, Any]) -> list[dict[str, Any]]:
     ev += [{"event": "disturbance", "t": x["t"], "t_decided": x["t"] + 0.1}
            for x in truth["knocks"]]
     return sorted(ev, key=lambda e: e["t_decided"])
+
+
+def exit_and_stderr(main: Callable[[list[str]], int], argv: list[str],
+                    capsys: Any) -> tuple[int | str | None, str]:
+    """A generator's exit code for ``argv`` (argparse's own exit too) and its stderr."""
+    try:
+        code: int | str | None = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    return code, capsys.readouterr().err

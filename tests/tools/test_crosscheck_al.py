@@ -24,7 +24,7 @@ import pytest
 
 from hostapp.protocol import FrameDecoder, cobs_decode, crc16
 from tests.scripts import load_script
-from tests.tools.blind_models import Stream, perfect_events, read_messages
+from tests.tools.blind_models import Stream, exit_and_stderr, perfect_events, read_messages
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "tools" / "crosscheck_al" / "make_recordings_al.py"
@@ -253,11 +253,7 @@ def test_command_line_writes_four_truths_per_tower(tmp_path: Path) -> None:
 def test_bad_command_line_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                          args: list[str], says: str) -> None:
     out = tmp_path / "o"
-    try:
-        code = AL.main(["--out", str(out), *args])
-    except SystemExit as exc:
-        code = exc.code
-    err = capsys.readouterr().err
+    code, err = exit_and_stderr(AL.main, ["--out", str(out), *args], capsys)
     assert code == 2 and says in err and err.count("\n") == 1, err
     assert not out.exists() or not any(out.iterdir())
 
@@ -276,11 +272,6 @@ def test_bad_command_line_from_the_shell(tmp_path: Path) -> None:
                            "--scenarios", "long"], capture_output=True, text=True, check=False)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
     assert "unknown scenario 'long'" in proc.stderr and not (tmp_path / "o").exists()
-
-
-def test_registered_in_run_all() -> None:
-    text = (ROOT / "tools" / "crosscheck" / "run_all.py").read_text()
-    assert '"AL": TOOLS / "crosscheck_al" / "make_recordings_al.py",' in text
 
 
 def test_truth_is_what_the_scorer_reads(recs: dict[str, Rec], tmp_path: Path) -> None:

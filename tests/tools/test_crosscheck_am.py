@@ -24,7 +24,7 @@ import pytest
 
 from hostapp.protocol import FrameDecoder, cobs_decode, crc16
 from tests.scripts import load_script
-from tests.tools.blind_models import Stream, perfect_events, read_messages
+from tests.tools.blind_models import Stream, exit_and_stderr, perfect_events, read_messages
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "tools" / "crosscheck_am" / "make_recordings_am.py"
@@ -259,11 +259,7 @@ def test_command_line_writes_four_truths_per_tower(tmp_path: Path) -> None:
 def test_bad_command_line_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                          args: list[str], says: str) -> None:
     out = tmp_path / "o"
-    try:
-        code = AM.main(["--out", str(out), *args])
-    except SystemExit as exc:
-        code = exc.code
-    err = capsys.readouterr().err
+    code, err = exit_and_stderr(AM.main, ["--out", str(out), *args], capsys)
     assert code == 2 and says in err and err.count("\n") == 1, err
     assert not out.exists()
 

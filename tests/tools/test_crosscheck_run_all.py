@@ -12,6 +12,13 @@ from tests.scripts import TOOLS, load_script
 run_all = load_script(TOOLS / "crosscheck" / "run_all.py", "crosscheck_run_all")
 
 
+def test_every_generator_is_measured() -> None:
+    # A blind model written but not registered would never be run.
+    scripts = sorted(TOOLS.glob("crosscheck*/make_recordings*.py"))
+    assert len(scripts) >= 39
+    assert sorted(run_all.GENERATORS.values()) == scripts
+
+
 def test_run_all_makes_detects_and_scores_each_model(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
