@@ -390,6 +390,12 @@ class LivePipeline:
         detector = self.pipeline.detector
         return tuple(sorted(detector.fusion.deaf_discs.deaf)) if detector else ()
 
+    def shaking(self) -> bool:
+        """Whether the load cells feel a shaking common to all, taken out (``commonshake``)."""
+        detector = self.pipeline.detector
+        shake = detector.common_shake if detector else None
+        return shake is not None and shake.engaged
+
     def rocking_hz(self) -> float:
         """How fast the tower rocks on its table, as the detector combs it out (0: it does not)."""
         detector = self.pipeline.detector

@@ -6,12 +6,13 @@ See :mod:`dsp.detect` for the public API and an example.
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from dsp.detect.acoustic import AcousticLevelModel
 from dsp.detect.calibration import DetectorCalibration
+from dsp.detect.commonshake import CommonShakeCanceller
 from dsp.detect.converter import SpikeShapes
 from dsp.detect.cubes import CubeScale
 from dsp.detect.discgains import DiscGains
@@ -84,6 +85,9 @@ class DetectorDiagnostics:
     disc_gains_db: tuple[float, ...] = ()
     #: The mains harmonics notched out of the discs' signals (``hum``), Hz.
     hum_hz: tuple[float, ...] = ()
+    #: Stream seconds whose load rows had a shaking common to every cell
+    #: taken out (``commonshake``: a train's floor, a shaken table).
+    shaken_s: float = 0.0
 
 
 class Detector:
@@ -125,6 +129,7 @@ class Detector:
         # The processors are built for the rate the load rows come at, once
         # the stream's first rows have shown it (``loadfront``).
         self.load_front = LoadFrontEnd(n_channels=n_levels, hello_rate_hz=load_rate_hz)
+        self.common_shake: CommonShakeCanceller | None = None
         self._build_load_views(load_rate_hz)
         self.scale = CubeScale(n_levels=n_levels, cube_counts=cal.cube_counts())
         self.acoustic = AcousticLevelModel(
@@ -259,12 +264,21 @@ class Detector:
             self._build_load_views(self.load_front.rate_hz)
             self._unit_version = -1
             self._sync_unit()
+        rows = self._without_common_shaking(rows)
         t_s = rows.t_s
         self.fusion.load_coverage.add(t_s)
         self.fusion.load_history.add(t_s, rows.values, rows.valid, rows.fresh)
         self._load_waiting.append(rows)
         self._process_load()
         return self._advance()
+
+    def _without_common_shaking(self, rows: LoadRows) -> LoadRows:
+        """The rows with the shaking every cell feels at once taken out (``commonshake``)."""
+        if self.common_shake is None or self.common_shake.rate_hz != self.load_front.rate_hz:
+            self.common_shake = CommonShakeCanceller(
+                n_channels=self.n_levels, rate_hz=self.load_front.rate_hz)
+        values = self.common_shake.process(rows.values, rows.valid, rows.fresh)
+        return rows if values is rows.values else replace(rows, values=values)
 
     def _process_load(self) -> None:
         """Run the load processors over the waiting readings up to ``_unit_until``."""
@@ -471,7 +485,14 @@ class Detector:
             rocking_hz=self.rocking.rocking_hz,
             disc_gains_db=self.disc_gains_db,
             hum_hz=self.hum_hz,
+            shaken_s=self.shaken_s,
         )
+
+    @property
+    def shaken_s(self) -> float:
+        """Stream seconds of load rows with the common shaking taken out."""
+        shake = self.common_shake
+        return 0.0 if shake is None else shake.engaged_rows / shake.rate_hz
 
     def learnt_calibration(self) -> DetectorCalibration:
         """What the detector has learnt, as a calibration to start from next time."""

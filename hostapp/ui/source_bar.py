@@ -85,6 +85,13 @@ _ROCKING = (
 )
 
 
+_SHAKING = (
+    "The tower shakes with what it stands on (a moving train, a machine nearby): the "
+    "shaking, the same on every load cell, is taken out of their readings. Faint landings "
+    "may still be missed; a felt pad under the tower helps."
+)
+
+
 _HUM = (
     "The contact microphones pick up mains hum ({hz} Hz): it is filtered out, but faint "
     "landings may be missed. A ground loop: try another USB port or unplug chargers near "
@@ -121,6 +128,8 @@ def warning_line(status: StreamStatus) -> str:
             parts.append(tr(_LOUD_DISC if gain > 0 else _QUIET_DISC, level=level, db=abs(gain)))
     if status.rocking_hz > 0:
         parts.append(tr(_ROCKING, hz=status.rocking_hz))
+    if status.shaking:
+        parts.append(tr(_SHAKING))
     if status.hum_hz:
         parts.append(tr(_HUM, hz=", ".join(f"{hz:.0f}" for hz in status.hum_hz)))
     return " ".join(parts)

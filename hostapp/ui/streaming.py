@@ -71,6 +71,9 @@ class Detector(Protocol):
     def rocking_hz(self) -> float:
         """How fast the tower rocks on its table (0: it does not)."""
 
+    def shaking(self) -> bool:
+        """Whether the load cells feel a shaking common to all (a train's floor), taken out."""
+
     def disc_gains_db(self) -> tuple[float, ...]:
         """Each contact microphone's gain as the ear equalises it, dB (0: like the others)."""
 
@@ -125,6 +128,7 @@ class StreamStatus:
     disc_gains_db: tuple[float, ...] = ()
     hum_hz: tuple[float, ...] = ()
     flaky_cells: tuple[int, ...] = ()
+    shaking: bool = False
 
 
 class DetectionWorker(threading.Thread):
@@ -156,6 +160,7 @@ class DetectionWorker(threading.Thread):
         self.deaf_discs: tuple[int, ...] = ()
         self.flaky_cells: tuple[int, ...] = ()
         self.rocking_hz = 0.0
+        self.shaking = False
         self.disc_gains_db: tuple[float, ...] = ()
         self.hum_hz: tuple[float, ...] = ()
 
@@ -173,12 +178,14 @@ class DetectionWorker(threading.Thread):
             silent, deaf = self._detector.silent_cells(), self._detector.deaf_discs()
             flaky = self._detector.flaky_cells()
             rocking = self._detector.rocking_hz()
+            shaking = self._detector.shaking()
             gains = self._detector.disc_gains_db()
             hum = self._detector.hum_hz()
             with self._lock:
                 self.silent_cells, self.deaf_discs = silent, deaf
                 self.flaky_cells = flaky
                 self.rocking_hz = rocking
+                self.shaking = shaking
                 self.disc_gains_db = gains
                 self.hum_hz = hum
                 overflow = len(self._messages) + len(batch) - (self._messages.maxlen or 0)
@@ -387,5 +394,6 @@ class StreamHub(QObject):
                 rocking_hz=self._worker.rocking_hz if self._worker is not None else 0.0,
                 disc_gains_db=self._worker.disc_gains_db if self._worker is not None else (),
                 hum_hz=self._worker.hum_hz if self._worker is not None else (),
+                shaking=self._worker.shaking if self._worker is not None else False,
             )
         )
