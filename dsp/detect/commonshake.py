@@ -42,16 +42,29 @@ import numpy as np
 
 from dsp.detect.biquad import linear_filter
 
+# Why 1 s: engaging waits 5 s anyway, and each update (the correlations'
+# eigenvalue, the bounds) costs as much as a second of weighing; at 0.4 s
+# (computing the shares every time) detect took 10-25 % longer on a still
+# tower, now about 7 %.
 BLOCK_S = 1.0
+# Why 5 s: a car's shaking (1-20 Hz) fills it many times over, and a
+# landing's step, one winsorised row, weighs nothing in it.
 COVARIANCE_TAU_S = 5.0
+# Why 2 s: slower than any shaking worth taking out, faster than a drift.
 LEAK_TAU_S = 2.0
+# Why 0.8 / 0.6: model AM's moving trains held 0.82-1.00 throughout; a
+# tower on a still table, 0.1-0.2; knocks, footsteps and a hand leaning on
+# the table reached 0.80-0.93, but for 4 s at most (ENGAGE_HOLD_S).
 ENGAGE_SHARE = 0.8
 DISENGAGE_SHARE = 0.6
 ENGAGE_HOLD_S = 5.0
+# Why 16: from fewer rows than twice the channels, eight independent channels'
+# correlations hold half their sum or more by chance.
 WARMUP_ROWS = 16
 EARLY_BLOCKS = 2
 WINSOR_SIGMAS = 3.0
 CLIP_BLOCKS = 5
+# Why 3: the median of three still outvotes one cube's step among them.
 MIN_LIVE_CHANNELS = 3
 POWER_STEPS = 4
 _ONE = np.array([1.0])
@@ -77,7 +90,6 @@ class CommonShakeCanceller:
         self._leak = float(np.exp(-dt / LEAK_TAU_S))
         self._leak_filter = np.array([1.0, -self._leak])  # y[n] = leak y[n-1] + x[n]
         self.block_rows = max(4, round(BLOCK_S * self.rate_hz))
-        self._warmup_rows = WARMUP_ROWS
         self._forget_rows = round(2 * LEAK_TAU_S * self.rate_hz)
         n = self.n_channels
         self._cov = np.zeros((n, n))
@@ -251,7 +263,7 @@ class CommonShakeCanceller:
 
     def _update_parameters(self) -> None:
         self._weigh_pending()
-        if self._cov_rows < self._warmup_rows:
+        if self._cov_rows < WARMUP_ROWS:
             return
         spread = np.sqrt(np.maximum(np.diag(self._cov), 0.0))
         if self._block_abs:
@@ -287,7 +299,7 @@ class CommonShakeCanceller:
             shaking = together >= DISENGAGE_SHARE
         else:
             shaking = held
-        if shaking and self._whole_rows >= self._warmup_rows:
+        if shaking and self._whole_rows >= WARMUP_ROWS:
             start = self._gain if np.any(self._gain) else spread
             direction, top = _top_eigen(self._cov, start)
             self._gain = direction * np.sqrt(max(top, 0.0))
