@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from hostapp.protocol import FrameDecoder
+
 
 @dataclass
 class Stream:
@@ -45,6 +47,17 @@ class Stream:
     def load_g(self, ch: int, t0: float, t1: float, cpg: float) -> np.ndarray:
         """The same in grams, for a cell of ``cpg`` counts per gram."""
         return self.load(ch, t0, t1) / cpg
+
+
+def decode_stream(raw: bytes) -> Stream:
+    """A recording's messages, framed by the host's decoder, with its sensor data read."""
+    s = Stream()
+    assert raw.endswith(b"\x00"), "the stream ends with a delimiter"
+    decoder = FrameDecoder()  # contracts.md's COBS and CRC, as the host reads them
+    s.msgs = [(typ, seq, bytes(body)) for typ, seq, body in decoder.feed_raw(raw)]
+    s.damaged = decoder.stats.damaged_frames
+    assert all(3 + len(body) + 2 <= 254 for _, _, body in s.msgs)
+    return read_messages(s)
 
 
 def read_messages(s: Stream) -> Stream:

@@ -22,9 +22,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hostapp.protocol import FrameDecoder, cobs_decode, crc16
+from hostapp.protocol import cobs_decode, crc16
 from tests.scripts import load_script
-from tests.tools.blind_models import Stream, exit_and_stderr, perfect_events, read_messages
+from tests.tools.blind_models import (
+    Stream,
+    decode_stream,
+    exit_and_stderr,
+    perfect_events,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "tools" / "crosscheck_al" / "make_recordings_al.py"
@@ -39,16 +44,6 @@ DURATIONS = {"single": 25.0, "rapid": 25.0, "noisy": 30.0, "game": 80.0}
 # -- the stream, read by the host's own decoder -------------------------------------------
 
 
-def decode(raw: bytes) -> Stream:
-    s = Stream()
-    assert raw.endswith(b"\x00"), "the stream ends with a delimiter"
-    decoder = FrameDecoder()  # contracts.md's COBS and CRC, as the host reads them
-    s.msgs = [(typ, seq, bytes(body)) for typ, seq, body in decoder.feed_raw(raw)]
-    s.damaged = decoder.stats.damaged_frames
-    assert all(3 + len(body) + 2 <= 254 for _, _, body in s.msgs)
-    return read_messages(s)
-
-
 @dataclass
 class Rec:
     sc: Any
@@ -59,7 +54,7 @@ class Rec:
 
 def _rec(sc: Any) -> Rec:
     raw, truth = AL.render(sc)
-    return Rec(sc, raw, truth, decode(raw))
+    return Rec(sc, raw, truth, decode_stream(raw))
 
 
 @pytest.fixture(scope="module")
@@ -495,7 +490,7 @@ def test_creaks_are_faint_broadband_ticks_after_load_changes() -> None:
         assert any(0.04 < t - u < 1.6 and x["floor"] == lv
                    for x in r.truth["landings"] for u in loads if u == x["t"])
     sc.impacts = [i for i in sc.impacts if i.kind != "creak"]
-    quiet = decode(AL.render(sc)[0])
+    quiet = decode_stream(AL.render(sc)[0])
     diff = r.d.pz - quiet.pz
     assert np.abs(diff[r.d.pz_t < creaks[0][0] - 0.001]).max() <= 1  # nothing before
     fs = sc.tw.piezo_rate_hz
@@ -526,7 +521,7 @@ def test_a_loose_disc_jumps_between_two_sensitivities_and_rattles() -> None:
     assert ld["level"] == 3 and len(ld["states"]) == 2 and ld["states"][1][0] > 8.5
     assert [x[0] for x in ld["rattles"]] == [8.5]
     sc.tw = dataclasses.replace(sc.tw, loose=-1)
-    glued = decode(AL.render(sc)[0])
+    glued = decode_stream(AL.render(sc)[0])
     gains = []
     for t in weak:
         sel = (r.d.pz_t >= t) & (r.d.pz_t < t + 0.08)

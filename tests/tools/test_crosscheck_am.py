@@ -22,9 +22,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hostapp.protocol import FrameDecoder, cobs_decode, crc16
+from hostapp.protocol import cobs_decode, crc16
 from tests.scripts import load_script
-from tests.tools.blind_models import Stream, exit_and_stderr, perfect_events, read_messages
+from tests.tools.blind_models import (
+    Stream,
+    decode_stream,
+    exit_and_stderr,
+    perfect_events,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "tools" / "crosscheck_am" / "make_recordings_am.py"
@@ -37,16 +42,6 @@ DURATIONS = {"single": 30.0, "rapid": 25.0, "noisy": 30.0, "game": 80.0}
 
 # -- the stream, read by the host's own decoder -------------------------------------------
 
-def decode(raw: bytes) -> Stream:
-    s = Stream()
-    assert raw.endswith(b"\x00"), "the stream ends with a delimiter"
-    decoder = FrameDecoder()
-    s.msgs = [(typ, seq, bytes(body)) for typ, seq, body in decoder.feed_raw(raw)]
-    s.damaged = decoder.stats.damaged_frames
-    assert all(3 + len(body) + 2 <= 254 for _, _, body in s.msgs)
-    return read_messages(s)
-
-
 @dataclass
 class Rec:
     sc: Any
@@ -57,7 +52,7 @@ class Rec:
 
 def _rec(sc: Any) -> Rec:
     raw, truth = AM.render(sc)
-    return Rec(sc, raw, truth, decode(raw))
+    return Rec(sc, raw, truth, decode_stream(raw))
 
 
 @pytest.fixture(scope="module")
