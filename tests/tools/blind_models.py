@@ -1,5 +1,5 @@
-"""What the blind models' tests share: their recordings read back, a perfect detector,
-and how a generator's command line answers.
+"""What the blind models' tests share: their recordings rendered and read back, a perfect
+detector, and how a generator's command line answers.
 
 The framing is the host's own (``hostapp.protocol.FrameDecoder``: one
 implementation per language); the message layouts of contracts.md are
@@ -10,8 +10,11 @@ checks its bytes against the contract and not against our reading of it.
 from __future__ import annotations
 
 import struct
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -137,3 +140,47 @@ def exit_and_stderr(main: Callable[[list[str]], int], argv: list[str],
     except SystemExit as exc:
         code = exc.code
     return code, capsys.readouterr().err
+
+
+@dataclass
+class Recording:
+    """A scene rendered: the scene, its bytes, its truth, and the stream read back."""
+
+    sc: Any
+    raw: bytes
+    truth: dict[str, Any]
+    d: Stream
+
+
+def rendered(model: Any, scene: Any,
+             decode: Callable[[bytes], Stream] = decode_stream) -> Recording:
+    """``model.render(scene)``, read back by ``decode``."""
+    raw, truth = model.render(scene)
+    return Recording(scene, raw, truth, decode(raw))
+
+
+def script_and_function_agree(script: Path, main: Callable[[list[str]], int], args: list[str],
+                              tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """Run a generator as a script and as a function with ``args`` (less ``--out``).
+
+    Both must succeed and write the same bytes, every recording with its
+    truth; returns the script's process and the folder it wrote.
+    """
+    out1, out2 = tmp_path / "a", tmp_path / "b"
+    proc = subprocess.run([sys.executable, str(script), "--out", str(out1), *args],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert main(["--out", str(out2), *args]) == 0
+    for p in out1.iterdir():  # the script and the function write the same bytes
+        assert p.read_bytes() == (out2 / p.name).read_bytes()
+        if p.suffix == ".bin":
+            assert p.with_name(p.name.replace(".bin", ".truth.json")).exists()
+    return proc, out1
+
+
+def assert_the_shell_gets_one_line(script: Path, tmp_path: Path) -> None:
+    """An unknown scenario from the shell: exit 2, one line naming it, nothing written."""
+    proc = subprocess.run([sys.executable, str(script), "--out", str(tmp_path / "o"),
+                           "--scenarios", "long"], capture_output=True, text=True, check=False)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    assert "unknown scenario 'long'" in proc.stderr and not (tmp_path / "o").exists()

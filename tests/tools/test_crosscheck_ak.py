@@ -13,9 +13,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import struct
-import subprocess
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +22,16 @@ from scipy import signal
 
 from hostapp.protocol import FrameDecoder, cobs_decode, crc16
 from tests.scripts import load_script
-from tests.tools.blind_models import Stream, exit_and_stderr, perfect_events, read_messages
+from tests.tools.blind_models import (
+    Recording,
+    Stream,
+    assert_the_shell_gets_one_line,
+    exit_and_stderr,
+    perfect_events,
+    read_messages,
+    rendered,
+    script_and_function_agree,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "tools" / "crosscheck_ak" / "make_recordings_ak.py"
@@ -55,21 +61,12 @@ def decode(raw: bytes) -> Stream:
     return read_messages(s)
 
 
-@dataclass
-class Rec:
-    sc: Any
-    raw: bytes
-    truth: dict[str, Any]
-    d: Stream
-
-
-def _rec(sc: Any) -> Rec:
-    raw, truth = AK.render(sc)
-    return Rec(sc, raw, truth, decode(raw))
+def _rec(sc: Any) -> Recording:
+    return rendered(AK, sc, decode)
 
 
 @pytest.fixture(scope="module")
-def recs() -> dict[str, Rec]:
+def recs() -> dict[str, Recording]:
     return {sc: _rec(AK.simulate(SEED, sc, dur)) for sc, dur in DURATIONS.items()}
 
 
@@ -107,7 +104,7 @@ def test_crc_and_cobs_follow_the_contract() -> None:
     assert int.from_bytes(msg[-2:], "little") == crc16(msg[:-2])
 
 
-def test_streams_decode_clean(recs: dict[str, Rec]) -> None:
+def test_streams_decode_clean(recs: dict[str, Recording]) -> None:
     for name, r in recs.items():
         tw, d = r.sc.tw, r.d
         # only a recording opened on a running device starts inside a frame
@@ -134,7 +131,7 @@ def test_streams_decode_clean(recs: dict[str, Rec]) -> None:
         assert np.all(np.diff(ups) == 1000)
 
 
-def test_a_running_device_mid_frame_clock_wrap_and_late_hello(recs: dict[str, Rec]) -> None:
+def test_a_running_device_mid_frame_clock_wrap_and_late_hello(recs: dict[str, Recording]) -> None:
     """The single session of tower 13 was opened on a running device whose clock wraps."""
     r = recs["single"]
     sess = r.truth["session"]
@@ -153,7 +150,7 @@ def test_a_running_device_mid_frame_clock_wrap_and_late_hello(recs: dict[str, Re
     assert abs(r.d.pz_t[-1] - r.truth["duration_s"]) < 0.01
 
 
-def test_a_fresh_device_starts_with_hello_seq_0(recs: dict[str, Rec]) -> None:
+def test_a_fresh_device_starts_with_hello_seq_0(recs: dict[str, Recording]) -> None:
     fresh = [r for r in recs.values() if r.sc.start != "running"]
     assert fresh
     for r in fresh:
@@ -192,19 +189,11 @@ def test_same_seed_same_bytes() -> None:
 
 
 def test_command_line_writes_four_truths_per_tower(tmp_path: Path) -> None:
-    out1, out2 = tmp_path / "a", tmp_path / "b"
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--out", str(out1), "--towers", "2",
-                           "--first-seed", "9", "--duration", "12"],
-                          capture_output=True, text=True, check=False)
-    assert proc.returncode == 0, proc.stderr
-    assert AK.main(["--out", str(out2), "--towers", "2", "--first-seed", "9",
-                    "--duration", "12"]) == 0
+    proc, out1 = script_and_function_agree(
+        SCRIPT, AK.main, ["--towers", "2", "--first-seed", "9", "--duration", "12"],
+        tmp_path)
     truths = sorted(p.name for p in out1.glob("*.truth.json"))
     assert len(truths) == 8 and "single_t9.truth.json" in truths and "game_t10.truth.json" in truths
-    for p in out1.iterdir():  # the script and the function write the same bytes
-        assert p.read_bytes() == (out2 / p.name).read_bytes()
-        if p.suffix == ".bin":
-            assert p.with_name(p.name.replace(".bin", ".truth.json")).exists()
 
 
 @pytest.mark.parametrize(("args", "says"), [
@@ -223,13 +212,10 @@ def test_bad_command_line_one_line_error(tmp_path: Path, capsys: pytest.CaptureF
 
 
 def test_bad_command_line_from_the_shell(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--out", str(tmp_path / "o"),
-                           "--scenarios", "long"], capture_output=True, text=True, check=False)
-    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
-    assert "unknown scenario 'long'" in proc.stderr and not (tmp_path / "o").exists()
+    assert_the_shell_gets_one_line(SCRIPT, tmp_path)
 
 
-def test_truth_is_what_the_scorer_reads(recs: dict[str, Rec], tmp_path: Path) -> None:
+def test_truth_is_what_the_scorer_reads(recs: dict[str, Recording], tmp_path: Path) -> None:
     for name, r in recs.items():
         path = tmp_path / f"{name}_t{SEED}.truth.json"
         path.write_text(json.dumps(r.truth))
@@ -257,7 +243,7 @@ def test_truth_is_what_the_scorer_reads(recs: dict[str, Rec], tmp_path: Path) ->
         SCORE.read_truth(bad)
 
 
-def test_truth_times_are_ordered_and_the_start_is_quiet(recs: dict[str, Rec]) -> None:
+def test_truth_times_are_ordered_and_the_start_is_quiet(recs: dict[str, Recording]) -> None:
     for r in recs.values():
         tr = r.truth
         q = tr["quiet_until"]
@@ -273,7 +259,7 @@ def test_truth_times_are_ordered_and_the_start_is_quiet(recs: dict[str, Rec]) ->
         assert by == {k["by_fid"] for k in tr["knockdowns"]}
 
 
-def test_a_game_follows_the_rules(recs: dict[str, Rec]) -> None:
+def test_a_game_follows_the_rules(recs: dict[str, Recording]) -> None:
     tr = recs["game"].truth
     g = tr["game"]
     n = len(g["players"])
@@ -314,7 +300,7 @@ def _isolated(tr: dict[str, Any], t: float, before: float, after: float) -> bool
     return not any(t - before < u < t + after for u in times if abs(u - t) > 1e-6)
 
 
-def test_landings_step_their_own_level_by_the_cube_mass(recs: dict[str, Rec]) -> None:
+def test_landings_step_their_own_level_by_the_cube_mass(recs: dict[str, Recording]) -> None:
     checked = 0
     for name in ("single", "rapid", "noisy"):
         r = recs[name]
@@ -334,7 +320,7 @@ def test_landings_step_their_own_level_by_the_cube_mass(recs: dict[str, Rec]) ->
     assert checked >= 5
 
 
-def test_lifted_levels_read_invalid_until_closed(recs: dict[str, Rec]) -> None:
+def test_lifted_levels_read_invalid_until_closed(recs: dict[str, Recording]) -> None:
     r = recs["game"]
     d = r.d
     assert any(x["exposed"] < 7 for x in r.truth["lifts"])
@@ -352,7 +338,7 @@ def test_lifted_levels_read_invalid_until_closed(recs: dict[str, Rec]) -> None:
                                   if x["t"] < d.ld_t[-1] - 1)
 
 
-def test_removals_take_the_cubes_off_the_open_level(recs: dict[str, Rec]) -> None:
+def test_removals_take_the_cubes_off_the_open_level(recs: dict[str, Recording]) -> None:
     r = recs["game"]
     cpg = r.sc.tw.cpg
     assert r.truth["removals"]
@@ -466,7 +452,7 @@ def test_the_ground_loop_hums_on_every_pin_alike() -> None:
         assert np.all(np.abs(spec[ih - 3:ih + 4]).max(axis=0) > 10 * noise)
 
 
-def test_rapid_series_and_handfuls(recs: dict[str, Rec]) -> None:
+def test_rapid_series_and_handfuls(recs: dict[str, Recording]) -> None:
     for name in ("rapid", "noisy"):
         lands = [x for x in recs[name].truth["landings"] if not x["knocked"]]
         series: dict[int, list[dict[str, Any]]] = {}

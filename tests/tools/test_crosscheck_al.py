@@ -13,9 +13,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import struct
-import subprocess
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +22,14 @@ import pytest
 from hostapp.protocol import cobs_decode, crc16
 from tests.scripts import load_script
 from tests.tools.blind_models import (
+    Recording,
     Stream,
+    assert_the_shell_gets_one_line,
     decode_stream,
     exit_and_stderr,
     perfect_events,
+    rendered,
+    script_and_function_agree,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,21 +45,12 @@ DURATIONS = {"single": 25.0, "rapid": 25.0, "noisy": 30.0, "game": 80.0}
 # -- the stream, read by the host's own decoder -------------------------------------------
 
 
-@dataclass
-class Rec:
-    sc: Any
-    raw: bytes
-    truth: dict[str, Any]
-    d: Stream
-
-
-def _rec(sc: Any) -> Rec:
-    raw, truth = AL.render(sc)
-    return Rec(sc, raw, truth, decode_stream(raw))
+def _rec(sc: Any) -> Recording:
+    return rendered(AL, sc)
 
 
 @pytest.fixture(scope="module")
-def recs() -> dict[str, Rec]:
+def recs() -> dict[str, Recording]:
     return {sc: _rec(AL.simulate(SEED, sc, dur)) for sc, dur in DURATIONS.items()}
 
 
@@ -108,7 +100,7 @@ def test_crc_and_cobs_follow_the_contract() -> None:
     assert msg[:3] == b"\x03\x34\x12" and int.from_bytes(msg[-2:], "little") == crc16(msg[:-2])
 
 
-def test_streams_decode_clean(recs: dict[str, Rec]) -> None:
+def test_streams_decode_clean(recs: dict[str, Recording]) -> None:
     for name, r in recs.items():
         tw, d, sess = r.sc.tw, r.d, r.truth["session"]
         # damage only where the session or the truth's stalls put it
@@ -181,7 +173,7 @@ def is_whole(enc: bytes) -> bool:
     return len(msg) >= 5 and int.from_bytes(msg[-2:], "little") == crc16(msg[:-2])
 
 
-def test_a_fresh_device_starts_with_hello_seq_0(recs: dict[str, Rec]) -> None:
+def test_a_fresh_device_starts_with_hello_seq_0(recs: dict[str, Recording]) -> None:
     fresh = [r for r in recs.values() if r.truth["session"]["start"] != "running"]
     assert {r.truth["session"]["start"] for r in fresh} == {"plugged", "dtr"}
     for r in fresh:
@@ -221,19 +213,11 @@ def test_same_seed_same_bytes() -> None:
 
 
 def test_command_line_writes_four_truths_per_tower(tmp_path: Path) -> None:
-    out1, out2 = tmp_path / "a", tmp_path / "b"
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--out", str(out1), "--towers", "1",
-                           "--first-seed", "9", "--duration", "12"],
-                          capture_output=True, text=True, check=False)
-    assert proc.returncode == 0, proc.stderr
-    assert AL.main(["--out", str(out2), "--towers", "1", "--first-seed", "9",
-                    "--duration", "12"]) == 0
+    proc, out1 = script_and_function_agree(
+        SCRIPT, AL.main, ["--towers", "1", "--first-seed", "9", "--duration", "12"],
+        tmp_path)
     truths = sorted(p.name for p in out1.glob("*.truth.json"))
     assert truths == [f"{s}_t9.truth.json" for s in ("game", "noisy", "rapid", "single")]
-    for p in out1.iterdir():  # the script and the function write the same bytes
-        assert p.read_bytes() == (out2 / p.name).read_bytes()
-        if p.suffix == ".bin":
-            assert p.with_name(p.name.replace(".bin", ".truth.json")).exists()
 
 
 @pytest.mark.parametrize(("args", "says"), [
@@ -263,13 +247,10 @@ def test_an_uncreatable_folder_is_one_line(tmp_path: Path,
 
 
 def test_bad_command_line_from_the_shell(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--out", str(tmp_path / "o"),
-                           "--scenarios", "long"], capture_output=True, text=True, check=False)
-    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
-    assert "unknown scenario 'long'" in proc.stderr and not (tmp_path / "o").exists()
+    assert_the_shell_gets_one_line(SCRIPT, tmp_path)
 
 
-def test_truth_is_what_the_scorer_reads(recs: dict[str, Rec], tmp_path: Path) -> None:
+def test_truth_is_what_the_scorer_reads(recs: dict[str, Recording], tmp_path: Path) -> None:
     for name, r in recs.items():
         path = tmp_path / f"{name}_t{SEED}.truth.json"
         path.write_text(json.dumps(r.truth))
@@ -298,7 +279,7 @@ def test_truth_is_what_the_scorer_reads(recs: dict[str, Rec], tmp_path: Path) ->
         SCORE.read_truth(bad)
 
 
-def test_truth_times_are_ordered_and_the_start_is_quiet(recs: dict[str, Rec]) -> None:
+def test_truth_times_are_ordered_and_the_start_is_quiet(recs: dict[str, Recording]) -> None:
     for r in recs.values():
         tr = r.truth
         q = tr["quiet_until"]
@@ -319,7 +300,7 @@ def test_truth_times_are_ordered_and_the_start_is_quiet(recs: dict[str, Rec]) ->
             assert (k["by_fid"] is None) == (k["cause"] != "strike")
 
 
-def test_a_game_follows_the_rules(recs: dict[str, Rec]) -> None:
+def test_a_game_follows_the_rules(recs: dict[str, Recording]) -> None:
     tr = recs["game"].truth
     g = tr["game"]
     n = len(g["players"])
@@ -363,7 +344,7 @@ def _isolated(tr: dict[str, Any], t: float, before: float, after: float) -> bool
     return not any(t - before < u < t + after for u in times if abs(u - t) > 1e-6)
 
 
-def test_landings_step_their_own_level_by_the_cube_mass(recs: dict[str, Rec]) -> None:
+def test_landings_step_their_own_level_by_the_cube_mass(recs: dict[str, Recording]) -> None:
     """Eleven throws on tower 4, cubes of both editions: each isolated landing steps its own
     level by its own cube's mass and no other level, every cell in the counts per gram of
     its batch (the replacement cells on levels 3 and 6 read fewer counts per gram, and the
@@ -409,7 +390,7 @@ def test_landings_step_their_own_level_by_the_cube_mass(recs: dict[str, Rec]) ->
     assert checked >= 2
 
 
-def test_two_editions_of_cubes(recs: dict[str, Rec]) -> None:
+def test_two_editions_of_cubes(recs: dict[str, Recording]) -> None:
     """Original 10 mm wooden cubes (swollen a little by the damp) and lighter, bouncier
     replacements, mixed in every scenario."""
     tw = recs["rapid"].sc.tw
@@ -572,7 +553,7 @@ def test_a_cracked_solder_joint_spikes_and_drops_out() -> None:
     assert d.status[-1][1] >= sum(b["t"] < d.status[-1][0] / 1000 - sc.up0 for b in cj["bursts"])
 
 
-def test_lifted_levels_read_invalid_until_closed(recs: dict[str, Rec]) -> None:
+def test_lifted_levels_read_invalid_until_closed(recs: dict[str, Recording]) -> None:
     r = recs["game"]
     d = r.d
     cracked = r.sc.tw.cracked
@@ -595,7 +576,7 @@ def test_lifted_levels_read_invalid_until_closed(recs: dict[str, Rec]) -> None:
     assert d.status[-1][1] >= lifted
 
 
-def test_removals_take_the_cubes_off_the_open_level(recs: dict[str, Rec]) -> None:
+def test_removals_take_the_cubes_off_the_open_level(recs: dict[str, Recording]) -> None:
     r = recs["game"]
     cpg = r.sc.tw.cpg
     assert r.truth["removals"]
@@ -679,7 +660,7 @@ def test_the_cabin_rain_stove_and_hands() -> None:
     assert abs(back) < 0.01
 
 
-def test_rapid_series_and_two_cubes_at_once(recs: dict[str, Rec]) -> None:
+def test_rapid_series_and_two_cubes_at_once(recs: dict[str, Recording]) -> None:
     lands = [x for x in recs["rapid"].truth["landings"] if not x["knocked"]]
     series: dict[int, list[float]] = {}
     pairs: dict[int, list[float]] = {}

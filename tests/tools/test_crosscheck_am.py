@@ -13,9 +13,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import struct
-import subprocess
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +22,13 @@ import pytest
 from hostapp.protocol import cobs_decode, crc16
 from tests.scripts import load_script
 from tests.tools.blind_models import (
+    Recording,
     Stream,
-    decode_stream,
+    assert_the_shell_gets_one_line,
     exit_and_stderr,
     perfect_events,
+    rendered,
+    script_and_function_agree,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,21 +42,12 @@ DURATIONS = {"single": 30.0, "rapid": 25.0, "noisy": 30.0, "game": 80.0}
 
 # -- the stream, read by the host's own decoder -------------------------------------------
 
-@dataclass
-class Rec:
-    sc: Any
-    raw: bytes
-    truth: dict[str, Any]
-    d: Stream
-
-
-def _rec(sc: Any) -> Rec:
-    raw, truth = AM.render(sc)
-    return Rec(sc, raw, truth, decode_stream(raw))
+def _rec(sc: Any) -> Recording:
+    return rendered(AM, sc)
 
 
 @pytest.fixture(scope="module")
-def recs() -> dict[str, Rec]:
+def recs() -> dict[str, Recording]:
     return {sc: _rec(AM.simulate(SEED, sc, dur)) for sc, dur in DURATIONS.items()}
 
 
@@ -129,7 +120,7 @@ def test_crc_and_cobs_follow_the_contract() -> None:
     assert msg[:3] == b"\x03\x34\x12" and int.from_bytes(msg[-2:], "little") == crc16(msg[:-2])
 
 
-def test_streams_decode_clean(recs: dict[str, Rec]) -> None:
+def test_streams_decode_clean(recs: dict[str, Recording]) -> None:
     for name, r in recs.items():
         tw, d, sess = r.sc.tw, r.d, r.truth["session"]
         assert d.damaged == 0, name
@@ -225,20 +216,12 @@ def test_same_seed_same_bytes() -> None:
 
 
 def test_command_line_writes_four_truths_per_tower(tmp_path: Path) -> None:
-    out1, out2 = tmp_path / "a", tmp_path / "b"
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--out", str(out1), "--towers", "1",
-                           "--first-seed", "9", "--duration", "15"],
-                          capture_output=True, text=True, check=False)
-    assert proc.returncode == 0, proc.stderr
+    proc, out1 = script_and_function_agree(
+        SCRIPT, AM.main, ["--towers", "1", "--first-seed", "9", "--duration", "15"],
+        tmp_path)
     assert proc.stderr.splitlines() == [f"{s}_t9" for s in AM.SCENARIOS]
-    assert AM.main(["--out", str(out2), "--towers", "1", "--first-seed", "9",
-                    "--duration", "15"]) == 0
     truths = sorted(p.name for p in out1.glob("*.truth.json"))
     assert truths == [f"{s}_t9.truth.json" for s in ("game", "noisy", "rapid", "single")]
-    for p in out1.iterdir():
-        assert p.read_bytes() == (out2 / p.name).read_bytes()
-        if p.suffix == ".bin":
-            assert p.with_name(p.name.replace(".bin", ".truth.json")).exists()
 
 
 @pytest.mark.parametrize(("args", "says"), [
@@ -276,13 +259,10 @@ def test_an_uncreatable_or_unwritable_folder_is_one_line(
 
 
 def test_bad_command_line_from_the_shell(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--out", str(tmp_path / "o"),
-                           "--scenarios", "long"], capture_output=True, text=True, check=False)
-    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
-    assert "unknown scenario 'long'" in proc.stderr and not (tmp_path / "o").exists()
+    assert_the_shell_gets_one_line(SCRIPT, tmp_path)
 
 
-def test_truth_is_what_the_scorer_reads(recs: dict[str, Rec], tmp_path: Path) -> None:
+def test_truth_is_what_the_scorer_reads(recs: dict[str, Recording], tmp_path: Path) -> None:
     for name, r in recs.items():
         path = tmp_path / f"{name}_t{SEED}.truth.json"
         path.write_text(json.dumps(r.truth))
@@ -312,7 +292,7 @@ def test_truth_is_what_the_scorer_reads(recs: dict[str, Rec], tmp_path: Path) ->
         SCORE.read_truth(bad)
 
 
-def test_truth_times_are_ordered_and_the_start_is_quiet(recs: dict[str, Rec]) -> None:
+def test_truth_times_are_ordered_and_the_start_is_quiet(recs: dict[str, Recording]) -> None:
     for r in recs.values():
         tr = r.truth
         q = tr["quiet_until"]
@@ -333,7 +313,7 @@ def test_truth_times_are_ordered_and_the_start_is_quiet(recs: dict[str, Rec]) ->
             assert (k["by_fid"] is None) == (k["cause"] == "slide")
 
 
-def test_a_game_follows_the_rules(recs: dict[str, Rec]) -> None:
+def test_a_game_follows_the_rules(recs: dict[str, Recording]) -> None:
     tr = recs["game"].truth
     g = tr["game"]
     n = len(g["players"])
@@ -540,7 +520,7 @@ def test_lurches_shift_cubes_a_little_without_landing() -> None:
     assert got == pytest.approx(sum(s["grams"] for s in shifts), abs=0.012)
 
 
-def test_lifted_levels_read_invalid_until_closed(recs: dict[str, Rec]) -> None:
+def test_lifted_levels_read_invalid_until_closed(recs: dict[str, Recording]) -> None:
     r = recs["game"]
     d = r.d
     assert r.truth["lifts"]
@@ -562,7 +542,7 @@ def test_lifted_levels_read_invalid_until_closed(recs: dict[str, Rec]) -> None:
     assert d.status[-1][1] >= lifted > 0
 
 
-def test_removals_take_the_cubes_off_the_open_level(recs: dict[str, Rec]) -> None:
+def test_removals_take_the_cubes_off_the_open_level(recs: dict[str, Recording]) -> None:
     r = recs["game"]
     cpg = r.sc.tw.cpg
     assert r.truth["removals"]
@@ -652,7 +632,7 @@ def test_petg_plates_ring_high_and_long() -> None:
         assert np.median(t.q[:, 0] / (np.pi * t.f1)) > 0.012
 
 
-def test_rapid_series_keep_their_spacing(recs: dict[str, Rec]) -> None:
+def test_rapid_series_keep_their_spacing(recs: dict[str, Recording]) -> None:
     lands = [x for x in recs["rapid"].truth["landings"] if not x["knocked"]]
     series: dict[int, list[float]] = {}
     for x in lands:
@@ -663,7 +643,7 @@ def test_rapid_series_keep_their_spacing(recs: dict[str, Rec]) -> None:
         assert np.all((gaps >= 0.3 - 1e-9) & (gaps <= 0.8 + 1e-9)), gaps
 
 
-def test_noisy_is_the_busiest_car(recs: dict[str, Rec]) -> None:
+def test_noisy_is_the_busiest_car(recs: dict[str, Recording]) -> None:
     single, noisy = recs["single"].truth, recs["noisy"].truth
     assert len(noisy["knocks"]) > len(single["knocks"])
     kinds = {k["kind"] for k in noisy["knocks"]}
