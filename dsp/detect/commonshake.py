@@ -189,10 +189,8 @@ class CommonShakeCanceller:
             # The shaking goes on while modules are off: the cells still in
             # place tell it (their shares are known), and the plate a hand
             # takes cubes from is read cleaned.
-            gain = self._gain[both]
-            safe = np.abs(gain) > 1e-12
-            scaled = np.where(safe, (x[both] - previous[both]) / np.where(safe, gain, 1.0), 0.0)
-            self._integral = self._leak * self._integral + float(np.median(scaled))
+            common = _common((x[both] - previous[both])[None, :], self._gain[both])
+            self._integral = self._leak * self._integral + common[0]
             out[live] -= self._gain[live] * self._integral[0]
             self.engaged_rows += 1
             self._previous = np.where(live, x, previous)
@@ -227,20 +225,13 @@ class CommonShakeCanceller:
         if diffs.shape[0] == 0:
             return
         if self._engaged:
-            common = self._common(diffs)
+            common = _common(diffs, self._gain)
             integral, _ = linear_filter(_ONE, self._leak_filter, common, 0,
                                         (self._leak * self._integral)[None, :])
             self._integral = integral[-1].copy()
             out_used -= integral * self._gain
             self.engaged_rows += diffs.shape[0]
         self._weigh(diffs)
-
-    def _common(self, diffs: np.ndarray) -> np.ndarray:
-        """Per row, the median of the channels' differences scaled by their share, ``(m, 1)``."""
-        gain = self._gain
-        safe = np.abs(gain) > 1e-12
-        scaled = np.where(safe, diffs / np.where(safe, gain, 1.0), 0.0)
-        return np.median(scaled, axis=1, keepdims=True)
 
     def _weigh_pending(self) -> None:
         if not self._pending:
@@ -314,7 +305,7 @@ class CommonShakeCanceller:
                 assert self._previous is not None
                 if self._whole_rows < self._forget_rows:
                     self._displacement = self._previous - self._run_sum / self._whole_rows
-                self._integral = self._common(self._displacement[None, :])[0]
+                self._integral = _common(self._displacement[None, :], self._gain)[0]
             self._engaged = True
         else:
             self._engaged = False
@@ -344,3 +335,10 @@ def _column_medians(rows: np.ndarray) -> np.ndarray:
     ordered = np.sort(rows, axis=0)
     m = ordered.shape[0]
     return 0.5 * (ordered[(m - 1) // 2] + ordered[m // 2])
+
+
+def _common(diffs: np.ndarray, gain: np.ndarray) -> np.ndarray:
+    """Per row, the median of the channels' differences scaled by their ``gain``, ``(m, 1)``."""
+    safe = np.abs(gain) > 1e-12
+    scaled = np.where(safe, diffs / np.where(safe, gain, 1.0), 0.0)
+    return np.median(scaled, axis=1, keepdims=True)
