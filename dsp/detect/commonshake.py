@@ -109,6 +109,7 @@ class CommonShakeCanceller:
         self._run_sum = np.zeros(n)  # their sum
         self._rows_seen = 0
         self.engaged_rows = 0  # rows the shaking was taken out of
+        self.cleaned = np.zeros(0, dtype=bool)  # which rows of the last block were cleaned
         self.together = 0.0  # how much the channels move together (1: as one)
         self._coherent_since: int | None = None  # rows seen when they began to
         self._hold_rows = round(ENGAGE_HOLD_S * self.rate_hz)
@@ -122,10 +123,12 @@ class CommonShakeCanceller:
         """The rows ``(m, n)`` with the common shaking taken out.
 
         While the tower is not shaking, ``values`` itself is given back.
+        Which rows were cleaned is ``cleaned`` afterwards.
         """
         live = np.asarray(valid, bool) & np.asarray(fresh, bool)
         whole = np.all(live, axis=1)
         m = whole.size
+        self.cleaned = np.zeros(m, dtype=bool)
         if (
             not self._engaged and self._previous is not None and self._previous_live.all()
             and self._rows_seen + m < self._next_update() and whole.all()
@@ -148,7 +151,8 @@ class CommonShakeCanceller:
             # A segment ends at the next block boundary: the parameters hold within it.
             update = self._next_update()
             stop = min(m, start + update - self._rows_seen)
-            self._segment(values[start:stop], live[start:stop], out[start:stop])
+            self._segment(values[start:stop], live[start:stop], out[start:stop],
+                          self.cleaned[start:stop])
             self._rows_seen += stop - start
             if self._rows_seen == update:
                 self._update_parameters()
@@ -167,7 +171,8 @@ class CommonShakeCanceller:
             return (self._rows_seen // early + 1) * early
         return (self._rows_seen // self.block_rows + 1) * self.block_rows
 
-    def _segment(self, x: np.ndarray, live: np.ndarray, out: np.ndarray) -> None:
+    def _segment(self, x: np.ndarray, live: np.ndarray, out: np.ndarray,
+                 cleaned: np.ndarray) -> None:
         whole = np.all(live, axis=1)
         i = 0
         while i < x.shape[0]:
@@ -175,14 +180,17 @@ class CommonShakeCanceller:
                 j = i
                 while j < x.shape[0] and whole[j]:
                     j += 1
-                self._whole_run(x[i:j], out[i:j])
+                cleaned[i:j] = self._whole_run(x[i:j], out[i:j])
                 i = j
             else:
-                self._odd_row(x[i], live[i], out[i])
+                cleaned[i] = self._odd_row(x[i], live[i], out[i])
                 i += 1
 
-    def _odd_row(self, x: np.ndarray, live: np.ndarray, out: np.ndarray) -> None:
-        """A row with channels missing (modules lifted), or the first whole one after."""
+    def _odd_row(self, x: np.ndarray, live: np.ndarray, out: np.ndarray) -> bool:
+        """A row with channels missing (modules lifted), or the first whole one after.
+
+        Whether it was cleaned.
+        """
         previous = self._previous
         both = (live & self._previous_live) if previous is not None else np.zeros_like(live)
         if self._engaged and previous is not None and int(both.sum()) >= MIN_LIVE_CHANNELS:
@@ -195,7 +203,7 @@ class CommonShakeCanceller:
             self.engaged_rows += 1
             self._previous = np.where(live, x, previous)
             self._previous_live = live.copy()
-            return
+            return True
         # Too few cells to tell the shaking by, or none to take out: nothing
         # weighed, nothing taken out, start again.
         self._whole_rows = 0
@@ -211,8 +219,10 @@ class CommonShakeCanceller:
         else:
             self._previous = None
             self._previous_live = np.zeros_like(live)
+        return False
 
-    def _whole_run(self, x: np.ndarray, out: np.ndarray) -> None:
+    def _whole_run(self, x: np.ndarray, out: np.ndarray) -> np.ndarray | bool:
+        """Whole rows in a row; which were cleaned."""
         previous = x[0] if self._previous is None else self._previous
         diffs = np.diff(np.vstack([previous[None, :], x]), axis=0)
         out_used = out
@@ -223,8 +233,9 @@ class CommonShakeCanceller:
         self._whole_rows += x.shape[0]
         self._run_sum += x.sum(axis=0)
         if diffs.shape[0] == 0:
-            return
-        if self._engaged:
+            return False
+        engaged = self._engaged
+        if engaged:
             common = _common(diffs, self._gain)
             integral, _ = linear_filter(_ONE, self._leak_filter, common, 0,
                                         (self._leak * self._integral)[None, :])
@@ -232,6 +243,9 @@ class CommonShakeCanceller:
             out_used -= integral * self._gain
             self.engaged_rows += diffs.shape[0]
         self._weigh(diffs)
+        if engaged and out_used is not out:
+            return np.arange(x.shape[0]) > 0
+        return engaged
 
     def _weigh_pending(self) -> None:
         if not self._pending:

@@ -278,7 +278,9 @@ class Detector:
             self.common_shake = CommonShakeCanceller(
                 n_channels=self.n_levels, rate_hz=self.load_front.rate_hz)
         values = self.common_shake.process(rows.values, rows.valid, rows.fresh)
-        return rows if values is rows.values else replace(rows, values=values)
+        if values is rows.values:
+            return rows
+        return replace(rows, values=values, shaken=self.common_shake.cleaned)
 
     def _process_load(self) -> None:
         """Run the load processors over the waiting readings up to ``_unit_until``."""

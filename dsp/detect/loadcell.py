@@ -548,6 +548,7 @@ class LoadChannelProcessor:
     def process(
         self, *, t_s: np.ndarray, values: np.ndarray, valid: np.ndarray,
         fresh: np.ndarray | None = None, read_t: np.ndarray | None = None,
+        shaken: np.ndarray | None = None,
     ) -> LoadBlockResult:
         """Feed a block of readings.
 
@@ -568,6 +569,10 @@ class LoadChannelProcessor:
             held stale reading, a reading put on a grid): a step's
             ``t_before_s`` is when its level before was last read. Default
             the row times.
+        shaken : ndarray of bool, shape (m,), optional
+            Rows the shaking every cell felt at once was taken out of
+            (:mod:`dsp.detect.commonshake`): seconds of them count as the
+            tower moving as a whole (``play_noise``). Default none.
 
         Returns
         -------
@@ -584,21 +589,25 @@ class LoadChannelProcessor:
             read_t = np.repeat(t_s[:, None], self.n_channels, axis=1)
         if self._play is None:
             return self._process(t_s, values, valid, fresh, read_t)
+        shaken = (np.zeros(t_s.shape, dtype=bool) if shaken is None
+                  else np.asarray(shaken, dtype=bool).reshape(-1))
         # Each second's readings are judged by the noise of the seconds
         # before it, however the stream is cut: the block is taken in runs
         # of seconds with one noise, and up to the end of the tare on its own.
         need = self.tare_readings - self._n_tare
         if not self.noise_ready and 0 < need < t_s.size:
             head = self._process_by_play_noise(
-                t_s[:need], values[:need], valid[:need], fresh[:need], read_t[:need])
+                t_s[:need], values[:need], valid[:need], fresh[:need], read_t[:need],
+                shaken[:need])
             tail = self._process_by_play_noise(
-                t_s[need:], values[need:], valid[need:], fresh[need:], read_t[need:])
+                t_s[need:], values[need:], valid[need:], fresh[need:], read_t[need:],
+                shaken[need:])
             return LoadBlockResult(head.steps + tail.steps, head.connections + tail.connections)
-        return self._process_by_play_noise(t_s, values, valid, fresh, read_t)
+        return self._process_by_play_noise(t_s, values, valid, fresh, read_t, shaken)
 
     def _process_by_play_noise(
         self, t_s: np.ndarray, values: np.ndarray, valid: np.ndarray, fresh: np.ndarray,
-        read_t: np.ndarray,
+        read_t: np.ndarray, shaken: np.ndarray,
     ) -> LoadBlockResult:
         assert self._play is not None and self._rocking is not None and self._comb is not None
         seconds = PlayNoise.second_of(t_s)
@@ -625,7 +634,7 @@ class LoadChannelProcessor:
             self._rocking.add(t_s[a:b], values[a:b], fresh[a:b])
             seen[a:b] = self._comb.apply(values[a:b], valid[a:b], fresh[a:b], comb)
             # The noise that is left once the comb has taken the rocking out.
-            self._play.add(seen[a:b], fresh[a:b])
+            self._play.add(seen[a:b], fresh[a:b], shaken[a:b])
             # (Before the tare's end no second has a noise: one run.)
             if not runs or (
                 sigma is not None

@@ -43,6 +43,9 @@ class LoadRows:
         The valid bits as the device sent them.
     read_t : ndarray, shape (m, n)
         When each reading was made.
+    shaken : ndarray of bool, shape (m,)
+        Rows the shaking every cell felt at once was taken out of
+        (:mod:`dsp.detect.commonshake`).
     """
 
     t_s: np.ndarray
@@ -50,27 +53,34 @@ class LoadRows:
     valid: np.ndarray
     fresh: np.ndarray
     read_t: np.ndarray
+    shaken: np.ndarray
+
+    @staticmethod
+    def unshaken(t_s: np.ndarray, values: np.ndarray, valid: np.ndarray, fresh: np.ndarray,
+                 read_t: np.ndarray) -> LoadRows:
+        """Rows as the front end gives them: no shaking taken out of any."""
+        return LoadRows(t_s, values, valid, fresh, read_t, np.zeros(t_s.shape, dtype=bool))
 
     def before(self, cut: int) -> LoadRows:
         """The first ``cut`` rows."""
         return LoadRows(self.t_s[:cut], self.values[:cut], self.valid[:cut],
-                        self.fresh[:cut], self.read_t[:cut])
+                        self.fresh[:cut], self.read_t[:cut], self.shaken[:cut])
 
     def after(self, cut: int) -> LoadRows:
         """The rows from ``cut`` on."""
         return LoadRows(self.t_s[cut:], self.values[cut:], self.valid[cut:],
-                        self.fresh[cut:], self.read_t[cut:])
+                        self.fresh[cut:], self.read_t[cut:], self.shaken[cut:])
 
     def given(self) -> dict[str, np.ndarray]:
         """The keyword arguments of ``LoadChannelProcessor.process``."""
         return {"t_s": self.t_s, "values": self.values, "valid": self.valid,
-                "fresh": self.fresh, "read_t": self.read_t}
+                "fresh": self.fresh, "read_t": self.read_t, "shaken": self.shaken}
 
     @staticmethod
     def joined(parts: list[LoadRows]) -> LoadRows:
         """Consecutive blocks as one."""
         return LoadRows(*(np.concatenate([getattr(p, name) for p in parts])
-                          for name in ("t_s", "values", "valid", "fresh", "read_t")))
+                          for name in ("t_s", "values", "valid", "fresh", "read_t", "shaken")))
 
 
 class LoadFrontEnd:
@@ -159,9 +169,9 @@ class LoadFrontEnd:
             return None
         values, valid, read_t = self.stale.process(t_s, values, fresh, read_t)
         if self.bridge is None:
-            return LoadRows(t_s, values, valid, fresh, read_t)
+            return LoadRows.unshaken(t_s, values, valid, fresh, read_t)
         return self._given(self.bridge.process(t_s, values, valid, fresh, read_t))
 
     @staticmethod
     def _given(rows: tuple[np.ndarray, ...]) -> LoadRows | None:
-        return LoadRows(*rows) if rows[0].size else None
+        return LoadRows.unshaken(*rows) if rows[0].size else None

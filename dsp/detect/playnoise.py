@@ -12,7 +12,10 @@ and, once most cells have moved together for most of the last seconds,
 lets the settled view judge stillness and steps by that noise instead.
 A second in which only a few cells moved (plates struck in a quick series,
 a hand on one module) does not count: only a tower moving as a whole
-raises the bar. The noise of a second is known once it is over, and is
+raises the bar. So does a second whose rows had shaking every cell felt at
+once taken out (:mod:`dsp.detect.commonshake`): the tower shook as a whole,
+and what the cleaning left on each cell is that cell's noise now, however
+few cells it left restless. The noise of a second is known once it is over, and is
 used from the next second on, so the result does not depend on how the
 stream is cut into blocks.
 """
@@ -103,12 +106,19 @@ class SecondRows:
         self.second: int | None = None
         self._rows: list[np.ndarray] = []
         self._fresh: list[np.ndarray] = []
+        self.shaken_rows = 0  # of them, rows with common shaking taken out
 
-    def add(self, values: np.ndarray, fresh: np.ndarray) -> None:
-        """More readings of the second (shape ``(m, n_channels)``) and which are fresh."""
+    def add(self, values: np.ndarray, fresh: np.ndarray, shaken: np.ndarray | None = None) -> None:
+        """More readings of the second (shape ``(m, n_channels)``).
+
+        ``fresh``: which are fresh; ``shaken``: which rows had common
+        shaking taken out (default none).
+        """
         if len(values):
             self._rows.append(np.asarray(values, dtype=np.float64))
             self._fresh.append(np.asarray(fresh, dtype=bool))
+            if shaken is not None:
+                self.shaken_rows += int(np.count_nonzero(shaken))
 
     def take(self) -> tuple[np.ndarray, np.ndarray] | None:
         """All the second's readings and fresh flags, now let go (None: there were none)."""
@@ -135,6 +145,8 @@ class PlayNoise:
         self._seconds: deque[np.ndarray] = deque(maxlen=BUCKETS)
         # Whether the whole tower moved in each second, judged against ``_flags_for``'s tare.
         self._whole_tower: deque[bool | None] = deque(maxlen=BUCKETS)
+        # Whether most of each second's rows had common shaking taken out.
+        self._shaken: deque[bool] = deque(maxlen=BUCKETS)
         self._flags_for = b""
 
     @staticmethod
@@ -152,22 +164,29 @@ class PlayNoise:
             self._close(noise_before)
         self._gathered.second = int(second)
 
-    def add(self, values: np.ndarray, fresh: np.ndarray) -> None:
-        """Readings of the current second (shape ``(m, n_channels)``) and which are fresh."""
-        self._gathered.add(values, fresh)
+    def add(self, values: np.ndarray, fresh: np.ndarray, shaken: np.ndarray | None = None) -> None:
+        """Readings of the current second (shape ``(m, n_channels)``).
+
+        ``fresh``: which are fresh; ``shaken``: which rows had common
+        shaking taken out (default none).
+        """
+        self._gathered.add(values, fresh, shaken)
 
     def _close(self, noise: np.ndarray | None = None) -> None:
+        shaken_rows, self._gathered.shaken_rows = self._gathered.shaken_rows, 0
         taken = self._gathered.take()
         if taken is None:
             return
         self._seconds.append(second_noise(*taken) if noise is None else noise)
         self._whole_tower.append(None)
+        self._shaken.append(2 * shaken_rows > taken[0].shape[0])
 
     def sigma(self, tare_sigma: np.ndarray) -> np.ndarray:
         """The noise a still plate may show now: the tare's, or the tower's while it rocks.
 
-        Each past second counts where most cells moved together in it (else
-        at the tare's noise); a cell's noise is the median over the last
+        Each past second counts where most cells moved together in it, or
+        most of its rows had common shaking taken out (else at the tare's
+        noise); a cell's noise is the median over the last
         ``BUCKETS`` seconds, less ``DISCOUNT``, and never under the tare's.
         """
         tare = np.asarray(tare_sigma, dtype=np.float64)
@@ -180,7 +199,8 @@ class PlayNoise:
             if flag is None:
                 with np.errstate(invalid="ignore"):
                     moving = np.count_nonzero(self._seconds[i] > MOVING_RATIO * tare)
-                self._whole_tower[i] = bool(moving > MOVING_SHARE * self.n_channels)
+                self._whole_tower[i] = (
+                    bool(moving > MOVING_SHARE * self.n_channels) or self._shaken[i])
         if not any(self._whole_tower):
             return tare.copy()
         seconds = np.array(self._seconds)

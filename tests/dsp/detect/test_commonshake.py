@@ -91,15 +91,19 @@ def test_blocks_of_any_size_give_the_same_rows() -> None:
     shaken, _, _ = _shaken_rows(seed=4, seconds=12.0)
     valid = _whole(len(shaken))
     valid[500:530, 6:] = False  # modules 6-7 lifted for a moment
-    whole = CommonShakeCanceller(n_channels=8, rate_hz=RATE_HZ).process(shaken, valid, valid)
+    one = CommonShakeCanceller(n_channels=8, rate_hz=RATE_HZ)
+    whole = one.process(shaken, valid, valid)
     rng = np.random.default_rng(7)
     canceller = CommonShakeCanceller(n_channels=8, rate_hz=RATE_HZ)
-    parts, i = [], 0
+    parts, cleaned, i = [], [], 0
     while i < len(shaken):
         k = int(rng.integers(1, 3 * canceller.block_rows))
         parts.append(canceller.process(shaken[i:i + k], valid[i:i + k], valid[i:i + k]))
+        cleaned.append(canceller.cleaned)
         i += k
     np.testing.assert_allclose(np.vstack(parts), whole, rtol=0, atol=1e-6)
+    assert one.cleaned.any()
+    assert np.array_equal(np.concatenate(cleaned), one.cleaned)
 
 
 def test_while_modules_are_lifted_the_cells_in_place_are_read_cleaned() -> None:
@@ -114,6 +118,7 @@ def test_while_modules_are_lifted_the_cells_in_place_are_read_cleaned() -> None:
     assert np.array_equal(out[lift, 5:], shaken[lift, 5:])
     left = (out[lift, :5] - still[lift, :5]).std(axis=0)
     assert np.all(left < 0.05 * CUBE), left
+    assert canceller.cleaned[lift].all()
     assert canceller.engaged
 
 
@@ -125,6 +130,7 @@ def test_with_too_few_cells_in_place_the_cancelling_stops_until_whole_rows_come_
     canceller = CommonShakeCanceller(n_channels=8, rate_hz=RATE_HZ)
     out = canceller.process(shaken, valid, valid)
     assert np.array_equal(out[lift], shaken[lift])
+    assert not canceller.cleaned[lift].any()
     back = slice(600, len(shaken))
     assert np.all((out[back] - still[back]).std(axis=0) < 0.05 * CUBE)
     assert canceller.engaged
@@ -208,4 +214,7 @@ def test_a_train_setting_off_is_shaking_once_it_has_gone_on_a_while() -> None:
     assert np.array_equal(out[:start], moving[:start])
     cleaned = slice(int(17.0 * RATE_HZ), int(19.0 * RATE_HZ))
     assert np.all((out[cleaned] - still[cleaned]).std(axis=0) < 0.05 * CUBE)
+    # Which rows were cleaned is told: none while standing, these once moving.
+    assert not canceller.cleaned[:start].any()
+    assert canceller.cleaned[cleaned].all()
     assert canceller.engaged

@@ -26,8 +26,10 @@ def _tower(seconds: float, *, rocking: float, on: slice = slice(None), seed: int
     return t, v
 
 
-def _play_sigmas(t: np.ndarray, v: np.ndarray, cuts: list[int]) -> list[np.ndarray]:
-    """The noise the tracker allows at the start of every second, fed in blocks cut at ``cuts``."""
+def _play_sigmas(t: np.ndarray, v: np.ndarray, cuts: list[int],
+                 shaken: np.ndarray | None = None) -> list[np.ndarray]:
+    """The noise the tracker allows at the start of every second, fed in blocks cut at
+    ``cuts``, with ``shaken`` telling the rows common shaking was taken out of."""
     play = PlayNoise(8)
     tare = np.full(8, TARE)
     out = []
@@ -41,7 +43,8 @@ def _play_sigmas(t: np.ndarray, v: np.ndarray, cuts: list[int]) -> list[np.ndarr
                 play.begin(int(s))
                 out.append(play.sigma(tare))
                 second = s
-            play.add(v[rows], np.ones((rows.size, 8), dtype=bool))
+            play.add(v[rows], np.ones((rows.size, 8), dtype=bool),
+                     None if shaken is None else shaken[rows])
     return out
 
 
@@ -66,6 +69,29 @@ def test_cells_moving_on_their_own_do_not_raise_it() -> None:
     # Three plates ringing through a quick series: not the tower rocking.
     t, v = _tower(60.0, rocking=600.0, on=slice(5, 8))
     assert all(np.array_equal(s, np.full(8, TARE)) for s in _play_sigmas(t, v, []))
+
+
+def test_what_cleaning_left_on_a_few_cells_raises_their_bar_alone() -> None:
+    # The shaking every cell felt was taken out; three plates kept some of it.
+    t, v = _tower(60.0, rocking=600.0, on=slice(5, 8))
+    sigmas = _play_sigmas(t, v, [], shaken=t >= 3.0)
+    late = sigmas[40]
+    assert np.array_equal(late[:5], np.full(5, TARE))
+    assert np.all(late[5:] > 5 * TARE)
+    # Cleaned for a third of each second only: not the tower shaking.
+    part = (t >= 3.0) & ((t % 1.0) < 0.3)
+    assert all(np.array_equal(s, np.full(8, TARE)) for s in _play_sigmas(t, v, [], shaken=part))
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=599), max_size=10))
+def test_block_sizes_do_not_change_the_noise_of_cleaned_seconds(cuts: list[int]) -> None:
+    t, v = _tower(60.0, rocking=600.0, on=slice(5, 8))
+    shaken = (t >= 3.0) & (t < 45.0)
+    whole = _play_sigmas(t, v, [], shaken)
+    split = _play_sigmas(t, v, cuts, shaken)
+    assert any(np.any(s > TARE) for s in whole)
+    assert all(np.array_equal(a, b) for a, b in zip(whole, split, strict=True))
 
 
 def test_a_few_seconds_of_shaking_do_not_raise_it() -> None:
