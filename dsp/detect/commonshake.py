@@ -157,6 +157,7 @@ class CommonShakeCanceller:
             if self._rows_seen == update:
                 self._update_parameters()
             start = stop
+        self.engaged_rows += int(np.count_nonzero(self.cleaned))
         return out
 
     def _next_update(self) -> int:
@@ -180,7 +181,7 @@ class CommonShakeCanceller:
                 j = i
                 while j < x.shape[0] and whole[j]:
                     j += 1
-                cleaned[i:j] = self._whole_run(x[i:j], out[i:j])
+                self._whole_run(x[i:j], out[i:j], cleaned[i:j])
                 i = j
             else:
                 cleaned[i] = self._odd_row(x[i], live[i], out[i])
@@ -200,7 +201,6 @@ class CommonShakeCanceller:
             common = _common((x[both] - previous[both])[None, :], self._gain[both])
             self._integral = self._leak * self._integral + common[0]
             out[live] -= self._gain[live] * self._integral[0]
-            self.engaged_rows += 1
             self._previous = np.where(live, x, previous)
             self._previous_live = live.copy()
             return True
@@ -221,31 +221,28 @@ class CommonShakeCanceller:
             self._previous_live = np.zeros_like(live)
         return False
 
-    def _whole_run(self, x: np.ndarray, out: np.ndarray) -> np.ndarray | bool:
-        """Whole rows in a row; which were cleaned."""
+    def _whole_run(self, x: np.ndarray, out: np.ndarray, cleaned: np.ndarray) -> None:
+        """Whole rows in a row, cleaned into ``out`` while engaged (marked in ``cleaned``)."""
         previous = x[0] if self._previous is None else self._previous
         diffs = np.diff(np.vstack([previous[None, :], x]), axis=0)
-        out_used = out
+        out_used, cleaned_used = out, cleaned
         if self._previous is None:
-            diffs, out_used = diffs[1:], out[1:]  # the run's first row has no difference
+            # The run's first row has no difference.
+            diffs, out_used, cleaned_used = diffs[1:], out[1:], cleaned[1:]
         self._previous = x[-1].copy()
         self._previous_live[:] = True
         self._whole_rows += x.shape[0]
         self._run_sum += x.sum(axis=0)
         if diffs.shape[0] == 0:
-            return False
-        engaged = self._engaged
-        if engaged:
+            return
+        if self._engaged:
             common = _common(diffs, self._gain)
             integral, _ = linear_filter(_ONE, self._leak_filter, common, 0,
                                         (self._leak * self._integral)[None, :])
             self._integral = integral[-1].copy()
             out_used -= integral * self._gain
-            self.engaged_rows += diffs.shape[0]
+            cleaned_used[:] = True
         self._weigh(diffs)
-        if engaged and out_used is not out:
-            return np.arange(x.shape[0]) > 0
-        return engaged
 
     def _weigh_pending(self) -> None:
         if not self._pending:
