@@ -391,10 +391,9 @@ class LivePipeline:
         return tuple(sorted(detector.fusion.deaf_discs.deaf)) if detector else ()
 
     def shaking(self) -> bool:
-        """Whether the load cells feel a shaking common to all, taken out (``commonshake``)."""
+        """Whether the load cells feel a shaking common to all, taken out (a train, a boat)."""
         detector = self.pipeline.detector
-        shake = detector.common_shake if detector else None
-        return shake is not None and shake.engaged
+        return detector is not None and detector.shaking()
 
     def rocking_hz(self) -> float:
         """How fast the tower rocks on its table, as the detector combs it out (0: it does not)."""

@@ -111,8 +111,7 @@ class CommonShakeCanceller:
         self.engaged_rows = 0  # rows the shaking was taken out of
         self.cleaned = np.zeros(0, dtype=bool)  # which rows of the last block were cleaned
         self.together = 0.0  # how much the channels move together (1: as one)
-        self._coherent_since: int | None = None  # rows seen when they began to
-        self._hold_rows = round(ENGAGE_HOLD_S * self.rate_hz)
+        self._coherence = CoherenceHold(round(ENGAGE_HOLD_S * self.rate_hz))
 
     @property
     def engaged(self) -> bool:
@@ -278,32 +277,12 @@ class CommonShakeCanceller:
             self._block_abs.clear()
             typical = _column_medians(np.vstack(self._typical))
             self._clip = np.where(typical > 0, WINSOR_SIGMAS * typical, np.inf)
-        # Shaking moves every channel together: judged on the correlations
-        # (one noisy cell alone would hold most of the covariance), while each
-        # channel's share of it comes from the covariance.
-        live = spread > 0
-        scale = np.where(live, spread, 1.0)
-        correlation = np.where(np.outer(live, live), self._cov / np.outer(scale, scale), 0.0)
-        together = _top_eigen(correlation, np.ones(self.n_channels))[1] / self.n_channels
+        together = together_share(self._cov)
         self.together = together
-        if together < ENGAGE_SHARE:
-            self._coherent_since = None
-        elif self._coherent_since is None:
-            self._coherent_since = self._rows_seen
-        # Shaking goes on; a knock on the table, footsteps or a hand leaning
-        # on it move every cell together for a moment only. So the channels
-        # must have moved together for ``ENGAGE_HOLD_S`` first: unless at the
-        # stream's start, where the tare must read a shaken tower cleaned.
-        held = self._coherent_since is not None and (
-            self._rows_seen - self._coherent_since >= self._hold_rows
-            or self._rows_seen <= self._hold_rows)
-        if self._engaged:
-            shaking = together >= DISENGAGE_SHARE
-        else:
-            shaking = held
+        shaking = self._coherence.shaking(together, self._rows_seen, engaged=self._engaged)
         if shaking and self._whole_rows >= WARMUP_ROWS:
             start = self._gain if np.any(self._gain) else spread
-            direction, top = _top_eigen(self._cov, start)
+            direction, top = top_eigen(self._cov, start)
             self._gain = direction * np.sqrt(max(top, 0.0))
             if not self._engaged:
                 # Where the shaking has the plates now: early in a run of
@@ -323,7 +302,46 @@ class CommonShakeCanceller:
             self._integral[:] = 0.0
 
 
-def _top_eigen(matrix: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, float]:
+class CoherenceHold:
+    """Whether channels that move together shake with what the tower stands on.
+
+    Shaking goes on; a knock on the table, footsteps or a hand leaning on it
+    move every cell together for a moment only. So the channels must have
+    moved together (their correlations' largest eigenvalue ``ENGAGE_SHARE``
+    of the sum or more) for ``hold`` counts of rows or blocks first: unless
+    at the stream's start, where the tare must read a shaken tower cleaned.
+    Once shaking, it goes on until that share falls under ``DISENGAGE_SHARE``.
+    """
+
+    def __init__(self, hold: int) -> None:
+        self.hold = int(hold)
+        self._since: int | None = None  # when the channels began to move together
+
+    def shaking(self, together: float, now: int, *, engaged: bool) -> bool:
+        """Whether the tower shakes, at count ``now``, the channels ``together`` so much."""
+        if together < ENGAGE_SHARE:
+            self._since = None
+        elif self._since is None:
+            self._since = now
+        if engaged:
+            return together >= DISENGAGE_SHARE
+        return self._since is not None and (now - self._since >= self.hold or now <= self.hold)
+
+
+def together_share(cov: np.ndarray) -> float:
+    """How much of the channels' correlations their largest eigenvalue holds (1: as one).
+
+    Judged on the correlations, not the covariance: one noisy cell alone
+    would hold most of a covariance.
+    """
+    spread = np.sqrt(np.maximum(np.diag(cov), 0.0))
+    live = spread > 0
+    scale = np.where(live, spread, 1.0)
+    correlation = np.where(np.outer(live, live), cov / np.outer(scale, scale), 0.0)
+    return top_eigen(correlation, np.ones(cov.shape[0]))[1] / cov.shape[0]
+
+
+def top_eigen(matrix: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, float]:
     """The largest eigenvalue of a symmetric positive semi-definite ``matrix`` and its vector.
 
     By power iteration from ``start``: where it stands well above the rest

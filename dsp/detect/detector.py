@@ -34,6 +34,7 @@ from dsp.detect.memory import FusionStats
 from dsp.detect.onsets import FAINT_THRESHOLD_DB
 from dsp.detect.piezo import PiezoChain, PlateBusy, TimedImpact
 from dsp.detect.rocking import RockingPeriod
+from dsp.detect.slowshake import SlowShakeCanceller
 
 # Why 2.5 s: the device sends piezo and load interleaved within milliseconds;
 # a stream silent for a second is absent (or stalled) and must not hold back
@@ -88,6 +89,9 @@ class DetectorDiagnostics:
     #: Stream seconds whose load rows had a shaking common to every cell
     #: taken out (``commonshake``: a train's floor, a shaken table).
     shaken_s: float = 0.0
+    #: Stream seconds whose load rows had a slow swaying common to every
+    #: cell taken out (``slowshake``: a boat's heave).
+    swayed_s: float = 0.0
 
 
 class Detector:
@@ -130,6 +134,7 @@ class Detector:
         # the stream's first rows have shown it (``loadfront``).
         self.load_front = LoadFrontEnd(n_channels=n_levels, hello_rate_hz=load_rate_hz)
         self.common_shake: CommonShakeCanceller | None = None
+        self.slow_shake: SlowShakeCanceller | None = None
         self._build_load_views(load_rate_hz)
         self.scale = CubeScale(n_levels=n_levels, cube_counts=cal.cube_counts())
         self.acoustic = AcousticLevelModel(
@@ -273,14 +278,23 @@ class Detector:
         return self._advance()
 
     def _without_common_shaking(self, rows: LoadRows) -> LoadRows:
-        """The rows with the shaking every cell feels at once taken out (``commonshake``)."""
-        if self.common_shake is None or self.common_shake.rate_hz != self.load_front.rate_hz:
-            self.common_shake = CommonShakeCanceller(
-                n_channels=self.n_levels, rate_hz=self.load_front.rate_hz)
-        values = self.common_shake.process(rows.values, rows.valid, rows.fresh)
+        """The rows with the shaking every cell feels at once taken out.
+
+        Slow swaying first (``slowshake``: a boat's heave; judged on the
+        rows as read, where a faster shaking's remainder cannot pass for
+        it), then fast shaking (``commonshake``: a train's floor).
+        """
+        rate_hz = self.load_front.rate_hz
+        if self.common_shake is None or self.common_shake.rate_hz != rate_hz:
+            self.common_shake = CommonShakeCanceller(n_channels=self.n_levels, rate_hz=rate_hz)
+            self.slow_shake = SlowShakeCanceller(n_channels=self.n_levels, rate_hz=rate_hz)
+        assert self.slow_shake is not None
+        slow = self.slow_shake.process(rows.values, rows.valid, rows.fresh)
+        values = self.common_shake.process(slow, rows.valid, rows.fresh)
         if values is rows.values:
             return rows
-        return replace(rows, values=values, shaken=self.common_shake.cleaned)
+        shaken = self.common_shake.cleaned | self.slow_shake.cleaned
+        return replace(rows, values=values, shaken=shaken)
 
     def _process_load(self) -> None:
         """Run the load processors over the waiting readings up to ``_unit_until``."""
@@ -488,6 +502,7 @@ class Detector:
             disc_gains_db=self.disc_gains_db,
             hum_hz=self.hum_hz,
             shaken_s=self.shaken_s,
+            swayed_s=self.swayed_s,
         )
 
     @property
@@ -495,6 +510,16 @@ class Detector:
         """Stream seconds of load rows with the common shaking taken out."""
         shake = self.common_shake
         return 0.0 if shake is None else shake.engaged_rows / shake.rate_hz
+
+    @property
+    def swayed_s(self) -> float:
+        """Stream seconds of load rows with the common slow swaying taken out."""
+        sway = self.slow_shake
+        return 0.0 if sway is None else sway.engaged_rows / sway.rate_hz
+
+    def shaking(self) -> bool:
+        """Whether the load cells feel a shaking or swaying common to all now, taken out."""
+        return any(c is not None and c.engaged for c in (self.common_shake, self.slow_shake))
 
     def learnt_calibration(self) -> DetectorCalibration:
         """What the detector has learnt, as a calibration to start from next time."""

@@ -106,6 +106,7 @@ def detect_recording(
             "load_rows_dropped": diag.load_rows_dropped,
             "rocking_hz": round(diag.rocking_hz, 2),
             "shaken_s": round(diag.shaken_s, 1),
+            "swayed_s": round(diag.swayed_s, 1),
             "cube_counts": [round(c, 1) for c in diag.cube_counts],
             "load_noise_counts": [round(s, 2) for s in diag.load_noise_counts],
             "silent_cells": sorted(pipeline.detector.fusion.silent_cells.dead),

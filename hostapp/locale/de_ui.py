@@ -17,13 +17,13 @@ MESSAGES = {
         "Die Kontaktmikrofone fangen Netzbrummen auf ({hz} Hz): es wird herausgefiltert, aber "
         "leise Landungen können verloren gehen. Eine Brummschleife: versuche einen anderen "
         "USB-Anschluss oder zieh Ladegeräte in der Nähe des Turms ab.",
-    "The tower shakes with what it stands on (a moving train, a machine nearby): the "
-    "shaking, the same on every load cell, is taken out of their readings. Faint landings "
-    "may still be missed; a felt pad under the tower helps.":
-        "Der Turm wird von seiner Unterlage geschüttelt (ein fahrender Zug, eine Maschine "
-        "in der Nähe): das Schütteln, auf allen Wägezellen gleich, wird aus ihren Messwerten "
-        "herausgerechnet. Leise Landungen können trotzdem verloren gehen; eine Filzunterlage "
-        "unter dem Turm hilft.",
+    "The tower shakes with what it stands on (a moving train or boat, a machine nearby): "
+    "the shaking, the same on every load cell, is taken out of their readings. Faint "
+    "landings may still be missed; a felt pad under the tower helps.":
+        "Der Turm wird von seiner Unterlage geschüttelt (ein fahrender Zug oder ein Schiff, "
+        "eine Maschine in der Nähe): das Schütteln, auf allen Wägezellen gleich, wird aus "
+        "ihren Messwerten herausgerechnet. Leise Landungen können trotzdem verloren gehen; "
+        "eine Filzunterlage unter dem Turm hilft.",
     "The tower rocks on its table (about {hz:.1f} times a second): landings come late "
     "or are missed while it does. Stand it on a firm, heavy table with a felt pad under it.":
         "Der Turm schaukelt auf seinem Tisch (etwa {hz:.1f}-mal pro Sekunde): Landungen "

@@ -86,9 +86,9 @@ _ROCKING = (
 
 
 _SHAKING = (
-    "The tower shakes with what it stands on (a moving train, a machine nearby): the "
-    "shaking, the same on every load cell, is taken out of their readings. Faint landings "
-    "may still be missed; a felt pad under the tower helps."
+    "The tower shakes with what it stands on (a moving train or boat, a machine nearby): "
+    "the shaking, the same on every load cell, is taken out of their readings. Faint "
+    "landings may still be missed; a felt pad under the tower helps."
 )
 
 

@@ -25,7 +25,7 @@ def _status(shaking: bool) -> StreamStatus:
 def test_the_warning_says_the_shaking_is_taken_out() -> None:
     assert warning_line(_status(False)) == ""
     assert warning_line(_status(True)).startswith(
-        "The tower shakes with what it stands on (a moving train, a machine nearby)")
+        "The tower shakes with what it stands on (a moving train or boat, a machine nearby)")
     set_language("de")
     try:
         assert warning_line(_status(True)).startswith("Der Turm wird von seiner Unterlage")
