@@ -184,3 +184,21 @@ def assert_the_shell_gets_one_line(script: Path, tmp_path: Path) -> None:
                            "--scenarios", "long"], capture_output=True, text=True, check=False)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
     assert "unknown scenario 'long'" in proc.stderr and not (tmp_path / "o").exists()
+
+
+def assert_an_unusable_folder_is_one_line(main: Callable[[list[str]], int], tmp_path: Path,
+                                          capsys: Any) -> None:
+    """An ``--out`` that cannot be made (a file in the way), then a recording that cannot be
+    written (a folder in its place): exit 2 and one line each."""
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    assert main(["--out", str(blocker / "o"), "--duration", "15"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot create" in err and err.count("\n") == 1
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    (ro / "single_t1.bin").mkdir()  # a folder where the recording should go
+    assert main(["--out", str(ro), "--towers", "1", "--duration", "15",
+                 "--scenarios", "single"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot write" in err and err.count("\n") == 1

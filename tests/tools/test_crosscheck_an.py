@@ -25,6 +25,7 @@ from hostapp.protocol import cobs_decode, crc16
 from tests.scripts import load_script
 from tests.tools.blind_models import (
     Recording,
+    assert_an_unusable_folder_is_one_line,
     assert_the_shell_gets_one_line,
     exit_and_stderr,
     perfect_events,
@@ -230,18 +231,7 @@ def test_bad_command_line_one_line_error(tmp_path: Path, capsys: pytest.CaptureF
 
 def test_an_uncreatable_or_unwritable_folder_is_one_line(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    blocker = tmp_path / "file"
-    blocker.write_text("not a folder")
-    assert AN.main(["--out", str(blocker / "o"), "--duration", "15"]) == 2
-    err = capsys.readouterr().err
-    assert "cannot create" in err and err.count("\n") == 1
-    ro = tmp_path / "ro"
-    ro.mkdir()
-    (ro / "single_t1.bin").mkdir()  # a folder where the recording should go
-    assert AN.main(["--out", str(ro), "--towers", "1", "--duration", "15",
-                    "--scenarios", "single"]) == 2
-    err = capsys.readouterr().err
-    assert "cannot write" in err and err.count("\n") == 1
+    assert_an_unusable_folder_is_one_line(AN.main, tmp_path, capsys)
 
 
 def test_bad_command_line_from_the_shell(tmp_path: Path) -> None:

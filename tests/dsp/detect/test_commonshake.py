@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 from scipy.signal import butter, sosfilt
 
 from dsp.detect.commonshake import CommonShakeCanceller
-from dsp.detect.detector import Detector
 from dsp.detect.events import Landing
 from dsp.detect.synthetic import SyntheticLanding, SyntheticTower
+from tests.dsp.detect.fed_in_blocks import detected, rounded
 
 RATE_HZ = 80.0
 CUBE = 9000.0
@@ -151,25 +149,9 @@ def _shaken_tower() -> tuple[SyntheticTower, list[SyntheticLanding]]:
     return tower, truth
 
 
-def _detected(tower: SyntheticTower, piezo_block: int, load_block: int) -> tuple[Detector, list]:
-    """The detector's events, the streams fed in blocks of these sizes in time order."""
-    detector = Detector(piezo_rate_hz=tower.piezo_rate_hz, load_rate_hz=tower.load_rate_hz)
-    piezo, load = tower.piezo_codes(), tower.load_counts()
-    blocks = [(a / tower.piezo_rate_hz, "p", a) for a in range(0, len(piezo), piezo_block)]
-    blocks += [(float(tower.load_t_s[a]), "l", a) for a in range(0, len(load), load_block)]
-    events = []
-    for _, kind, a in sorted(blocks):
-        if kind == "p":
-            events += detector.feed_piezo(a / tower.piezo_rate_hz, piezo[a:a + piezo_block])
-        else:
-            b = a + load_block
-            events += detector.feed_load(tower.load_t_s[a:b], load[a:b], tower.load_valid[a:b])
-    return detector, events + detector.finish()
-
-
 def test_the_detector_weighs_cubes_on_a_shaking_floor() -> None:
     tower, truth = _shaken_tower()
-    detector, events = _detected(tower, 2000, 80)
+    detector, events = detected(tower, 2000, 80)
     landings = [e for e in events if isinstance(e, Landing)]
     assert [(e.floor, e.cubes) for e in landings] == [(x.level, 1) for x in truth]
     for event, landing in zip(landings, truth, strict=True):
@@ -179,13 +161,8 @@ def test_the_detector_weighs_cubes_on_a_shaking_floor() -> None:
     # Fed in other blocks (one LOAD row at a time, as a device sends them),
     # the detector tells the same, with the shaking taken out the same way
     # (to rounding: the covariance sums its rows in another order).
-    _, again = _detected(tower, 613, 1)
-    assert _rounded(again) == _rounded(events)
-
-
-def _rounded(events: list) -> list[tuple]:
-    return [tuple(round(v, 9) if isinstance(v, float) else v for v in dataclasses.astuple(e))
-            for e in events]
+    _, again = detected(tower, 613, 1)
+    assert rounded(again) == rounded(events)
 
 
 def test_a_knock_or_footsteps_for_a_moment_are_no_shaking() -> None:
