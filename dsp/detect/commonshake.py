@@ -41,6 +41,7 @@ from collections import deque
 import numpy as np
 
 from dsp.detect.biquad import linear_filter
+from dsp.detect.orderstats import nanmedian_columns
 
 # Why 1 s: engaging waits 5 s anyway, and each update (the correlations'
 # eigenvalue, the bounds) costs as much as a second of weighing; at 0.4 s
@@ -273,9 +274,9 @@ class CommonShakeCanceller:
             # blocks): they follow shaking that sets in within a few blocks,
             # where bounds from the covariance, itself weighed within them,
             # would take many; a knock or footsteps for a second are clipped.
-            self._typical.append(1.4826 * _column_medians(np.vstack(self._block_abs)))
+            self._typical.append(1.4826 * nanmedian_columns(np.vstack(self._block_abs)))
             self._block_abs.clear()
-            typical = _column_medians(np.vstack(self._typical))
+            typical = nanmedian_columns(np.vstack(self._typical))
             self._clip = np.where(typical > 0, WINSOR_SIGMAS * typical, np.inf)
         together = together_share(self._cov)
         self.together = together
@@ -357,13 +358,6 @@ def top_eigen(matrix: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, float]
         direction = image / norm
         top = float(direction @ matrix @ direction)
     return direction, top
-
-
-def _column_medians(rows: np.ndarray) -> np.ndarray:
-    """Each column's median (``np.median(rows, axis=0)``, without its overhead on small arrays)."""
-    ordered = np.sort(rows, axis=0)
-    m = ordered.shape[0]
-    return 0.5 * (ordered[(m - 1) // 2] + ordered[m // 2])
 
 
 def _common(diffs: np.ndarray, gain: np.ndarray) -> np.ndarray:

@@ -46,6 +46,7 @@ from collections import deque
 import numpy as np
 
 from dsp.detect.commonshake import CoherenceHold, together_share, top_eigen
+from dsp.detect.orderstats import nanmedian_columns
 
 # Why a quarter second: a swell's period is 3-12 s, so a block's mean
 # follows it; 20 readings at 80 a second leave a fifth of one reading's
@@ -236,7 +237,7 @@ class SlowShakeCanceller:
             # From where the plates are now: the rows go on from there, with
             # no step on every cell at once (where the swaying had them
             # stays in them, the same ever after).
-            self._level = mean
+            self._level = mean.copy()
         self._engaged = True
 
     def _updates_now(self) -> bool:
@@ -249,7 +250,7 @@ class SlowShakeCanceller:
     def _weigh(self, d: np.ndarray) -> None:
         self._typical.append(np.abs(d))
         if self._updates_now():
-            typical = 1.4826 * np.median(np.vstack(self._typical), axis=0)
+            typical = 1.4826 * nanmedian_columns(np.vstack(self._typical))
             self._bound = np.where(typical > 0, OUTLIER_SIGMAS * typical, np.inf)
         if np.all(np.abs(d) <= self._bound):
             self._cov = (1.0 - self._weight) * self._cov + self._weight * np.outer(d, d)
@@ -268,8 +269,9 @@ class SlowShakeCanceller:
         self._rows.clear()
         self._live.clear()
         self._swaying.clear()
-        for c in np.flatnonzero(live.any(axis=0)):
-            self._level[c] = float(np.median(own[live[:, c], c]))
+        reading = live.any(axis=0)
+        self._level = np.where(reading, nanmedian_columns(np.where(live, own, np.nan)),
+                               self._level)
 
 
 

@@ -9,6 +9,7 @@ checks its bytes against the contract and not against our reading of it.
 
 from __future__ import annotations
 
+import json
 import struct
 import subprocess
 import sys
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 from hostapp.protocol import FrameDecoder
 
@@ -202,3 +204,63 @@ def assert_an_unusable_folder_is_one_line(main: Callable[[list[str]], int], tmp_
                  "--scenarios", "single"]) == 2
     err = capsys.readouterr().err
     assert "cannot write" in err and err.count("\n") == 1
+
+
+# Arguments a generator's command line must refuse, and what its one line says.
+BAD_COMMAND_LINES = [
+    (["--scenarios", "single", "bogus"], "unknown scenario 'bogus'"),
+    (["--towers", "0"], "--towers must be at least 1"),
+    (["--duration", "5"], "--duration must be at least 15 seconds"),
+    (["--towers", "many"], "invalid int value"),
+    (["--duration", "nan"], "--duration must be at least 15 seconds"),
+    (["--duration", "inf"], "--duration must be at least 15 seconds"),
+    (["--duration", "soon"], "invalid float value"),
+    (["--first-seed", "-1"], "--first-seed must not be negative"),
+]
+
+
+def assert_refused_in_one_line(main: Callable[[list[str]], int], args: list[str], says: str,
+                               tmp_path: Path, capsys: Any) -> None:
+    """``args`` (one of ``BAD_COMMAND_LINES``): exit 2, one line with ``says``, nothing written."""
+    out = tmp_path / "o"
+    code, err = exit_and_stderr(main, ["--out", str(out), *args], capsys)
+    assert code == 2 and says in err and err.count("\n") == 1, err
+    assert not out.exists()
+
+
+def assert_truth_is_what_the_scorer_reads(score: Any, truths: dict[str, dict[str, Any]],
+                                          model: str, seed: int,
+                                          durations: dict[str, float], tmp_path: Path) -> None:
+    """Each scenario's truth read by the scorer (``score``: tools/crosscheck/score.py).
+
+    A perfect detector scores every throw, knock-down, lift, close, removal and
+    knock right (single throws and games one throw at a time, as the game takes
+    them); one that tells nothing scores nothing; a truth without lifts is refused.
+    """
+    for name, truth in truths.items():
+        path = tmp_path / f"{name}_t{seed}.truth.json"
+        path.write_text(json.dumps(truth))
+        doc = score.read_truth(path)
+        assert doc["format"] == "towerear-crosscheck-truth/1" and doc["model"] == model
+        assert (doc["scenario"], doc["seed"], doc["duration_s"]) == (name, seed, durations[name])
+        for kind in score.TRUTH_EVENT_KINDS:
+            assert all(isinstance(x["t"], float) for x in doc[kind])
+        assert all(x["cubes"] == 1 and 0 <= x["floor"] <= 7 for x in doc["landings"])
+        res = score.score_one(doc, score.DetectRun(perfect_events(doc), 0, 1.0), tolerance_s=0.5)
+        n_throws = sum(not x["knocked"] for x in doc["landings"])
+        assert res["right"] == res["cubes_right"] == res["n_truth"] == n_throws > 0
+        assert res["false"] == 0 and res["knocked_found"] == res["n_knocked"]
+        assert res["game_right"] + res["game_wrong"] == n_throws and res["game_by_hand"] == 0
+        if name in ("single", "game"):  # one throw at a time: the game takes each for its own
+            assert res["game_right"] == n_throws
+        assert res["lifts_exposed_right"] == res["lifts"]
+        assert res["closes_found"] == res["closes"]
+        assert res["removals_right"] == res["removals"]
+        assert res["knocks_flagged"] == res["knocks"]
+        # a detector that misses everything scores nothing: the check can fail
+        none = score.score_one(doc, score.DetectRun([], 0, 1.0), tolerance_s=0.5)
+        assert none["right"] == 0 and none["missed"] == n_throws
+    bad = tmp_path / "bad.truth.json"
+    bad.write_text(json.dumps({k: v for k, v in truths["single"].items() if k != "lifts"}))
+    with pytest.raises(ValueError, match="lacks lifts"):
+        score.read_truth(bad)

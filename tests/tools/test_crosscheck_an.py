@@ -24,10 +24,12 @@ import pytest
 from hostapp.protocol import cobs_decode, crc16
 from tests.scripts import load_script
 from tests.tools.blind_models import (
+    BAD_COMMAND_LINES,
     Recording,
     assert_an_unusable_folder_is_one_line,
+    assert_refused_in_one_line,
     assert_the_shell_gets_one_line,
-    exit_and_stderr,
+    assert_truth_is_what_the_scorer_reads,
     perfect_events,
     rendered,
     script_and_function_agree,
@@ -211,22 +213,10 @@ def test_command_line_writes_four_truths_per_tower(tmp_path: Path) -> None:
     assert truths == [f"{s}_t9.truth.json" for s in ("game", "noisy", "rapid", "single")]
 
 
-@pytest.mark.parametrize(("args", "says"), [
-    (["--scenarios", "single", "stormy"], "unknown scenario 'stormy'"),
-    (["--towers", "0"], "--towers must be at least 1"),
-    (["--duration", "5"], "--duration must be at least 15 seconds"),
-    (["--towers", "many"], "invalid int value"),
-    (["--duration", "nan"], "--duration must be at least 15 seconds"),
-    (["--duration", "inf"], "--duration must be at least 15 seconds"),
-    (["--duration", "soon"], "invalid float value"),
-    (["--first-seed", "-1"], "--first-seed must not be negative"),
-])
+@pytest.mark.parametrize(("args", "says"), BAD_COMMAND_LINES)
 def test_bad_command_line_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                          args: list[str], says: str) -> None:
-    out = tmp_path / "o"
-    code, err = exit_and_stderr(AN.main, ["--out", str(out), *args], capsys)
-    assert code == 2 and says in err and err.count("\n") == 1, err
-    assert not out.exists()
+    assert_refused_in_one_line(AN.main, args, says, tmp_path, capsys)
 
 
 def test_an_uncreatable_or_unwritable_folder_is_one_line(
@@ -241,32 +231,8 @@ def test_bad_command_line_from_the_shell(tmp_path: Path) -> None:
 # -- the truth -----------------------------------------------------------------------------------
 
 def test_truth_is_what_the_scorer_reads(recs: dict[str, Recording], tmp_path: Path) -> None:
-    for name, r in recs.items():
-        path = tmp_path / f"{name}_t{SEED}.truth.json"
-        path.write_text(json.dumps(r.truth))
-        doc = SCORE.read_truth(path)
-        assert doc["format"] == "towerear-crosscheck-truth/1" and doc["model"] == "AN"
-        assert (doc["scenario"], doc["seed"], doc["duration_s"]) == (name, SEED, DURATIONS[name])
-        for kind in SCORE.TRUTH_EVENT_KINDS:
-            assert all(isinstance(x["t"], float) for x in doc[kind])
-        assert all(x["cubes"] == 1 and 0 <= x["floor"] <= 7 for x in doc["landings"])
-        res = SCORE.score_one(doc, SCORE.DetectRun(perfect_events(doc), 0, 1.0), tolerance_s=0.5)
-        n_throws = sum(not x["knocked"] for x in doc["landings"])
-        assert res["right"] == res["cubes_right"] == res["n_truth"] == n_throws > 0
-        assert res["false"] == 0 and res["knocked_found"] == res["n_knocked"]
-        assert res["game_right"] + res["game_wrong"] == n_throws and res["game_by_hand"] == 0
-        if name in ("single", "game"):  # one throw at a time: the game takes each for its own
-            assert res["game_right"] == n_throws
-        assert res["lifts_exposed_right"] == res["lifts"]
-        assert res["closes_found"] == res["closes"]
-        assert res["removals_right"] == res["removals"]
-        assert res["knocks_flagged"] == res["knocks"]
-        none = SCORE.score_one(doc, SCORE.DetectRun([], 0, 1.0), tolerance_s=0.5)
-        assert none["right"] == 0 and none["missed"] == n_throws  # the check can fail
-    bad = tmp_path / "bad.truth.json"
-    bad.write_text(json.dumps({k: v for k, v in recs["single"].truth.items() if k != "lifts"}))
-    with pytest.raises(ValueError, match="lacks lifts"):
-        SCORE.read_truth(bad)
+    truths = {name: r.truth for name, r in recs.items()}
+    assert_truth_is_what_the_scorer_reads(SCORE, truths, "AN", SEED, DURATIONS, tmp_path)
 
 
 def test_truth_times_are_ordered_and_the_start_is_quiet(recs: dict[str, Recording]) -> None:
