@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Measure ``towerear detect`` on all the cross-check models (A-Z, AA-AN) with one command.
+"""Measure ``towerear detect`` on all the cross-check models (A-Z, AA-AO) with one command.
 
 Makes the recordings of each model once (towers 1-8 and 9-16, the four
-scenarios, 120 s each: about 85 h of stream over 40 models; kept in ``--sets`` for the
+scenarios, 120 s each: about 87 h of stream over 41 models; kept in ``--sets`` for the
 next run), runs the detection pipeline over every recording in worker
 processes (the same code path as ``towerear detect``, without a process
 start per recording), keeps each output beside its recording as
@@ -89,6 +89,7 @@ GENERATORS = {
     "AL": TOOLS / "crosscheck_al" / "make_recordings_al.py",
     "AM": TOOLS / "crosscheck_am" / "make_recordings_am.py",
     "AN": TOOLS / "crosscheck_an" / "make_recordings_an.py",
+    "AO": TOOLS / "crosscheck_ao" / "make_recordings_ao.py",
 }
 
 
