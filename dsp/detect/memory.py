@@ -48,6 +48,8 @@ class FusionStats:
     shown_late: int = 0
     #: Lone strikes heard just after a drop decided by ear, its cube's own.
     late_strikes: int = 0
+    #: Drops heard only on the lowest plates in time with music (``tablebeat``).
+    table_beats: int = 0
     #: Cubes told by ear as the next throw cut their bounces short (``heardrops.cut_short``).
     bounces_cut_short: int = 0
 

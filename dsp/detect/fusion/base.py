@@ -29,6 +29,7 @@ from dsp.detect.piezo import TimedImpact
 from dsp.detect.slides import FIRST_HELD, SlideSigns
 from dsp.detect.stops import LOAD_LAG_S, PassSwings, SuspectedStop
 from dsp.detect.strikes import heard_on, loudest_levels, strikes_on
+from dsp.detect.tablebeat import TableBeat
 from dsp.detect.topmodule import set_down_at
 from dsp.detect.trust import (
     CUBE_STRIKES,
@@ -174,6 +175,8 @@ class FusionBase:
         self.drop_gap_s = drop_gap_s
         #: The silence that ends a drop heard without load cells.
         self.acoustic_gap = DropGap(drop_gap_s, top_level=n_levels - 1)
+        #: Drops heard only on the lowest plates, in time with music on the table.
+        self.table_beat = TableBeat()
         self.impact_delay_s = impact_delay_s
         self.stats = FusionStats()
         #: Signs that cubes here rest a moment on a plate and slide on.

@@ -16,6 +16,7 @@ from dsp.detect.events import Event, Landing
 from dsp.detect.fusion.base import BUSY_KEPT_S, DEFAULT_WIDE_IMPACT_CHANNELS, IMPACT_MEMORY_S
 from dsp.detect.fusion.settledview import SettledView
 from dsp.detect.heardrops import (
+    TABLE_LEVELS,
     TOLD_CONFIDENCE,
     TRAIN_STRIKES,
     HeardRest,
@@ -442,6 +443,12 @@ class Fusion(SettledView):
         keep_from = last.lifted_s - PRESS_LOOKBACK_S
         return max(now_s - _OPEN_HISTORY_S, min(now_s, keep_from + self.load_history.keep_s))
 
+    def _on_the_beat(self, loud: list[TimedImpact]) -> bool:
+        """Whether a drop heard only on the lowest plates kept the beat of those before."""
+        if any(top >= TABLE_LEVELS for top in loudest_levels(loud)):
+            return False
+        return self.table_beat.on_the_beat(loud[0].t_s)
+
     def _decide_drop(self, now_s: float) -> list[Event]:
         impacts, told, self._drop = self._drop.impacts, self._drop.told, Drop()
         if not impacts:
@@ -456,7 +463,11 @@ class Fusion(SettledView):
             # edges and bounces; our noisy sessions: 44 such drops, all knocks).
             return self._disturbance(last.t_s, now_s)
         if knock_on_the_table(loud) or hands_at_the_tower(loud):
+            self._on_the_beat(loud)
             return self._disturbance(last.t_s, now_s)
+        if self._on_the_beat(loud):
+            self.stats.table_beats += 1
+            return []
         if late_strike_of(self._heard_rest, loud):
             # The cube just decided, striking its plate once more.
             self.stats.late_strikes += 1
