@@ -210,14 +210,9 @@ class SlowShakeCanceller:
             self._end_block()
 
     def _clean(self, x: np.ndarray, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        g = self._gain
-        usable = live & (np.abs(g) > MIN_SHARE * np.max(np.abs(g)))
-        ok = usable.sum(axis=1) >= MIN_LIVE_CHANNELS
-        scaled = np.where(usable, (x - self._level) / np.where(usable, g, 1.0), 0.0)
-        read = weighted_median(scaled, np.where(usable, np.abs(g), 0.0))
-        swaying = np.where(ok, read, 0.0)
+        swaying, ok = read_swaying(x - self._level, live, self._gain)
         self._swaying.append(swaying)
-        return x - np.where(live, swaying[:, None] * g, 0.0), ok
+        return x - np.where(live, swaying[:, None] * self._gain, 0.0), ok
 
     def _end_block(self) -> None:
         self._blocks += 1
@@ -269,7 +264,9 @@ class SlowShakeCanceller:
         self._moves.append(np.abs(d))
         stray = None
         if self._direction is not None:
-            stray = d - self._direction * _common(d, self._direction)
+            swaying, _ = read_swaying(d[None, :], np.ones((1, d.size), dtype=bool),
+                                      self._direction)
+            stray = d - self._direction * swaying[0]
             # The channel the median was read from strays by nothing: no measure.
             self._strays.append(np.where(stray == 0.0, np.nan, np.abs(stray)))
         if self._updates_now():
@@ -316,12 +313,22 @@ def _bound(typical_of: deque[np.ndarray]) -> np.ndarray:
     return np.where(typical > 0, OUTLIER_SIGMAS * typical, np.inf)
 
 
-def _common(d: np.ndarray, direction: np.ndarray) -> float:
-    """The swaying in the move ``d``: its channels' weighted median over ``direction``."""
-    usable = np.abs(direction) > MIN_SHARE * np.max(np.abs(direction))
-    read = weighted_median((d[usable] / direction[usable])[None, :],
-                           np.abs(direction[usable]))
-    return float(read[0])
+def read_swaying(x: np.ndarray, live: np.ndarray, share: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of ``x`` ``(m, n)``, the swaying its channels tell, and whether enough told it.
+
+    ``x`` is each reading less its channel's own level (or a block's move),
+    ``share`` each channel's share of the swaying. The swaying is the
+    median over the live channels with a share worth reading (over
+    ``MIN_SHARE`` of the largest) of their values divided by their shares,
+    weighted by the shares' size: a cube's step on one plate, or on three,
+    does not move it. 0 where fewer than ``MIN_LIVE_CHANNELS`` tell.
+    """
+    usable = live & (np.abs(share) > MIN_SHARE * np.max(np.abs(share)))
+    ok = usable.sum(axis=1) >= MIN_LIVE_CHANNELS
+    scaled = np.where(usable, x / np.where(usable, share, 1.0), 0.0)
+    read = weighted_median(scaled, np.where(usable, np.abs(share), 0.0))
+    return np.where(ok, read, 0.0), ok
 
 
 def weighted_median(x: np.ndarray, weights: np.ndarray) -> np.ndarray:
