@@ -9,7 +9,7 @@ from scipy.signal import butter, sosfilt
 from dsp.detect.events import Landing
 from dsp.detect.slowshake import SlowShakeCanceller, weighted_median
 from dsp.detect.synthetic import SyntheticLanding, SyntheticTower
-from tests.dsp.detect.fed_in_blocks import detected, rounded
+from tests.dsp.detect.fed_in_blocks import cleaned_in_random_blocks, detected, rounded
 
 RATE_HZ = 80.0
 CUBE = 9000.0
@@ -101,17 +101,11 @@ def test_blocks_of_any_size_give_the_same_rows() -> None:
     valid = _whole(len(swayed))
     valid[1800:1900, 6:] = False  # modules 6-7 lifted for a moment
     whole, one = _cleaned(swayed, valid)
-    rng = np.random.default_rng(7)
-    canceller = SlowShakeCanceller(n_channels=8, rate_hz=RATE_HZ)
-    parts, cleaned, i = [], [], 0
-    while i < len(swayed):
-        k = int(rng.integers(1, 3 * canceller.block_rows))
-        parts.append(canceller.process(swayed[i:i + k], valid[i:i + k], valid[i:i + k]))
-        cleaned.append(canceller.cleaned)
-        i += k
-    np.testing.assert_allclose(np.vstack(parts), whole, rtol=0, atol=1e-6)
+    parts, cleaned = cleaned_in_random_blocks(
+        SlowShakeCanceller(n_channels=8, rate_hz=RATE_HZ), swayed, valid)
+    np.testing.assert_allclose(parts, whole, rtol=0, atol=1e-6)
     assert one.cleaned.any()
-    assert np.array_equal(np.concatenate(cleaned), one.cleaned)
+    assert np.array_equal(cleaned, one.cleaned)
 
 
 def test_while_modules_are_lifted_the_cells_in_place_are_read_cleaned() -> None:
